@@ -1,0 +1,5 @@
+"""``python -m synthcert``."""
+
+from synthcert.cli import main
+
+main()

@@ -1,0 +1,88 @@
+"""Shared pieces of the command line: number parsing, JSON/rich output, error handling."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from synthcert._result import jsonable
+from synthcert.errors import SynthcertError
+
+console = Console()
+err_console = Console(stderr=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def parse_count(text: str) -> int:
+    """Parse a whole number written as ``30162``, ``1e7`` or ``10_000``; refuse fractions."""
+    try:
+        value = float(str(text).replace("_", ""))
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a number") from exc
+    if not math.isfinite(value) or value != math.floor(value) or value < 0:
+        raise typer.BadParameter(f"{text!r} is not a non-negative whole number")
+    return int(value)
+
+
+def parse_float(text: str) -> float:
+    """Parse a float written as ``0.01``, ``1e-5`` or ``inf``."""
+    try:
+        return float(str(text).replace("_", ""))
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a number") from exc
+
+
+def emit_json(payload: Any) -> None:
+    """Print ``payload`` as indented JSON on stdout."""
+    if hasattr(payload, "to_dict"):
+        payload = payload.to_dict()
+    sys.stdout.write(json.dumps(jsonable(payload), indent=2) + "\n")
+
+
+def key_value_table(title: str, rows: Iterable[tuple[str, Any]]) -> Table:
+    """A two-column rich table of labelled values."""
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column("", style="bold")
+    table.add_column("")
+    for key, value in rows:
+        table.add_row(key, format_value(value))
+    return table
+
+
+def format_value(value: Any) -> str:
+    """Human formatting: floats to 6 significant digits, None as a dash."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={format_value(v)}" for k, v in value.items())
+    return str(value)
+
+
+def warn(message: str) -> None:
+    """Print a warning on stderr."""
+    err_console.print(f"[yellow]warning:[/yellow] {message}")
+
+
+def handle_errors(func: F) -> F:
+    """Turn a SynthcertError into a one-paragraph message and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except SynthcertError as exc:
+            err_console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(code=2) from None
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,61 @@
+"""Option groups shared by several commands (CSV reading, schema, missing values)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from synthcert.data.io import DEFAULT_NA_VALUES, CsvOptions
+
+SchemaOpt = Annotated[
+    Path,
+    typer.Option(
+        "--schema",
+        help="Schema JSON: each column numeric with PUBLIC lower/upper bounds, or categorical "
+        "with its public categories (draft one with `synthcert schema infer`).",
+        exists=True,
+        dir_okay=False,
+    ),
+]
+NoHeaderOpt = Annotated[
+    bool,
+    typer.Option("--no-header", help="The CSV has no header row (names come from the schema)."),
+]
+SepOpt = Annotated[str, typer.Option("--sep", help="CSV field separator.")]
+NaOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--na-value", help="Token meaning 'missing' (repeatable). Default: '', ?, NA, NaN."
+    ),
+]
+EncodingOpt = Annotated[str, typer.Option("--encoding", help="CSV text encoding.")]
+MissingOpt = Annotated[
+    str,
+    typer.Option(
+        "--missing",
+        help="Rows with missing values: 'drop' them (the count is reported) or 'fail'. "
+        "Never imputed.",
+    ),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+
+
+def csv_options(no_header: bool, sep: str, na_values: list[str] | None, encoding: str,
+                names: list[str] | None = None) -> CsvOptions:  # fmt: skip
+    """Build CsvOptions from the shared command-line flags."""
+    return CsvOptions(
+        header=not no_header,
+        sep=sep,
+        na_values=tuple(na_values) if na_values else DEFAULT_NA_VALUES,
+        encoding=encoding,
+        names=names if no_header else None,
+    )
+
+
+def check_missing_policy(value: str) -> str:
+    """Validate --missing."""
+    if value not in ("drop", "fail"):
+        raise typer.BadParameter("--missing must be 'drop' or 'fail'")
+    return value

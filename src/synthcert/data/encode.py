@@ -1,0 +1,156 @@
+"""Encoding a table to points of [-1,1]^d with public bounds, and decoding back (post-processing).
+
+Numeric columns map linearly from [lower, upper] to [-1, 1]; values outside the declared bounds
+are clipped and counted. Categorical columns use dummy coding with the first level dropped,
+mapped to {-1, 1}, so the covariance is not singular by construction; decoding picks the
+nearest category. Decoding is post-processing and keeps any privacy guarantee.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from synthcert._result import Result
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.errors import DataError
+
+MissingPolicy = Literal["drop", "fail"]
+
+
+@dataclass(frozen=True)
+class EncodeReport(Result):
+    """What encoding did to the input: rows kept, rows dropped, values clipped per column."""
+
+    rows_in: int
+    rows_kept: int
+    rows_dropped_missing: int
+    values_clipped: dict[str, int]
+
+    @property
+    def rows_clipped(self) -> int:
+        """Total number of clipped values (a row with two clipped values counts twice)."""
+        return int(sum(self.values_clipped.values()))
+
+
+def prepare_frame(
+    df: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "drop", row_offset: int = 0
+) -> tuple[pd.DataFrame, int]:
+    """Select the schema's columns, apply the missing-value policy; return (frame, rows dropped)."""
+    absent = [n for n in schema.names if n not in df.columns]
+    if absent:
+        raise DataError(f"the input has no column(s) {absent}; it has {list(map(str, df.columns))}")
+    frame = df[schema.names]
+    is_missing = frame.isna().any(axis=1)
+    n_missing = int(is_missing.sum())
+    if n_missing:
+        if missing == "fail":
+            first = int(np.flatnonzero(is_missing.to_numpy())[0]) + row_offset
+            col = frame.columns[frame.iloc[first - row_offset].isna().to_numpy()][0]
+            raise DataError(
+                f"row {first} has a missing value in column {col!r} "
+                f"({n_missing} rows have missing values); use --missing drop to drop them"
+            )
+        frame = frame.loc[~is_missing]
+    return frame, n_missing
+
+
+def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
+    """The column as float64; non-numeric text is an error naming the column and row."""
+    values = pd.to_numeric(series, errors="coerce")
+    bad = values.isna().to_numpy() & series.notna().to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"column {column.name!r} is declared numeric but row {i + row_offset} holds "
+            f"{series.iloc[i]!r}"
+        )
+    return values.to_numpy(dtype=np.float64)
+
+
+def category_codes(series: pd.Series, column: CategoricalColumn, row_offset: int = 0) -> np.ndarray:
+    """Integer codes 0..k-1 of the column's values; an unknown category is an error."""
+    text = series.astype(str).str.strip()
+    cat = pd.Categorical(text, categories=list(column.categories))
+    codes = np.asarray(cat.codes, dtype=np.int64)
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise DataError(
+            f"column {column.name!r}: row {i + row_offset} holds {text.iloc[i]!r}, which is not "
+            f"among the declared categories {list(column.categories)}"
+        )
+    return codes
+
+
+class Encoder:
+    """Maps frames to [-1,1]^d and back, following a :class:`Schema`."""
+
+    def __init__(self, schema: Schema, *, missing: MissingPolicy = "drop") -> None:
+        self.schema = schema
+        self.missing = missing
+        self.dim = schema.encoded_dim
+
+    def encode(self, df: pd.DataFrame, *, row_offset: int = 0) -> tuple[np.ndarray, EncodeReport]:
+        """Encode a frame to an (n, d) float64 array in [-1,1]^d; report drops and clips."""
+        frame, n_missing = prepare_frame(
+            df, self.schema, missing=self.missing, row_offset=row_offset
+        )
+        n = len(frame)
+        out = np.empty((n, self.dim), dtype=np.float64)
+        clipped: dict[str, int] = {}
+        j = 0
+        for col in self.schema.columns:
+            series = frame[col.name]
+            if isinstance(col, NumericColumn):
+                x = numeric_values(series, col, row_offset)
+                clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
+                scale = 2.0 / (col.upper - col.lower)
+                np.multiply(x - col.lower, scale, out=out[:, j])
+                out[:, j] -= 1.0
+                np.clip(out[:, j], -1.0, 1.0, out=out[:, j])
+                j += 1
+            else:
+                codes = category_codes(series, col, row_offset)
+                block = out[:, j : j + col.width]
+                block.fill(-1.0)
+                rows = np.flatnonzero(codes > 0)
+                block[rows, codes[rows] - 1] = 1.0
+                j += col.width
+        report = EncodeReport(len(df), n, n_missing, clipped)
+        return out, report
+
+    def decode(self, X: np.ndarray) -> pd.DataFrame:
+        """Map points of R^d back to a frame in the original units (clipping to the bounds)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.dim:
+            raise DataError(f"expected an (n, {self.dim}) array, got shape {X.shape}")
+        data: dict[str, object] = {}
+        j = 0
+        for col in self.schema.columns:
+            if isinstance(col, NumericColumn):
+                z = np.clip(X[:, j], -1.0, 1.0)
+                x = col.lower + (z + 1.0) * 0.5 * (col.upper - col.lower)
+                data[col.name] = np.rint(x).astype(np.int64) if col.integer else x
+                j += 1
+            else:
+                data[col.name] = pd.Categorical.from_codes(
+                    nearest_category(X[:, j : j + col.width]), categories=list(col.categories)
+                )
+                j += col.width
+        return pd.DataFrame(data)
+
+
+def nearest_category(block: np.ndarray) -> np.ndarray:
+    """Code of the nearest dummy codeword: level j>0 is e_j in {-1,1}, level 0 is all -1.
+
+    ||v - c_0||^2 = S and ||v - c_j||^2 = S - 4 v_j, so the nearest is argmax_j v_j when that
+    maximum is positive, else level 0.
+    """
+    if block.shape[1] == 0:
+        return np.zeros(block.shape[0], dtype=np.int64)
+    best = np.argmax(block, axis=1)
+    top = block[np.arange(block.shape[0]), best]
+    return np.where(top > 0, best + 1, 0).astype(np.int64)

@@ -1,0 +1,229 @@
+"""Reading tables (CSV, Parquet; whole or in chunks); atomic writes that never touch the input."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from synthcert.errors import DataError
+
+DEFAULT_NA_VALUES: tuple[str, ...] = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """How to read a CSV file: header or none, separator, missing-value tokens, encoding."""
+
+    header: bool = True
+    sep: str = ","
+    na_values: Sequence[str] = field(default_factory=lambda: DEFAULT_NA_VALUES)
+    encoding: str = "utf-8"
+    names: Sequence[str] | None = None  # column names when the file has no header
+    skip_rows: int = 0
+
+    def pandas_kwargs(self) -> dict:
+        """Keyword arguments for ``pandas.read_csv``."""
+        kwargs: dict = {
+            "sep": self.sep,
+            "na_values": list(self.na_values),
+            "keep_default_na": False,
+            "encoding": self.encoding,
+            "skipinitialspace": True,
+            "skiprows": self.skip_rows,
+        }
+        if self.header:
+            kwargs["header"] = 0
+        else:
+            kwargs["header"] = None
+            if self.names is not None:
+                kwargs["names"] = list(self.names)
+        if len(self.sep) > 1:
+            kwargs["engine"] = "python"
+        return kwargs
+
+
+def is_parquet(path: str | os.PathLike) -> bool:
+    """True for a Parquet file or a directory of Parquet files."""
+    p = Path(path)
+    return p.suffix.lower() in PARQUET_SUFFIXES or (p.is_dir() and any(p.glob("*.parquet")))
+
+
+def expand_inputs(path: str | os.PathLike) -> list[Path]:
+    """A file, a directory of Parquet/CSV files or a glob pattern, as a sorted list of files."""
+    text = str(path)
+    if any(ch in text for ch in "*?["):
+        files = sorted(Path(p) for p in glob.glob(text))
+    elif Path(text).is_dir():
+        files = sorted(
+            p for p in Path(text).iterdir() if p.suffix.lower() in (*PARQUET_SUFFIXES, ".csv")
+        )
+    else:
+        files = [Path(text)]
+    if not files:
+        raise DataError(f"no input file matches {text!r}")
+    for f in files:
+        if not f.is_file():
+            raise DataError(f"input file {str(f)!r} does not exist")
+    return files
+
+
+def read_table(path: str | os.PathLike, csv: CsvOptions | None = None) -> pd.DataFrame:
+    """Read a whole CSV or Parquet table (a file, directory or glob) into memory."""
+    chunks = list(iter_table_chunks(path, csv=csv, chunk_rows=None))
+    if len(chunks) == 1:
+        return chunks[0]
+    return pd.concat(chunks, ignore_index=True)
+
+
+def iter_table_chunks(
+    path: str | os.PathLike, *, csv: CsvOptions | None = None, chunk_rows: int | None = 1_000_000
+) -> Iterator[pd.DataFrame]:
+    """Yield the table in chunks of at most ``chunk_rows`` rows (``None``: one chunk per file)."""
+    csv = csv or CsvOptions()
+    for file in expand_inputs(path):
+        if file.suffix.lower() in PARQUET_SUFFIXES:
+            yield from _parquet_chunks(file, chunk_rows)
+        else:
+            yield from _csv_chunks(file, csv, chunk_rows)
+
+
+def _parquet_chunks(file: Path, chunk_rows: int | None) -> Iterator[pd.DataFrame]:
+    try:
+        pf = pq.ParquetFile(file)
+        if chunk_rows is None:
+            yield pf.read().to_pandas()
+            return
+        for batch in pf.iter_batches(batch_size=chunk_rows):
+            yield pa.Table.from_batches([batch]).to_pandas()
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"cannot read Parquet file {str(file)!r}: {exc}") from exc
+
+
+def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator[pd.DataFrame]:
+    if file.stat().st_size == 0:
+        raise DataError(f"input file {str(file)!r} is empty")
+    kwargs = csv.pandas_kwargs()
+    try:
+        if chunk_rows is None:
+            yield pd.read_csv(file, **kwargs)
+            return
+        with pd.read_csv(file, chunksize=chunk_rows, **kwargs) as reader:
+            yield from reader
+    except pd.errors.EmptyDataError as exc:
+        raise DataError(f"input file {str(file)!r} has no rows") from exc
+    except pd.errors.ParserError as exc:
+        raise DataError(f"input file {str(file)!r} is malformed (ragged rows?): {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"input file {str(file)!r} is not valid {csv.encoding}; pass the right encoding"
+        ) from exc
+
+
+@contextlib.contextmanager
+def atomic_write_path(path: str | os.PathLike, *, protect: Sequence[str | os.PathLike] = ()):
+    """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds.
+
+    ``protect`` lists input files that must never be overwritten: naming one of them as the
+    output is refused before anything is written.
+    """
+    target = Path(path)
+    refuse_overwriting_inputs(target, protect)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def refuse_overwriting_inputs(target: Path, protect: Sequence[str | os.PathLike]) -> None:
+    """Raise DataError when ``target`` is one of the protected input files."""
+    for p in protect:
+        for src in expand_inputs(p) if Path(p).exists() or "*" in str(p) else [Path(p)]:
+            if src.exists() and target.exists() and os.path.samefile(src, target):
+                raise DataError(f"output {str(target)!r} is the input file; choose another path")
+            if src.resolve() == target.resolve():
+                raise DataError(f"output {str(target)!r} is the input file; choose another path")
+
+
+def write_table(
+    df: pd.DataFrame, path: str | os.PathLike, *, protect: Sequence[str | os.PathLike] = ()
+) -> Path:
+    """Write ``df`` atomically as CSV or Parquet, chosen by the file extension."""
+    target = Path(path)
+    with atomic_write_path(target, protect=protect) as tmp:
+        _write_frame(df, tmp, parquet=target.suffix.lower() in PARQUET_SUFFIXES)
+    return target
+
+
+def write_text(text: str, path: str | os.PathLike, *, protect: Sequence = ()) -> Path:
+    """Write a text file atomically."""
+    with atomic_write_path(path, protect=protect) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def _write_frame(df: pd.DataFrame, tmp: Path, *, parquet: bool) -> None:
+    if parquet:
+        df.to_parquet(tmp, index=False)
+    else:
+        df.to_csv(tmp, index=False)
+
+
+class ChunkedTableWriter:
+    """Write a table chunk by chunk to CSV or Parquet at a temporary path; rename on close."""
+
+    def __init__(self, path: str | os.PathLike, *, protect: Sequence = ()) -> None:
+        self.path = Path(path)
+        self._ctx = atomic_write_path(self.path, protect=protect)
+        self._tmp: Path = self._ctx.__enter__()
+        self._parquet = self.path.suffix.lower() in PARQUET_SUFFIXES
+        self._writer: pq.ParquetWriter | None = None
+        self._first = True
+        self.rows = 0
+
+    def write(self, df: pd.DataFrame) -> None:
+        """Append one chunk."""
+        if self._parquet:
+            table = pa.Table.from_pandas(df, preserve_index=False)
+            if self._writer is None:
+                self._writer = pq.ParquetWriter(self._tmp, table.schema)
+            self._writer.write_table(table)
+        else:
+            df.to_csv(self._tmp, mode="w" if self._first else "a", header=self._first, index=False)
+        self._first = False
+        self.rows += len(df)
+
+    def close(self, *, ok: bool = True) -> None:
+        """Finish: rename into place if ``ok``, else delete the temporary file."""
+        if self._writer is not None:
+            self._writer.close()
+        if self._first and ok and not self._parquet:
+            self._tmp.write_text("", encoding="utf-8")
+        if ok:
+            self._ctx.__exit__(None, None, None)
+        else:
+            err = RuntimeError("write aborted")
+            with contextlib.suppress(RuntimeError):
+                self._ctx.__exit__(RuntimeError, err, None)
+
+    def __enter__(self) -> ChunkedTableWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(ok=exc_type is None)

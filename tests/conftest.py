@@ -1,0 +1,47 @@
+"""Shared fixtures: the reference datasets come from $SYNTHCERT_DATA_HOME or ../shared/data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_DEFAULT_DATA = REPO.parent / "shared" / "data"
+if "SYNTHCERT_DATA_HOME" not in os.environ and _DEFAULT_DATA.is_dir():
+    os.environ["SYNTHCERT_DATA_HOME"] = str(_DEFAULT_DATA)
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+@pytest.fixture(scope="session")
+def data_home() -> Path:
+    """The folder with adult.data and california_housing.csv (tests never download)."""
+    home = Path(os.environ.get("SYNTHCERT_DATA_HOME", _DEFAULT_DATA))
+    if not (home / "adult.data").is_file():
+        pytest.fail(f"reference data not found in {home}; set SYNTHCERT_DATA_HOME")
+    return home
+
+
+@pytest.fixture(scope="session")
+def adult(data_home):
+    """The 30,162 complete rows of UCI Adult (all 15 columns)."""
+    from synthcert.data.datasets import load_adult
+
+    return load_adult(data_home)
+
+
+@pytest.fixture(scope="session")
+def adult_numeric(adult):
+    """Adult's six numeric columns."""
+    from synthcert.data.datasets import ADULT_NUMERIC
+
+    return adult[ADULT_NUMERIC]
+
+
+@pytest.fixture(scope="session")
+def california(data_home):
+    """The 20,433 complete rows of California Housing."""
+    from synthcert.data.datasets import load_california_housing
+
+    return load_california_housing(data_home)

@@ -1,0 +1,129 @@
+"""Schema files and the encoding to [-1,1]^d."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthcert.data.discretize import Discretizer
+from synthcert.data.encode import Encoder, nearest_category
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, infer_schema
+from synthcert.errors import DataError
+
+SCHEMA = Schema(
+    (
+        NumericColumn("age", 0, 100, integer=True),
+        NumericColumn("income", -50.0, 150.0),
+        CategoricalColumn("colour", ("red", "green", "blue")),
+    )
+)
+
+
+def test_schema_json_round_trip(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(SCHEMA.to_json())
+    assert Schema.load(path) == SCHEMA
+    assert SCHEMA.encoded_dim == 4
+    assert SCHEMA.bounds_source == "public"
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"columns": [{"name": "a", "kind": "numeric", "lower": 0}]}, "upper"),
+        ({"columns": [{"name": "a", "kind": "numeric", "lower": 1, "upper": 1}]}, "one value"),
+        ({"columns": [{"name": "a", "kind": "categorical", "categories": ["x"]}]}, "two"),
+        ({"columns": [{"name": "a", "kind": "text"}]}, "kind must be"),
+        ({"columns": []}, "no columns"),
+    ],
+)
+def test_bad_schemas_are_refused(spec, message):
+    with pytest.raises(DataError, match=message):
+        Schema.from_dict(spec)
+
+
+def test_encode_maps_bounds_and_dummies():
+    df = pd.DataFrame({"age": [0, 50, 100], "income": [-50.0, 50.0, 150.0],
+                       "colour": ["red", "green", "blue"]})  # fmt: skip
+    X, report = Encoder(SCHEMA).encode(df)
+    np.testing.assert_allclose(X[:, 0], [-1, 0, 1])
+    np.testing.assert_allclose(X[:, 1], [-1, 0, 1])
+    np.testing.assert_array_equal(X[:, 2:], [[-1, -1], [1, -1], [-1, 1]])
+    assert report.rows_clipped == 0
+
+
+def test_values_outside_bounds_are_clipped_and_counted():
+    df = pd.DataFrame({"age": [-5, 50, 200], "income": [0.0, 0.0, 0.0],
+                       "colour": ["red"] * 3})  # fmt: skip
+    X, report = Encoder(SCHEMA).encode(df)
+    assert X[:, 0].min() == -1 and X[:, 0].max() == 1
+    assert report.values_clipped == {"age": 2, "income": 0}
+
+
+def test_decode_inverts_encode_and_keeps_integers():
+    df = pd.DataFrame({"age": [3, 47, 99], "income": [-12.5, 0.25, 149.0],
+                       "colour": ["blue", "red", "green"]})  # fmt: skip
+    enc = Encoder(SCHEMA)
+    back = enc.decode(enc.encode(df)[0])
+    assert back["age"].dtype == np.int64
+    assert back["age"].tolist() == [3, 47, 99]
+    np.testing.assert_allclose(back["income"], df["income"])
+    assert back["colour"].astype(str).tolist() == ["blue", "red", "green"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=1, max_size=6))
+def test_nearest_category_is_the_nearest_codeword(v):
+    v = np.array(v)
+    k = len(v)
+    codewords = np.vstack([-np.ones(k), 2 * np.eye(k) - 1])
+    dist = ((codewords - v) ** 2).sum(axis=1)
+    assert dist[nearest_category(v[None, :])[0]] == pytest.approx(dist.min())
+
+
+def test_missing_values_dropped_or_refused():
+    df = pd.DataFrame({"age": [1, None, 3], "income": [0.0, 1.0, None], "colour": ["red"] * 3})
+    X, report = Encoder(SCHEMA).encode(df)
+    assert X.shape == (1, 4) and report.rows_dropped_missing == 2
+    with pytest.raises(DataError, match="row 1 has a missing value in column 'age'"):
+        Encoder(SCHEMA, missing="fail").encode(df)
+
+
+def test_non_numeric_text_in_numeric_column_names_row_and_column():
+    df = pd.DataFrame({"age": ["1", "two", "3"], "income": [0, 0, 0], "colour": ["red"] * 3})
+    with pytest.raises(DataError, match="column 'age' is declared numeric but row 1 holds 'two'"):
+        Encoder(SCHEMA).encode(df)
+
+
+def test_unknown_category_names_row_and_value():
+    df = pd.DataFrame({"age": [1, 2], "income": [0, 0], "colour": ["red", "purple"]})
+    with pytest.raises(DataError, match="row 1 holds 'purple'"):
+        Encoder(SCHEMA).encode(df)
+
+
+def test_missing_column_is_named():
+    with pytest.raises(DataError, match=r"no column\(s\) \['colour'\]"):
+        Encoder(SCHEMA).encode(pd.DataFrame({"age": [1], "income": [1.0]}))
+
+
+def test_infer_schema_marks_data_source_and_refuses_constant_columns():
+    df = pd.DataFrame({"n": [1, 2, 3, 4], "c": ["a", "b", "a", "b"]})
+    schema = infer_schema(df)
+    assert schema.bounds_source == "data"
+    assert schema.column("n") == NumericColumn("n", 1, 4, True, "data")
+    assert schema.column("c").categories == ("a", "b")
+    with pytest.raises(DataError, match="single value"):
+        infer_schema(pd.DataFrame({"k": [7.0] * 5}))
+
+
+def test_discretizer_bins_on_public_bounds():
+    df = pd.DataFrame({"age": [0, 4.99, 5, 100, 120], "income": [0.0] * 5, "colour": ["red"] * 5})
+    disc = Discretizer(SCHEMA, bins=20)
+    codes = disc.transform(df)
+    assert codes[:, 0].tolist() == [0, 0, 1, 19, 19]
+    back = disc.inverse_transform(codes, np.random.default_rng(0))
+    assert back["age"].between(0, 100).all()
+    assert disc.cardinalities == [20, 20, 3]
