@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,6 @@ from synthcert.data.io import (
     CsvOptions,
     atomic_write_path,
     expand_inputs,
-    iter_table_chunks,
     refuse_overwriting_inputs,
     write_text,
 )
@@ -33,6 +33,7 @@ from synthcert.errors import AssumptionError, BudgetError
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 
 Progress = Callable[[str, int, int | None], None]
+Notify = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -105,16 +106,26 @@ def plan_release(
             raise BudgetError("give either --n-out or --epsilon, not both")
         if alpha is not None and delta is None:
             allowed = max_records(
-                fit.n, fit.d, fit.sigma, neighboring=synth.neighboring, alpha=alpha,
+                fit.n,
+                fit.d,
+                fit.sigma,
+                neighboring=synth.neighboring,
+                alpha=alpha,
                 epsilon_rdp=epsilon,
-            )  # fmt: skip
+            )
             budget = {"alpha": alpha, "epsilon_rdp": epsilon}
         else:
             delta = default_delta(fit.n) if delta is None else delta
             allowed = max_records(
-                fit.n, fit.d, fit.sigma, neighboring=synth.neighboring, alpha=alpha,
-                epsilon=epsilon, delta=delta, conversion=conversion,
-            )  # fmt: skip
+                fit.n,
+                fit.d,
+                fit.sigma,
+                neighboring=synth.neighboring,
+                alpha=alpha,
+                epsilon=epsilon,
+                delta=delta,
+                conversion=conversion,
+            )
             budget = {"epsilon": epsilon, "delta": delta}
         if allowed.max_records < 1:
             raise BudgetError(
@@ -130,9 +141,15 @@ def plan_release(
     if alpha is None and delta is None:
         delta = default_delta(fit.n)
     cert = account(
-        fit.n, fit.d, fit.sigma, alpha=alpha, n_out=n_out, neighboring=synth.neighboring,
-        delta=delta, conversion=conversion,
-    )  # fmt: skip
+        fit.n,
+        fit.d,
+        fit.sigma,
+        alpha=alpha,
+        n_out=n_out,
+        neighboring=synth.neighboring,
+        delta=delta,
+        conversion=conversion,
+    )
     if not cert.feasible:
         raise AssumptionError(
             f"the certificate cannot be computed: {cert.reason}", assumption=cert.reason or ""
@@ -160,9 +177,25 @@ def release(
     save_private_params: str | os.PathLike | None = None,
     command: str | None = None,
     progress: Progress | None = None,
+    engine: str | Any = "local",
+    scheduler: str | Any = None,
+    partitioned: bool | None = None,
+    partition_rows: int | None = None,
+    workers: int | None = None,
+    notify: Notify | None = None,
 ) -> ReleaseResult:
-    """Fit M_G on the input (streamed in chunks), certify, sample ``n_out`` rows, write them."""
+    """Fit M_G on the input (streamed in chunks), certify, sample ``n_out`` rows, write them.
+
+    ``engine="local"`` streams partitions with threads of this process; ``engine="dask"`` runs
+    them on the cluster at ``scheduler`` (or a loopback ``LocalCluster`` when None). Both give
+    the same moments and, for the same seed, the same rows. ``out`` ending in a slash or naming
+    a folder (or ``partitioned=True``) writes a partitioned Parquet dataset with a manifest.
+    """
+    from synthcert import engine as eng_mod
+
     inputs = expand_inputs(input_path)
+    as_dataset = eng_mod.is_dataset_target(out) if partitioned is None else bool(partitioned)
+    partition_rows = partition_rows or eng_mod.plan.DEFAULT_PARTITION_ROWS
     out = Path(out)
     cert_path = Path(certificate_path) if certificate_path else default_certificate_path(out)
     for target in (out, cert_path, *([Path(save_private_params)] if save_private_params else [])):
@@ -171,26 +204,47 @@ def release(
         seed = int(np.random.SeedSequence().entropy % (2**32))
 
     synth = GaussianSynthesizer(schema, sigma=sigma, neighboring=neighboring, missing=missing)
-    done = 0
 
-    def counted_chunks():
-        nonlocal done
-        for chunk in iter_table_chunks(input_path, csv=csv, chunk_rows=chunk_rows):
-            done += len(chunk)
-            if progress:
-                progress("fit", done, None)
-            yield chunk
+    def stage(name: str):
+        return None if progress is None else (lambda done, total: progress(name, done, total))
 
-    synth.fit_chunks(counted_chunks())
-    cert, budget = plan_release(
-        synth, n_out=n_out, epsilon=epsilon, delta=delta, alpha=alpha, conversion=conversion
-    )
-    warnings = release_warnings(synth, schema)
-    with ChunkedTableWriter(out, protect=inputs) as writer:
-        for frame in synth.sample_chunks(cert.n_out, seed=seed):
-            writer.write(frame)
-            if progress:
-                progress("sample", writer.rows, cert.n_out)
+    with eng_mod.open_engine(engine, scheduler, workers=workers, notify=notify) as eng:
+        partial = eng_mod.fit_moments(
+            input_path,
+            synth.encoder,
+            csv=csv,
+            chunk_rows=chunk_rows,
+            partition_rows=partition_rows,
+            engine=eng,
+            progress=stage("fit"),
+        )
+        synth.fit_moments(partial.acc, [partial.report])
+        cert, budget = plan_release(
+            synth, n_out=n_out, epsilon=epsilon, delta=delta, alpha=alpha, conversion=conversion
+        )
+        warnings = release_warnings(synth, schema)
+        if as_dataset:
+            eng_mod.sample_partitioned(
+                synth,
+                cert.n_out,
+                out,
+                seed=seed,
+                partition_rows=partition_rows,
+                engine=eng,
+                protect=inputs,
+                progress=stage("sample"),
+            )
+        else:
+            frames = (
+                synth.sample_chunks(cert.n_out, seed=seed)
+                if eng.name == "local"
+                else eng_mod.sample_frames(synth, cert.n_out, seed=seed, engine=eng)
+            )
+            with ChunkedTableWriter(out, protect=inputs) as writer:
+                for frame in frames:
+                    writer.write(frame)
+                    if progress:
+                        progress("sample", writer.rows, cert.n_out)
     certificate = Certificate(
         synthesizer="gaussian",
         neighboring=neighboring,

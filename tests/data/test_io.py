@@ -33,8 +33,10 @@ def test_csv_and_parquet_round_trip(tmp_path):
 def test_headerless_csv_with_custom_separator_and_missing_token(tmp_path):
     path = tmp_path / "t.txt"
     path.write_text("1; x\n?; y\n3; ?\n", encoding="latin-1")
-    df = read_table(path, CsvOptions(header=False, sep=";", names=["a", "b"], na_values=("?",),
-                                     encoding="latin-1"))  # fmt: skip
+    df = read_table(
+        path,
+        CsvOptions(header=False, sep=";", names=["a", "b"], na_values=("?",), encoding="latin-1"),
+    )
     assert list(df.columns) == ["a", "b"]
     assert df["a"].isna().tolist() == [False, True, False]
     assert df["b"].isna().tolist() == [False, False, True]

@@ -46,8 +46,9 @@ def test_bad_schemas_are_refused(spec, message):
 
 
 def test_encode_maps_bounds_and_dummies():
-    df = pd.DataFrame({"age": [0, 50, 100], "income": [-50.0, 50.0, 150.0],
-                       "colour": ["red", "green", "blue"]})  # fmt: skip
+    df = pd.DataFrame(
+        {"age": [0, 50, 100], "income": [-50.0, 50.0, 150.0], "colour": ["red", "green", "blue"]}
+    )
     X, report = Encoder(SCHEMA).encode(df)
     np.testing.assert_allclose(X[:, 0], [-1, 0, 1])
     np.testing.assert_allclose(X[:, 1], [-1, 0, 1])
@@ -56,16 +57,16 @@ def test_encode_maps_bounds_and_dummies():
 
 
 def test_values_outside_bounds_are_clipped_and_counted():
-    df = pd.DataFrame({"age": [-5, 50, 200], "income": [0.0, 0.0, 0.0],
-                       "colour": ["red"] * 3})  # fmt: skip
+    df = pd.DataFrame({"age": [-5, 50, 200], "income": [0.0, 0.0, 0.0], "colour": ["red"] * 3})
     X, report = Encoder(SCHEMA).encode(df)
     assert X[:, 0].min() == -1 and X[:, 0].max() == 1
     assert report.values_clipped == {"age": 2, "income": 0}
 
 
 def test_decode_inverts_encode_and_keeps_integers():
-    df = pd.DataFrame({"age": [3, 47, 99], "income": [-12.5, 0.25, 149.0],
-                       "colour": ["blue", "red", "green"]})  # fmt: skip
+    df = pd.DataFrame(
+        {"age": [3, 47, 99], "income": [-12.5, 0.25, 149.0], "colour": ["blue", "red", "green"]}
+    )
     enc = Encoder(SCHEMA)
     back = enc.decode(enc.encode(df)[0])
     assert back["age"].dtype == np.int64

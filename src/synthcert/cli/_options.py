@@ -42,8 +42,13 @@ MissingOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 
-def csv_options(no_header: bool, sep: str, na_values: list[str] | None, encoding: str,
-                names: list[str] | None = None) -> CsvOptions:  # fmt: skip
+def csv_options(
+    no_header: bool,
+    sep: str,
+    na_values: list[str] | None,
+    encoding: str,
+    names: list[str] | None = None,
+) -> CsvOptions:
     """Build CsvOptions from the shared command-line flags."""
     return CsvOptions(
         header=not no_header,

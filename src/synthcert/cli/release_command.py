@@ -14,6 +14,7 @@ from synthcert.cli._app import app
 from synthcert.cli._common import (
     console,
     emit_json,
+    err_console,
     handle_errors,
     key_value_table,
     parse_count,
@@ -42,7 +43,14 @@ def release_command(
         str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
     ],
     schema: SchemaOpt,
-    out: Annotated[Path, typer.Option("--out", help="Output file (.csv or .parquet).")],
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out",
+            help="Output file (.csv or .parquet), or a folder (a path ending in / or an "
+            "existing folder) for a partitioned Parquet dataset with a _manifest.json.",
+        ),
+    ],
     n_out: Annotated[
         str | None,
         typer.Option(
@@ -123,6 +131,37 @@ def release_command(
             "PRIVATE file (never publish it).",
         ),
     ] = None,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="local (threads of this process, streaming partitions) or dask (a Dask "
+            "cluster: --scheduler ADDRESS, or a new loopback LocalCluster). Same moments, "
+            "same certificate and, for the same seed, the same rows.",
+        ),
+    ] = "local",
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            help="Address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); with "
+            "--engine dask and no address, a LocalCluster on 127.0.0.1 is started.",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", help="Threads (local) or workers of a new LocalCluster (default: cores)."
+        ),
+    ] = None,
+    partition_rows: Annotated[
+        str | None,
+        typer.Option(
+            "--partition-rows",
+            help="Rows per input partition and per output file of a partitioned output "
+            "(default 4194304). The rows drawn do not depend on it.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
@@ -132,13 +171,18 @@ def release_command(
     synthetic rows and the certificate are written; the mean and covariance never are.
     """
     sch = Schema.load(schema)
-    opts = csv_options(no_header, sep, na_value, encoding, sch.names)
+    opts = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
     if save_private_params is not None:
         warn(f"{save_private_params} will hold the generative parameters: keep it private")
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:,} rows"),
-        TimeRemainingColumn(), console=console, transient=True, disable=json_out,
-    ) as bar:  # fmt: skip
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed:,} rows"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=json_out,
+    ) as bar:
         tasks: dict[str, int] = {}
 
         def on_progress(stage: str, done: int, total: int | None) -> None:
@@ -167,6 +211,11 @@ def release_command(
             save_private_params=save_private_params,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
             progress=on_progress,
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
+            notify=lambda text: err_console.print(text, soft_wrap=True),
         )
     if json_out:
         emit_json(result.certificate)

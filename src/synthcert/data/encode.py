@@ -39,23 +39,28 @@ class EncodeReport(Result):
 def prepare_frame(
     df: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "drop", row_offset: int = 0
 ) -> tuple[pd.DataFrame, int]:
-    """Select the schema's columns, apply the missing-value policy; return (frame, rows dropped)."""
+    """Select the schema's columns after applying the missing-value policy to whole rows.
+
+    A row with a missing value in any input column is incomplete (columns the schema lists
+    under ``drop`` are discarded first and do not count); ``drop`` removes incomplete rows and
+    reports how many, ``fail`` refuses. Nothing is imputed. Returns (frame, rows dropped).
+    """
     absent = [n for n in schema.names if n not in df.columns]
     if absent:
         raise DataError(f"the input has no column(s) {absent}; it has {list(map(str, df.columns))}")
-    frame = df[schema.names]
-    is_missing = frame.isna().any(axis=1)
+    kept = df.drop(columns=[c for c in schema.drop if c in df.columns])
+    is_missing = kept.isna().any(axis=1).to_numpy()
     n_missing = int(is_missing.sum())
     if n_missing:
         if missing == "fail":
-            first = int(np.flatnonzero(is_missing.to_numpy())[0]) + row_offset
-            col = frame.columns[frame.iloc[first - row_offset].isna().to_numpy()][0]
+            first = int(np.flatnonzero(is_missing)[0])
+            col = kept.columns[kept.iloc[first].isna().to_numpy()][0]
             raise DataError(
-                f"row {first} has a missing value in column {col!r} "
+                f"row {first + row_offset} has a missing value in column {col!r} "
                 f"({n_missing} rows have missing values); use --missing drop to drop them"
             )
-        frame = frame.loc[~is_missing]
-    return frame, n_missing
+        kept = kept.loc[~is_missing]
+    return kept[schema.names], n_missing
 
 
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:

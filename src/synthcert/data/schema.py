@@ -76,6 +76,7 @@ class Schema(Result):
 
     columns: tuple[Column, ...]
     drop: tuple[str, ...] = field(default_factory=tuple)
+    file_columns: tuple[str, ...] | None = None  # all names, in file order, for headerless CSV
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.columns]
@@ -84,6 +85,11 @@ class Schema(Result):
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise DataError(f"the schema declares column(s) {sorted(dup)} twice")
+
+    @property
+    def csv_names(self) -> list[str]:
+        """Column names of a headerless CSV: ``file_columns`` if declared, else the columns."""
+        return list(self.file_columns) if self.file_columns is not None else self.names
 
     @property
     def names(self) -> list[str]:
@@ -119,7 +125,7 @@ class Schema(Result):
 
     def select(self, names: list[str]) -> Schema:
         """A schema of the named columns only."""
-        return Schema(tuple(self.column(n) for n in names), self.drop)
+        return Schema(tuple(self.column(n) for n in names), self.drop, self.file_columns)
 
     def to_json(self) -> str:
         """The schema file's JSON text."""
@@ -129,7 +135,10 @@ class Schema(Result):
             if isinstance(c, NumericColumn) and not c.integer:
                 d.pop("integer")
             cols.append({"name": d.pop("name"), "kind": d.pop("kind"), **d})
-        return json.dumps({"columns": cols, "drop": list(self.drop)}, indent=2) + "\n"
+        doc: dict[str, Any] = {"columns": cols, "drop": list(self.drop)}
+        if self.file_columns is not None:
+            doc["file_columns"] = list(self.file_columns)
+        return json.dumps(doc, indent=2) + "\n"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Schema:
@@ -164,7 +173,12 @@ class Schema(Result):
                 cols.append(CategoricalColumn(name, tuple(spec["categories"]), source))
             else:
                 raise DataError(f"column {name!r}: kind must be 'numeric' or 'categorical'")
-        return cls(tuple(cols), tuple(data.get("drop", ())))
+        file_columns = data.get("file_columns")
+        return cls(
+            tuple(cols),
+            tuple(data.get("drop", ())),
+            tuple(file_columns) if file_columns is not None else None,
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Schema:

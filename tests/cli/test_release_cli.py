@@ -1,0 +1,135 @@
+"""``synthcert release``, ``schema infer`` and ``demo`` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from synthcert.cli import app
+from synthcert.data.datasets import demo_schema, make_demo_table
+from synthcert.data.io import read_table, write_table
+
+runner = CliRunner()
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cli")
+    write_table(make_demo_table(20_000, seed=2), root / "in.csv")
+    (root / "schema.json").write_text(demo_schema().to_json())
+    return root
+
+
+def test_release_json_certificate(files, tmp_path):
+    out = tmp_path / "o.parquet"
+    res = runner.invoke(
+        app,
+        [
+            "release",
+            str(files / "in.csv"),
+            "--schema",
+            str(files / "schema.json"),
+            "--out",
+            str(out),
+            "--n-out",
+            "1e3",
+            "--seed",
+            "4",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    cert = json.loads(res.stdout)
+    assert cert["n_out"] == 1000 and cert["seed"] == 4 and cert["n"] == 20_000
+    assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
+    assert len(read_table(out)) == 1000
+
+
+def test_release_human_summary(files, tmp_path):
+    res = runner.invoke(
+        app,
+        [
+            "release",
+            str(files / "in.csv"),
+            "--schema",
+            str(files / "schema.json"),
+            "--out",
+            str(tmp_path / "o.csv"),
+            "--epsilon",
+            "4",
+            "--delta",
+            "1e-5",
+            "--neighboring",
+            "bounded",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "rows released" in res.output and "bounded" in res.output
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--sigma", "0.5"], "below the declared sigma"),
+        (["--alpha", "1e6"], "needs α <"),
+        (["--epsilon", "1e-9", "--delta", "1e-10"], "allows no record"),
+        (["--n-out", "2.5"], "not a non-negative whole number"),
+    ],
+)
+def test_release_refusals_exit_cleanly(files, tmp_path, extra, message):
+    res = runner.invoke(
+        app,
+        [
+            "release",
+            str(files / "in.csv"),
+            "--schema",
+            str(files / "schema.json"),
+            "--out",
+            str(tmp_path / "o.csv"),
+            *extra,
+        ],
+    )
+    assert res.exit_code == 2
+    assert message in " ".join(res.output.split())
+    assert "Traceback" not in res.output
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_release_adult_with_example_schema(data_home, tmp_path):
+    res = runner.invoke(
+        app,
+        [
+            "release",
+            str(data_home / "adult.data"),
+            "--schema",
+            str(EXAMPLES / "adult_numeric_schema.json"),
+            "--no-header",
+            "--out",
+            str(tmp_path / "adult.csv"),
+            "--seed",
+            "1",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    cert = json.loads(res.stdout)
+    assert (cert["n"], cert["n_out"], cert["rows_dropped_missing"]) == (30_162, 30_162, 2_399)
+
+
+def test_schema_infer_marks_data_bounds(files):
+    res = runner.invoke(app, ["schema", "infer", str(files / "in.csv")])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert {c["source"] for c in doc["columns"]} == {"data"}
+
+
+def test_demo_runs(tmp_path):
+    res = runner.invoke(app, ["demo", "--out", str(tmp_path), "--rows", "100000", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["all_rows"]["n_out"] == 100_000
+    assert 1 <= doc["budget_eps1"]["n_out"] < 100_000 and doc["budget_eps1"]["epsilon"] <= 1
