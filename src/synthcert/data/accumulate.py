@@ -35,10 +35,11 @@ class MomentAccumulator:
         X = np.asarray(X, dtype=np.float64)
         if X.shape[0] == 0:
             return self
-        mean_b = X.mean(axis=0)
+        ones = np.ones(X.shape[0])
+        mean_b = (ones @ X) / X.shape[0]
         centred = X - mean_b
-        # one step of refinement: numpy's column mean sums naively (error ~ n * ulp)
-        shift = centred.mean(axis=0)
+        # one step of refinement: the first mean carries rounding error ~ n * ulp
+        shift = (ones @ centred) / X.shape[0]
         mean_b = mean_b + shift
         m2_b = centred.T @ centred - X.shape[0] * np.outer(shift, shift)
         return self.merge(MomentAccumulator(self.dim, X.shape[0], mean_b, m2_b))

@@ -39,7 +39,7 @@ class EncodeReport(Result):
 def prepare_frame(
     df: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "drop", row_offset: int = 0
 ) -> tuple[pd.DataFrame, int]:
-    """Select the schema's columns after applying the missing-value policy to whole rows.
+    """Apply the missing-value policy to whole rows; the schema's columns are read by name.
 
     A row with a missing value in any input column is incomplete (columns the schema lists
     under ``drop`` are discarded first and do not count); ``drop`` removes incomplete rows and
@@ -48,19 +48,20 @@ def prepare_frame(
     absent = [n for n in schema.names if n not in df.columns]
     if absent:
         raise DataError(f"the input has no column(s) {absent}; it has {list(map(str, df.columns))}")
-    kept = df.drop(columns=[c for c in schema.drop if c in df.columns])
-    is_missing = kept.isna().any(axis=1).to_numpy()
+    dropped = [c for c in schema.drop if c in df.columns]
+    kept = df.drop(columns=dropped) if dropped else df
+    is_missing = kept.isna().to_numpy().any(axis=1)
     n_missing = int(is_missing.sum())
-    if n_missing:
-        if missing == "fail":
-            first = int(np.flatnonzero(is_missing)[0])
-            col = kept.columns[kept.iloc[first].isna().to_numpy()][0]
-            raise DataError(
-                f"row {first + row_offset} has a missing value in column {col!r} "
-                f"({n_missing} rows have missing values); use --missing drop to drop them"
-            )
-        kept = kept.loc[~is_missing]
-    return kept[schema.names], n_missing
+    if not n_missing:
+        return kept, 0  # no copy: callers read the schema's columns by name
+    if missing == "fail":
+        first = int(np.flatnonzero(is_missing)[0])
+        col = kept.columns[kept.iloc[first].isna().to_numpy()][0]
+        raise DataError(
+            f"row {first + row_offset} has a missing value in column {col!r} "
+            f"({n_missing} rows have missing values); use --missing drop to drop them"
+        )
+    return kept.loc[~is_missing], n_missing
 
 
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
@@ -129,23 +130,52 @@ class Encoder:
 
     def decode(self, X: np.ndarray) -> pd.DataFrame:
         """Map points of R^d back to a frame in the original units (clipping to the bounds)."""
+        return self.frame(self.decode_columns(X))
+
+    def empty_columns(self, n: int) -> dict[str, np.ndarray]:
+        """Uninitialised output arrays for ``n`` decoded rows (values, or category codes)."""
+        return {
+            c.name: np.empty(n, np.int64 if c.kind == "categorical" or c.integer else np.float64)
+            for c in self.schema.columns
+        }
+
+    def decode_columns(
+        self, X: np.ndarray, out: dict[str, np.ndarray] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Decode into per-column arrays (numeric values, category codes), optionally in place."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.dim:
             raise DataError(f"expected an (n, {self.dim}) array, got shape {X.shape}")
-        data: dict[str, object] = {}
+        out = self.empty_columns(X.shape[0]) if out is None else out
         j = 0
         for col in self.schema.columns:
+            target = out[col.name]
             if isinstance(col, NumericColumn):
-                z = np.clip(X[:, j], -1.0, 1.0)
-                x = col.lower + (z + 1.0) * 0.5 * (col.upper - col.lower)
-                data[col.name] = np.rint(x).astype(np.int64) if col.integer else x
+                half = 0.5 * (col.upper - col.lower)
+                x = np.clip(X[:, j], -1.0, 1.0)
+                x += 1.0
+                x *= half
+                x += col.lower
+                if col.integer:
+                    np.rint(x, out=x)
+                    target[:] = x
+                else:
+                    target[:] = x
                 j += 1
             else:
-                data[col.name] = pd.Categorical.from_codes(
-                    nearest_category(X[:, j : j + col.width]), categories=list(col.categories)
-                )
+                target[:] = nearest_category(X[:, j : j + col.width])
                 j += col.width
-        return pd.DataFrame(data)
+        return out
+
+    def frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
+        """A frame from decoded per-column arrays (category codes become categoricals)."""
+        data: dict[str, object] = {}
+        for col in self.schema.columns:
+            values = columns[col.name]
+            if isinstance(col, CategoricalColumn):
+                values = pd.Categorical.from_codes(values, categories=list(col.categories))
+            data[col.name] = values
+        return pd.DataFrame(data, copy=False)
 
 
 def nearest_category(block: np.ndarray) -> np.ndarray:

@@ -105,8 +105,9 @@ class GaussianSynthesizer(Synthesizer):
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Self:
-        """Mean and biased covariance of the encoded table, in float64."""
-        return self.fit_chunks([table])
+        """Mean and biased covariance of the encoded table, in float64, block by block."""
+        step = self.chunk_rows
+        return self.fit_chunks(table.iloc[i : i + step] for i in range(0, max(len(table), 1), step))
 
     def fit_chunks(self, chunks: Iterable[pd.DataFrame]) -> Self:
         """Fit from an iterable of frames (a table larger than memory), merging accumulators."""
@@ -180,6 +181,19 @@ class GaussianSynthesizer(Synthesizer):
             )
 
     # -- sampling ------------------------------------------------------------------------
+    def _chunk_sizes(self, n: int) -> list[int]:
+        if n < 0:
+            raise ValueError("n must be non-negative")
+        return [min(self.chunk_rows, n - s) for s in range(0, n, self.chunk_rows)]
+
+    def _draw(self, size: int, child: np.random.SeedSequence) -> np.ndarray:
+        """One chunk: Z ~ N(0, I), X = mu + Z L^T, clipped to [-1,1]^d."""
+        Z = np.random.default_rng(child).standard_normal((size, self.encoder.dim))
+        X = Z @ self._factor.T
+        X += self.mean_
+        np.clip(X, -1.0, 1.0, out=X)
+        return X
+
     def sample_encoded_chunks(self, n: int, *, seed: Seed = None) -> Iterator[np.ndarray]:
         """Yield clipped encoded rows chunk by chunk; chunk i uses child i of the seed.
 
@@ -188,35 +202,40 @@ class GaussianSynthesizer(Synthesizer):
         number of threads.
         """
         self._check_fitted()
-        if n < 0:
-            raise ValueError("n must be non-negative")
-        sizes = [min(self.chunk_rows, n - s) for s in range(0, n, self.chunk_rows)]
+        sizes = self._chunk_sizes(n)
         children = seed_sequence(seed).spawn(len(sizes))
         self._n_sampled = n
-
-        def draw(i: int) -> np.ndarray:
-            rng = np.random.default_rng(children[i])
-            Z = rng.standard_normal((sizes[i], self.encoder.dim))
-            X = Z @ self._factor.T
-            X += self.mean_
-            np.clip(X, -1.0, 1.0, out=X)
-            return X
-
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for start in range(0, len(sizes), self.workers):
-                yield from pool.map(draw, range(start, min(start + self.workers, len(sizes))))
+                idx = range(start, min(start + self.workers, len(sizes)))
+                yield from pool.map(lambda i: self._draw(sizes[i], children[i]), idx)
 
     def sample_chunks(self, n: int, *, seed: Seed = None) -> Iterator[pd.DataFrame]:
-        """Yield decoded synthetic frames chunk by chunk."""
+        """Yield decoded synthetic frames chunk by chunk (for streaming writes)."""
         for X in self.sample_encoded_chunks(n, seed=seed):
             yield self.encoder.decode(X)
 
     def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
-        """Draw ``n`` synthetic rows (clipped to the public bounds, decoded)."""
-        chunks = list(self.sample_chunks(n, seed=seed))
-        if not chunks:
-            return self.encoder.decode(np.empty((0, self.encoder.dim)))
-        return chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+        """Draw ``n`` synthetic rows (clipped to the public bounds, decoded).
+
+        Same rows as :meth:`sample_chunks` with the same seed; each thread decodes its chunk
+        straight into the output columns, so no intermediate frames are built or concatenated.
+        """
+        self._check_fitted()
+        sizes = self._chunk_sizes(n)
+        children = seed_sequence(seed).spawn(len(sizes))
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        columns = self.encoder.empty_columns(n)
+        self._n_sampled = n
+
+        def fill(i: int) -> None:
+            X = self._draw(sizes[i], children[i])
+            view = {k: v[starts[i] : starts[i + 1]] for k, v in columns.items()}
+            self.encoder.decode_columns(X, out=view)
+
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            list(pool.map(fill, range(len(sizes))))
+        return self.encoder.frame(columns)
 
     # -- privacy -------------------------------------------------------------------------
     def certificate(
