@@ -96,3 +96,15 @@ def test_malformed_csv_is_a_clear_error(tmp_path, content, message):
 def test_missing_input_is_a_clear_error(tmp_path):
     with pytest.raises(DataError, match="does not exist"):
         read_table(tmp_path / "nope.csv")
+
+
+def test_written_files_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        path = write_table(pd.DataFrame({"a": [1]}), tmp_path / "p.csv")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -144,6 +144,10 @@ def atomic_write_path(path: str | os.PathLike, *, protect: Sequence[str | os.Pat
     tmp = Path(tmp_name)
     try:
         yield tmp
+        if tmp.is_file():  # mkstemp creates 0600; give the usual permissions (0666 & ~umask)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
