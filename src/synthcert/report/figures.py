@@ -1,0 +1,572 @@
+"""Figures of the release report as inline, self-contained SVG (matplotlib, no pyplot state).
+
+Every figure is readable without colour: series differ by line style, marker or hatch as well
+as hue (Okabe-Ito palette), numbers are written beside the marks that matter, and each figure
+carries alt text stating what it shows in words and figures.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+
+from synthcert.report.curves import CertificateCurves
+
+# Okabe-Ito colours (distinguishable with the common colour-vision deficiencies)
+BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY, YELLOW, GREY = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#CC79A7",
+    "#56B4E9",
+    "#F0E442",
+    "#555555",
+)
+SERIES = [
+    (BLUE, "-", "o"),
+    (VERMILION, "--", "s"),
+    (GREEN, "-.", "^"),
+    (PURPLE, ":", "D"),
+    (ORANGE, (0, (5, 1, 1, 1)), "v"),
+    (SKY, (0, (3, 1, 1, 1, 1, 1)), "P"),
+]
+REAL_STYLE = {"color": SKY, "hatch": "///", "edgecolor": BLUE}
+SYNTH_COLOR = VERMILION
+
+_RC = {
+    "svg.fonttype": "none",  # text stays text: searchable, selectable, small
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans", "Liberation Sans", "Arial", "Helvetica"],
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "hatch.linewidth": 0.6,
+}
+
+
+PX_PER_INCH = 112  # on-screen size cap: text stays near its nominal size at any width
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of the report: an id, inline SVG markup, alt text and a caption."""
+
+    id: str
+    svg: str
+    alt: str
+    caption: str
+
+
+def fmt(x: float | None, digits: int = 3) -> str:
+    """A number for prose: significant digits, thousands separators for counts, ∞ for inf."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, (int, np.integer)):
+        return f"{int(x):,}"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e6):
+        return f"{x:.{digits}g}"
+    return f"{x:,.{digits}g}" if abs(x) >= 1000 else f"{x:.{digits}g}"
+
+
+def new_figure(width: float, height: float) -> MplFigure:
+    """A matplotlib Figure not registered with pyplot (no global state, thread-safe)."""
+    with matplotlib.rc_context(_RC):
+        return MplFigure(figsize=(width, height), layout="constrained")
+
+
+def to_svg(fig: MplFigure, fig_id: str, alt: str) -> str:
+    """Serialise ``fig`` to SVG markup for inlining: ids salted by ``fig_id``, titled by ``alt``.
+
+    The XML prologue and the fixed width/height are removed (CSS scales the viewBox), the
+    Date metadata is dropped (same inputs, same bytes), and ``role="img"`` with a <title>
+    makes screen readers announce the alt text.
+    """
+    width_px = round(float(fig.get_size_inches()[0]) * PX_PER_INCH)
+    buf = io.StringIO()
+    with matplotlib.rc_context({**_RC, "svg.hashsalt": fig_id}):
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg") :]
+    text = re.sub(r"<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
+    text = _prefix_ids(text, fig_id)
+    head_end = text.index(">")
+    head = text[:head_end]
+    head = re.sub(r'\s(width|height)="[^"]*"', "", head)
+    title_id = f"{fig_id}-title"
+    head += (
+        f' role="img" aria-labelledby="{title_id}" class="chart" style="max-width: {width_px}px"'
+    )
+    return (
+        head + f'><title id="{title_id}">{html.escape(alt)}</title>' + text[head_end + 1 :].strip()
+    )
+
+
+def _prefix_ids(svg: str, prefix: str) -> str:
+    """Prefix every id (and each in-document reference to it) so inlined SVGs cannot clash.
+
+    matplotlib names groups ``figure_1``, ``axes_1``… in every figure; inlined side by side,
+    those ids would repeat on the page and ``url(#…)``/``href="#…"`` could resolve to another
+    figure's clip path.
+    """
+    ids = set(re.findall(r'\sid="([^"]+)"', svg))
+    if not ids:
+        return svg
+    svg = re.sub(r'(\sid=")([^"]+)(")', lambda m: f"{m[1]}{prefix}-{m[2]}{m[3]}", svg)
+
+    def ref(m: re.Match) -> str:
+        name = m[2]
+        return f"{m[1]}{prefix}-{name}{m[3]}" if name in ids else m[0]
+
+    svg = re.sub(r"(url\(#)([^)]+)(\))", ref, svg)
+    return re.sub(r'((?:xlink:)?href="#)([^"]+)(")', ref, svg)
+
+
+def _plain_log(ax, which: str = "both") -> None:
+    """Log axes labelled 1, 10, 100, 1k… instead of 10^k, without minor-tick labels."""
+    formatter = FuncFormatter(lambda v, _pos: _tick(v))
+    for axis in (ax.xaxis, ax.yaxis) if which == "both" else (getattr(ax, f"{which}axis"),):
+        axis.set_major_formatter(formatter)
+        axis.set_minor_formatter(NullFormatter())
+
+
+def _tick(v: float) -> str:
+    if v <= 0:
+        return "0"
+    if v >= 1e6:
+        return f"{v / 1e6:g}M"
+    if v >= 1000:
+        return f"{v / 1000:g}k"
+    return f"{v:g}"
+
+
+def _style(ax) -> None:
+    for spine in ("top", "right"):
+        ax.spines[spine].set_visible(False)
+    ax.grid(True, alpha=0.3)
+
+
+# --------------------------------------------------------------------------------------------
+# certificate
+# --------------------------------------------------------------------------------------------
+def alpha_epsilon_figure(c: CertificateCurves) -> Figure:
+    """ε_RDP(α) of the n_out records and the (ε, δ) it converts to, chosen α marked."""
+    fig = new_figure(6.4, 3.6)
+    ax = fig.subplots()
+    _style(ax)
+    total = c.n_out * c.epsilon_rdp_per_record
+    ok = np.isfinite(total) & (total > 0)
+    ax.plot(c.alphas[ok], total[ok], color=BLUE, ls="-", lw=2, label="ε_RDP(α) of the release")
+    styles = {"mironov": (VERMILION, "--"), "ckm": (GREEN, "-.")}
+    for conv, eps in c.epsilon_dp_by_alpha.items():
+        m = np.isfinite(eps) & (eps > 0)
+        color, ls = styles.get(conv, (GREY, ":"))
+        ax.plot(
+            c.alphas[m], eps[m], color=color, ls=ls, lw=1.6, label=f"ε at δ={c.delta:g} ({conv})"
+        )
+    ax.axvline(c.alpha, color=GREY, ls=":", lw=1)
+    if math.isfinite(c.recomputed_epsilon_rdp) and c.recomputed_epsilon_rdp > 0:
+        ax.plot([c.alpha], [c.recomputed_epsilon_rdp], "o", color=BLUE, ms=7, mec="black")
+        ax.annotate(
+            f"chosen α = {fmt(c.alpha)}\nε_RDP = {fmt(c.recomputed_epsilon_rdp)}",
+            (c.alpha, c.recomputed_epsilon_rdp),
+            xytext=(8, 10),
+            textcoords="offset points",
+            fontsize=8,
+            bbox={"boxstyle": "round", "fc": "white", "ec": GREY, "alpha": 0.9},
+        )
+    if math.isfinite(c.alpha_max):
+        ax.axvline(c.alpha_max, color=VERMILION, lw=1, ls=(0, (1, 1)))
+        ax.text(
+            c.alpha_max, 0.02, " α limit", transform=ax.get_xaxis_transform(),
+            rotation=90, va="bottom", ha="right", fontsize=7, color=VERMILION,
+        )  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    lows = [
+        float(np.nanmin(e[np.isfinite(e)]))
+        for e in c.epsilon_dp_by_alpha.values()
+        if np.isfinite(e).any()
+    ]
+    ref = max([*lows, c.recomputed_epsilon_rdp if math.isfinite(c.recomputed_epsilon_rdp) else 0.0])
+    if ref > 0:  # the curves explode at the edges of the admissible range: show the useful part
+        ax.set_ylim(top=min(ax.get_ylim()[1], 100.0 * ref))
+    _plain_log(ax)
+    ax.set_xlabel("Rényi order α (log scale)")
+    ax.set_ylabel("ε (log scale)")
+    ax.legend(loc="upper center", fontsize=7.5)
+    conv = (
+        f"The converted (ε, δ={c.delta:g}) curves are U-shaped; the chosen order gives "
+        f"ε = {fmt(c.recomputed_epsilon)} ({c.conversion}). "
+        if c.delta is not None
+        else ""
+    )
+    alt = (
+        f"Line chart of ε against the Rényi order α for {c.n_out:,} released rows. "
+        f"The RDP ε grows with α; the chosen order α = {fmt(c.alpha)} gives "
+        f"ε_RDP = {fmt(c.recomputed_epsilon_rdp)}. {conv}"
+        f"The theorem admits α below {fmt(c.alpha_max)}."
+    )
+    caption = (
+        "The α–ε curve. Solid: the Rényi-DP ε of the whole release at each order α; dashed and "
+        "dash-dotted: the (ε, δ)-DP ε each conversion gives from it. The dot marks the order "
+        "the certificate uses; orders right of the dotted red line are outside the theorem."
+    )
+    return Figure("fig-alpha", to_svg(fig, "fig-alpha", alt), alt, caption)
+
+
+def epsilon_n_out_figure(c: CertificateCurves) -> Figure:
+    """Best-α ε at δ as a function of the number of released rows, budget line and n_out marked."""
+    fig = new_figure(6.4, 3.6)
+    ax = fig.subplots()
+    _style(ax)
+    eps = c.epsilon_vs_n_out
+    m = np.isfinite(eps) & (eps > 0)
+    if c.n_out_metric == "dp":
+        what, ylabel = f"ε at δ={c.delta:g} ({c.conversion})", "ε at the best α (log scale)"
+    else:
+        what, ylabel = f"ε_RDP at α={fmt(c.alpha)}", "ε_RDP (log scale)"
+    ax.plot(c.n_out_grid[m], eps[m], color=BLUE, lw=2, label=what)
+    if math.isfinite(c.budget_epsilon):
+        name = "budget" if c.budget_kind != "none" else "this release's"
+        ax.axhline(c.budget_epsilon, color=VERMILION, ls="--", lw=1.4,
+                   label=f"{name} ε = {fmt(c.budget_epsilon)}")  # fmt: skip
+    if c.max_records:
+        ax.axvline(c.max_records, color=GREEN, ls="-.", lw=1.2,
+                   label=f"rows the budget allows: {c.max_records:,}")  # fmt: skip
+    # the release itself, at its own α (above the curve when α was fixed rather than optimised)
+    own = c.recomputed_epsilon if c.n_out_metric == "dp" else c.recomputed_epsilon_rdp
+    if own is not None and math.isfinite(own) and own > 0:
+        ax.plot([c.n_out], [own], "D", color=ORANGE, mec="black", ms=7,
+                label=f"this release: {c.n_out:,} rows, ε = {fmt(own)}")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _plain_log(ax)
+    ax.set_xlabel("number of released rows n_out (log scale)")
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="upper left", fontsize=7.5)
+    last_n = int(c.n_out_grid[m][-1]) if m.any() else 0
+    allow = f"{c.max_records:,}" if c.max_records is not None else "not computed (no budget)"
+    alt = (
+        f"Line chart: the {what} of the release grows with the number of released rows, from "
+        f"{fmt(float(eps[m][0]) if m.any() else None)} for one row to "
+        f"{fmt(float(eps[m][-1]) if m.any() else None)} for {last_n:,} rows. "
+        f"The budget ε = {fmt(c.budget_epsilon)} allows {allow} rows; {c.n_out:,} were released."
+    )
+    caption = (
+        "ε versus the number of released rows, each point at its own best order α. The dashed "
+        "line is the budget; where the curve crosses it (dash-dotted) is the largest release the "
+        "budget allows. The diamond marks this release."
+    )
+    return Figure("fig-nout", to_svg(fig, "fig-nout", alt), alt, caption)
+
+
+# --------------------------------------------------------------------------------------------
+# utility
+# --------------------------------------------------------------------------------------------
+def _proportions(values: Sequence[float]) -> np.ndarray:
+    v = np.asarray(values, dtype=float)
+    v = np.where(np.isfinite(v) & (v > 0), v, 0.0)
+    s = v.sum()
+    return v / s if s > 0 else v
+
+
+def marginal_figure(name: str, spec: Mapping, metrics: Mapping | None, idx: int) -> Figure | None:
+    """One small multiple: real (hatched bars) against synthetic (outlined) for one column."""
+    real = spec.get("real")
+    synth = spec.get("synthetic")
+    if real is None or synth is None:
+        return None
+    real, synth = _proportions(real), _proportions(synth)
+    if real.shape != synth.shape or real.size == 0:
+        return None
+    fid = f"fig-marg-{idx}"
+    fig = new_figure(3.3, 2.3)
+    ax = fig.subplots()
+    _style(ax)
+    label_metric = ""
+    if metrics:
+        for key, lab in (("l1", "L1"), ("hellinger", "Hellinger")):
+            v = metrics.get(key)
+            if isinstance(v, (int, float)) and math.isfinite(v):
+                label_metric = f"{lab} {v:.3f}"
+                break
+    if "categories" in spec:
+        cats = [str(c) for c in spec["categories"]]
+        order = np.argsort(-real, kind="stable")
+        top = 8
+        if len(cats) > top:
+            keep, rest = order[: top - 1], order[top - 1 :]
+            cats = [cats[i] for i in keep] + [f"other ({len(rest)})"]
+            real = np.append(real[keep], real[rest].sum())
+            synth = np.append(synth[keep], synth[rest].sum())
+        else:
+            cats = [cats[i] for i in order]
+            real, synth = real[order], synth[order]
+        y = np.arange(len(cats))
+        h = 0.4
+        ax.barh(y - h / 2, real, h, label="real", color=REAL_STYLE["color"],
+                hatch=REAL_STYLE["hatch"], edgecolor=REAL_STYLE["edgecolor"], lw=0.6)  # fmt: skip
+        ax.barh(y + h / 2, synth, h, label="synthetic", color="white",
+                edgecolor=SYNTH_COLOR, lw=1.4)  # fmt: skip
+        ax.set_yticks(y, [c if len(c) <= 18 else c[:17] + "…" for c in cats], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlabel("share of rows", fontsize=8)
+        ax.grid(axis="y", visible=False)
+        worst = int(np.argmax(np.abs(real - synth)))
+        shape = f"{len(spec['categories'])} categories"
+        detail = (
+            f"largest gap at '{cats[worst]}': real {real[worst]:.1%}, synthetic {synth[worst]:.1%}"
+        )
+    else:
+        edges = np.asarray(spec.get("bins") or spec.get("edges") or [], dtype=float)
+        if edges.size != real.size + 1:
+            edges = np.arange(real.size + 1, dtype=float)
+        widths = np.diff(edges)
+        ax.bar(edges[:-1], real, widths, align="edge", label="real", color=REAL_STYLE["color"],
+               hatch=REAL_STYLE["hatch"], edgecolor=REAL_STYLE["edgecolor"], lw=0.4)  # fmt: skip
+        ax.stairs(synth, edges, label="synthetic", color=SYNTH_COLOR, lw=1.6)
+        ax.set_ylabel("share of rows", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        ax.xaxis.set_major_formatter(
+            FuncFormatter(lambda v, _pos: _tick(v) if v >= 0 else f"{v:g}")
+        )
+        if spec.get("bin_index"):
+            ax.set_xlabel(f"bin (of {real.size}, equal width over the public range)", fontsize=7.5)
+        ax.tick_params(labelsize=7.5)
+        worst = int(np.argmax(np.abs(real - synth)))
+        shape = f"{real.size} bins from {fmt(float(edges[0]))} to {fmt(float(edges[-1]))}"
+        detail = (
+            f"largest gap in [{fmt(float(edges[worst]))}, {fmt(float(edges[worst + 1]))}): "
+            f"real {real[worst]:.1%}, synthetic {synth[worst]:.1%}"
+        )
+    ax.set_title(f"{name}" + (f"  ·  {label_metric}" if label_metric else ""), loc="left",
+                 fontsize=9)  # fmt: skip
+    ax.legend(fontsize=7, loc="best")
+    alt = f"Distribution of column {name} ({shape}), real against synthetic; {detail}."
+    if label_metric:
+        alt += f" {label_metric}."
+    return Figure(fid, to_svg(fig, fid, alt), alt, name)
+
+
+def correlation_figure(columns: Sequence[str], matrix: Sequence[Sequence[float]]) -> Figure | None:
+    """Heat map of synthetic − real correlations, every cell labelled with its value."""
+    m = np.asarray(matrix, dtype=float)
+    k = len(columns)
+    if m.shape != (k, k) or k == 0:
+        return None
+    size = min(max(3.6, 0.42 * k + 1.6), 9.5)
+    fig = new_figure(size + 0.8, size)
+    ax = fig.subplots()
+    finite = m[np.isfinite(m)]
+    vmax = max(float(np.abs(finite).max()) if finite.size else 0.0, 0.05)
+    im = ax.imshow(m, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
+    ax.set_xticks(range(k), [str(c) for c in columns], rotation=60, ha="right", fontsize=7)
+    ax.set_yticks(range(k), [str(c) for c in columns], fontsize=7)
+    ax.grid(False)
+    if k <= 20:
+        for i in range(k):
+            for j in range(k):
+                v = m[i, j]
+                if np.isfinite(v):
+                    strong = abs(v) > 0.6 * vmax
+                    ax.text(j, i, f"{v:+.2f}" if v else "0", ha="center", va="center",
+                            fontsize=5.5 if k > 12 else 7,
+                            color="white" if strong else "black")  # fmt: skip
+    cb = fig.colorbar(im, ax=ax, shrink=0.8)
+    cb.set_label("synthetic − real correlation", fontsize=8)
+    cb.ax.tick_params(labelsize=7)
+    off = np.where(np.eye(k, dtype=bool), np.nan, np.abs(m))
+    if np.isfinite(off).any():
+        i, j = np.unravel_index(int(np.nanargmax(off)), off.shape)
+        worst = (
+            f"the largest difference is {m[i, j]:+.3f} between {columns[i]} and "
+            f"{columns[j]}; the mean absolute difference is {np.nanmean(off):.3f}"
+        )
+    else:
+        worst = "no off-diagonal values"
+    alt = f"Heat map of correlation differences across {k} columns; {worst}."
+    caption = (
+        "Correlation difference (synthetic minus real) for each pair of columns; every cell "
+        "shows its value, red above zero and blue below. Near-zero everywhere means the "
+        "synthetic data keeps the pairwise relationships."
+    )
+    return Figure("fig-corr", to_svg(fig, "fig-corr", alt), alt, caption)
+
+
+# --------------------------------------------------------------------------------------------
+# audit
+# --------------------------------------------------------------------------------------------
+def roc_points(pos: Sequence[float], neg: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """ROC curve (FPR, TPR) of scores, larger meaning 'member'; tied scores form one step."""
+    p = np.asarray(pos, dtype=float)
+    q = np.asarray(neg, dtype=float)
+    p, q = p[np.isfinite(p)], q[np.isfinite(q)]
+    if p.size == 0 or q.size == 0:
+        return np.array([0.0, 1.0]), np.array([0.0, 1.0])
+    scores = np.concatenate([p, q])
+    labels = np.concatenate([np.ones(p.size), np.zeros(q.size)])
+    order = np.argsort(-scores, kind="mergesort")
+    s, y = scores[order], labels[order]
+    last = np.r_[np.nonzero(np.diff(s))[0], s.size - 1]  # last index of each tied group
+    tpr = np.r_[0.0, np.cumsum(y)[last] / p.size]
+    fpr = np.r_[0.0, np.cumsum(1 - y)[last] / q.size]
+    return fpr, tpr
+
+
+def auc_from_scores(pos: Sequence[float], neg: Sequence[float]) -> float:
+    """Area under the ROC curve (trapezoids; ties count one half)."""
+    fpr, tpr = roc_points(pos, neg)
+    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+
+
+def score_histogram_figure(
+    name: str, pos: Sequence[float], neg: Sequence[float], idx: int
+) -> Figure:
+    """Histogram of attack scores for members (hatched) and non-members (dotted outline)."""
+    p = np.asarray(pos, dtype=float)
+    q = np.asarray(neg, dtype=float)
+    p, q = p[np.isfinite(p)], q[np.isfinite(q)]
+    fid = f"fig-hist-{idx}"
+    fig = new_figure(3.3, 2.3)
+    ax = fig.subplots()
+    _style(ax)
+    both = np.concatenate([p, q]) if p.size + q.size else np.array([0.0, 1.0])
+    lo, hi = float(both.min()), float(both.max())
+    if hi <= lo:
+        hi = lo + 1.0
+    edges = np.linspace(lo, hi, 21)
+    ax.hist(q, bins=edges, histtype="stepfilled", color=SKY, alpha=0.45, hatch="...",
+            edgecolor=BLUE, lw=1.0, label=f"not in training ({q.size})")  # fmt: skip
+    ax.hist(p, bins=edges, histtype="step", color=VERMILION, hatch="///", lw=1.6,
+            label=f"in training ({p.size})")  # fmt: skip
+    ax.set_title(name, loc="left", fontsize=9)
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.set_xlabel("attack score (higher: 'member')", fontsize=8)
+    ax.set_ylabel("trials", fontsize=8)
+    ax.tick_params(labelsize=7.5)
+    ax.legend(fontsize=7)
+    mp = float(np.median(p)) if p.size else math.nan
+    mq = float(np.median(q)) if q.size else math.nan
+    alt = (
+        f"Histogram of the {name} attack's scores: {p.size} trials with the target in the "
+        f"training data (median {fmt(mp)}) and {q.size} without (median {fmt(mq)}). "
+        + ("The two overlap almost entirely." if abs(mp - mq) < 0.1 * (hi - lo) else
+           "The two are visibly separated.")
+    )  # fmt: skip
+    return Figure(fid, to_svg(fig, fid, alt), alt, name)
+
+
+def roc_figure(scores: Mapping[str, Mapping[str, Sequence[float]]]) -> Figure | None:
+    """ROC curves of all attacks on log-log axes, the 1 % false-positive rate marked."""
+    if not scores:
+        return None
+    fig = new_figure(5.2, 4.0)
+    ax = fig.subplots()
+    _style(ax)
+    floor = 1.0
+    parts = []
+    ranked = sorted(
+        scores.items(), key=lambda kv: -auc_from_scores(kv[1].get("pos", []), kv[1].get("neg", []))
+    )
+    shown = ranked[: len(SERIES)]
+    for i, (name, sp) in enumerate(shown):
+        fpr, tpr = roc_points(sp.get("pos", []), sp.get("neg", []))
+        n_neg = max(len(sp.get("neg", [])), 1)
+        floor = min(floor, 0.5 / n_neg)
+        color, ls, marker = SERIES[i % len(SERIES)]
+        auc = auc_from_scores(sp.get("pos", []), sp.get("neg", []))
+        ax.plot(np.maximum(fpr, 0.5 / n_neg), np.maximum(tpr, 0.5 / n_neg), color=color, ls=ls,
+                marker=marker, markevery=max(len(fpr) // 8, 1), ms=4, lw=1.5,
+                label=f"{name} (AUC {auc:.2f})")  # fmt: skip
+        parts.append(f"{name} AUC {auc:.2f}")
+    grid = np.logspace(math.log10(floor), 0, 50)
+    ax.plot(grid, grid, color=GREY, ls=":", lw=1, label="chance (no attack)")
+    ax.axvline(0.01, color=GREY, lw=0.8, ls="--")
+    ax.text(0.01, 0.98, " 1% FPR", transform=ax.get_xaxis_transform(), fontsize=7, va="top")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(floor, 1.02)
+    ax.set_ylim(floor, 1.05)
+    _plain_log(ax)
+    ax.set_xlabel("false-positive rate (log)")
+    ax.set_ylabel("true-positive rate (log)")
+    ax.legend(fontsize=7, loc="lower right")
+    alt = (
+        "ROC curves of the membership-inference attacks on log-log axes with the chance "
+        "diagonal; " + "; ".join(parts) + ". Curves on the diagonal mean the attack does no "
+        "better than guessing."
+    )
+    caption = (
+        "ROC curves on log-log axes (the low false-positive region is where an attack would be "
+        "dangerous). The dotted diagonal is guessing; each attack has its own line style and "
+        "marker."
+    )
+    if len(ranked) > len(shown):
+        caption += f" The {len(shown)} strongest of {len(ranked)} attacks (by AUC) are drawn."
+    return Figure("fig-roc", to_svg(fig, "fig-roc", alt), alt, caption)
+
+
+def sandwich_figure(
+    lower: Mapping[str, float], certified: float | None, delta: float | None
+) -> Figure | None:
+    """The 'sandwich': the best empirical ε lower bound, the certified upper bound, the gap."""
+    items = [(k, float(v)) for k, v in lower.items() if v is not None and math.isfinite(float(v))]
+    has_upper = certified is not None and math.isfinite(certified)
+    if not items and not has_upper:
+        return None
+    best_name, best = max(items, key=lambda kv: kv[1]) if items else ("none", 0.0)
+    best = max(best, 0.0)
+    fig = new_figure(6.4, 2.1)
+    ax = fig.subplots()
+    _style(ax)
+    ax.grid(axis="y", visible=False)
+    top = max(best, certified if has_upper else 0.0)
+    top = top if top > 0 else 1.0
+    ax.barh([0], [best], 0.5, color=SKY, hatch="///", edgecolor=BLUE, lw=0.8,
+            label=f"measured: ε ≥ {best:.3g} ({best_name})")  # fmt: skip
+    if has_upper:
+        ax.barh([0], [certified - best], 0.5, left=best, color="white", hatch="..",
+                edgecolor=GREY, lw=0.8, label="the true ε lies in this gap")  # fmt: skip
+        ax.axvline(certified, color=VERMILION, ls="--", lw=2,
+                   label=f"certified: ε ≤ {certified:.3g}")  # fmt: skip
+    ax.text(best, 0.38, f"≥ {best:.3g}", ha="center", va="bottom", fontsize=8, color=BLUE)
+    if has_upper:
+        ax.text(certified, 0.38, f"≤ {certified:.3g}", ha="right", va="bottom", fontsize=8,
+                color=VERMILION)  # fmt: skip
+    ax.set_xlim(0, top * 1.08)
+    ax.set_ylim(-0.5, 0.9)
+    ax.set_yticks([])
+    ax.spines["left"].set_visible(False)
+    d = f" (δ = {delta:.3g})" if delta else ""
+    ax.set_xlabel(f"ε{d}")
+    fig.legend(fontsize=7.5, loc="outside lower center", ncol=3)
+    cert_txt = f"{certified:.3g}" if has_upper else "not stated"
+    alt = (
+        f"Interval chart: the strongest of {len(items)} attacks demonstrates ε ≥ {best:.3g} "
+        f"({best_name}); the certificate guarantees ε ≤ {cert_txt}. The true ε of the "
+        "release lies between the two."
+    )
+    caption = (
+        "The sandwich. Hatched: the privacy loss the strongest attack proves the mechanism must "
+        "have at least (a statistical lower bound at 95 % confidence; per-attack values are in "
+        "the table). Dashed: the ε the certificate proves it has at most. The true privacy loss "
+        "lies in the dotted gap; a measured bound right of the dashed line would mean the "
+        "certificate is wrong."
+    )
+    return Figure("fig-sandwich", to_svg(fig, "fig-sandwich", alt), alt, caption)

@@ -1,0 +1,177 @@
+"""Fixtures shaped like the JSON contracts of `release`, `evaluate` and `audit`.
+
+The certificate's privacy figures are computed with the real accountant so that the report's
+recomputation must agree with them; the evaluation and audit carry random but well-formed data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+# A record value that must never reach the page (the audit is given it on purpose).
+SECRET_VALUE = 987654321
+
+
+def make_certificate(
+    *, n=30162, d=6, sigma=0.02, n_out=2000, delta=1e-5, neighboring="unbounded", conversion="ckm"
+) -> dict:
+    """A certificate at the α that minimises ε, as `synthcert release --n-out` would write."""
+    from synthcert.privacy.conversion import optimal_dp
+    from synthcert.privacy.inherent import alpha_limit, epsilon_per_record
+
+    lim = alpha_limit(n, d, sigma, neighboring)
+    g = optimal_dp(
+        lambda a: n_out * epsilon_per_record(a, n, d, sigma, neighboring),
+        delta,
+        lim,
+        conversion=conversion,
+    )
+    per = float(epsilon_per_record(np.array([g.alpha]), n, d, sigma, neighboring)[0])
+    return {
+        "synthesizer": "gaussian",
+        "neighboring": neighboring,
+        "n": n,
+        "d": d,
+        "sigma": sigma,
+        "sigma_source": "declared",
+        "bounds_source": "public",
+        "alpha": g.alpha,
+        "n_out": n_out,
+        "epsilon_rdp": n_out * per,
+        "epsilon_rdp_per_record": per,
+        "delta": delta,
+        "epsilon": g.epsilon,
+        "conversion": conversion,
+        "rows_clipped": 0,
+        "rows_dropped_missing": 2399,
+        "seed": 7,
+        "synthcert_version": "0.1.0",
+        "created": "2025-01-02T03:04:05+00:00",
+        "budget": None,
+        "input_file": "/data/adult.csv",
+        "input_sha256": "ab" * 32,
+        "output_file": "/data/synthetic.csv",
+        "command": "synthcert release adult.csv --schema adult.json --out synthetic.csv",
+        "warnings": ["12 values lay outside the declared bounds and were clipped"],
+    }
+
+
+def make_evaluation(seed: int = 0) -> dict:
+    """Shaped like `synthcert evaluate --json` (UtilityEvaluation.to_dict())."""
+    rng = np.random.default_rng(seed)
+    cols = {}
+    for name in ("age", "hours-per-week"):
+        p, q = rng.dirichlet(np.ones(20) * 4), rng.dirichlet(np.ones(20) * 4)
+        cols[name] = {"name": name, "kind": "numeric", "l1": float(np.abs(p - q).sum()),
+                      "l2": 0.1, "hellinger": 0.05, "wasserstein": 1.5,
+                      "real": p.tolist(), "synthetic": q.tolist()}  # fmt: skip
+    for name, k in (("sex", 2), ("native-country", 41)):
+        p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
+        cols[name] = {"name": name, "kind": "categorical", "l1": float(np.abs(p - q).sum()),
+                      "l2": 0.1, "hellinger": 0.05, "wasserstein": 0.2,
+                      "real": p.tolist(), "synthetic": q.tolist()}  # fmt: skip
+    names = ["age", "hours-per-week", "education-num"]
+    real = np.corrcoef(rng.normal(size=(3, 40)))
+    syn = np.corrcoef(rng.normal(size=(3, 40)))
+    return {
+        "columns": cols,
+        "summary": {
+            "l1_categorical_mean": 0.3,
+            "l1_numeric_mean": 0.2,
+            "hellinger_numeric_mean": 0.05,
+            "correlation_abs_diff_mean": 0.04,
+            "correlation_abs_diff_max": 0.09,
+        },
+        "correlation": {
+            "columns": names,
+            "real": real.tolist(),
+            "synthetic": syn.tolist(),
+            "abs_diff": np.abs(real - syn).tolist(),
+            "mean": 0.1,
+            "max": 0.2,
+        },
+        "efficacy": {
+            "income": {
+                "target": "income",
+                "task": "classification",
+                "metric": "roc_auc",
+                "synthetic": 0.81,
+                "real": 0.9,
+                "n_test": 15060,
+            }
+        },
+        "bins": 20,
+        "n_real": 30162,
+        "n_synthetic": 2000,
+    }
+
+
+def make_audit(seed: int = 0) -> dict:
+    """Shaped like `synthcert audit --json` (AuditResult.to_dict())."""
+    rng = np.random.default_rng(seed)
+    attacks, ims = {}, {}
+    for name, shift in (("statistics", 0.4), ("distance", 0.1)):
+        pos, neg = rng.normal(shift, 1, 150), rng.normal(0, 1, 150)
+        ims[name] = {"pos": pos.tolist(), "neg": neg.tolist()}
+        attacks[name] = {"name": name, "auc": 0.5 + shift / 3, "auc_ci": [0.45, 0.65],
+                         "tpr_at_1pct_fpr": 0.02, "epsilon_lower_bound": shift,
+                         "epsilon_bound": {"epsilon": shift, "delta": 1e-5}}  # fmt: skip
+    return {
+        "synthesizer": "gaussian",
+        "privacy": {"model": "inherent-rdp", "epsilon": 12.5, "delta": 1e-5},
+        "target": {
+            "method": "mah-max",
+            "row": 25093,
+            "score": 14.0,
+            "record": {"age": SECRET_VALUE},
+        },
+        "target_row": 25093,
+        "target_mahalanobis": 14.03,
+        "trials": 3,
+        "generations": 50,
+        "attacks": attacks,
+        "ims": ims,
+        "at_risk": [
+            {"row": 17, "score": 3.5, "values": {"age": SECRET_VALUE}},
+            {"row": 25093, "score": 14.0},
+            {"row": 4242, "score": 9.25},
+        ],
+        "notes": [],
+    }
+
+
+@pytest.fixture(scope="session")
+def certificate() -> dict:
+    return make_certificate()
+
+
+@pytest.fixture(scope="session")
+def evaluation() -> dict:
+    return make_evaluation()
+
+
+@pytest.fixture(scope="session")
+def audit() -> dict:
+    return make_audit()
+
+
+@pytest.fixture(scope="session")
+def full_html(certificate, evaluation, audit) -> str:
+    """The page rendered once from all three documents (rendering takes a few seconds)."""
+    from synthcert.report.build import render_report
+
+    prov = {"synthcert_version": "0.1.0", "command": "synthcert release x", "seed": 7,
+            "created": "2025-01-02T03:04:05+00:00", "report_generated": "fixed"}  # fmt: skip
+    return render_report(certificate, evaluation, audit, prov)
+
+
+@pytest.fixture(scope="session")
+def make_cert():
+    """The certificate builder, for tests that need other (n, σ, n_out, neighbouring)."""
+    return make_certificate
+
+
+@pytest.fixture(scope="session")
+def secret_value() -> int:
+    return SECRET_VALUE

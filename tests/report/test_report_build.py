@@ -1,0 +1,226 @@
+"""The release report: contents, figures, self-containment, privacy of the at-risk list."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthcert.errors import DataError
+from synthcert.report import figures as F  # noqa: N812
+from synthcert.report.build import (
+    at_risk_rows,
+    audit_verdict,
+    build_context,
+    correlation_diff,
+    marginal_specs,
+    render_report,
+    write_report,
+)
+from synthcert.report.curves import certificate_curves
+
+
+def test_every_section_and_figure_is_on_the_page(full_html):
+    for sid in ("summary", "certificate", "utility", "audit", "provenance"):
+        assert f'<section id="{sid}"' in full_html
+    # 2 certificate curves, 4 marginals, 1 heat map, 2 histograms, ROC, sandwich
+    figs = re.findall(r'<figure id="([^"]+)"', full_html)
+    assert {"fig-alpha", "fig-nout", "fig-corr", "fig-roc", "fig-sandwich"} <= set(figs)
+    assert sum(f.startswith("fig-marg-") for f in figs) == 4
+    assert sum(f.startswith("fig-hist-") for f in figs) == 2
+    # every figure is an accessible inline SVG with a non-empty title (its alt text)
+    svgs = re.findall(r"<svg[^>]*>\s*<title id=\"[^\"]+\">([^<]+)</title>", full_html)
+    assert len(svgs) == len(figs)
+    assert all(len(t) > 40 for t in svgs)
+
+
+def test_page_is_self_contained(full_html):
+    assert "<script" not in full_html
+    assert "<link" not in full_html
+    assert "@import" not in full_html
+    assert not re.findall(r"url\((?!#)", full_html)  # only in-page clip paths
+    # src/href values are in-page anchors or inline data (xmlns declarations are not fetched)
+    for attr in re.findall(r'\s(?:src|href|xlink:href)="([^"]*)"', full_html):
+        assert attr.startswith(("#", "data:image/png;base64,")), attr[:60]
+
+
+def test_element_ids_are_unique_across_inlined_svgs(full_html):
+    ids = re.findall(r'\sid="([^"]+)"', full_html)
+    dupes = {i for i in ids if ids.count(i) > 1}
+    assert not dupes
+
+
+def test_at_risk_list_shows_indices_and_scores_never_values(full_html, audit, secret_value):
+    assert str(secret_value) not in full_html
+    rows = at_risk_rows(audit)
+    assert rows == [("25093", "14"), ("4242", "9.25"), ("17", "3.5")]  # highest score first
+    table = full_html[full_html.index('<table id="at-risk"') :]
+    table = table[: table.index("</table>")]
+    cells = re.findall(r'</th><td class="num">(\d+)</td><td class="num">([^<]+)</td>', table)
+    assert cells == [("25093", "14"), ("4242", "9.25"), ("17", "3.5")]
+
+
+def test_at_risk_accepts_pairs_and_bare_indices_and_drops_junk():
+    assert at_risk_rows({"at_risk": [[5, 0.5], [9, 0.9]]}) == [("9", "0.9"), ("5", "0.5")]
+    assert at_risk_rows({"at_risk": [3, 1]}) == [("3", "–"), ("1", "–")]
+    assert at_risk_rows({"at_risk": [{"row": "Alice"}, {"row": 2.5}, {"row": True}]}) == []
+
+
+def test_certificate_figures_are_recomputed_and_agree(certificate):
+    from synthcert.privacy.budget import max_records_dp
+    from synthcert.privacy.inherent import certify
+
+    c = certificate_curves(certificate)
+    assert c.mismatch is None
+    ref = certify(30162, 6, 0.02, certificate["alpha"], n_out=2000)
+    assert c.recomputed_epsilon_rdp == pytest.approx(ref.epsilon_rdp, rel=1e-12)
+    assert c.recomputed_epsilon == pytest.approx(certificate["epsilon"], rel=1e-9)
+    # Mironov's conversion, by hand: ε = ε_RDP + log(1/δ)/(α−1)
+    mir = next(r for r in c.conversions if r.conversion == "mironov")
+    hand = ref.epsilon_rdp + math.log(1 / 1e-5) / (certificate["alpha"] - 1)
+    assert mir.epsilon_at_alpha == pytest.approx(hand, rel=1e-12)
+    # the certificate's α minimises ε: no grid order does better (ckm)
+    ckm = next(r for r in c.conversions if r.conversion == "ckm")
+    assert ckm.best_epsilon >= certificate["epsilon"] * (1 - 1e-9)
+    # the budget line: without a budget the release's own ε; the rows it allows ≥ n_out
+    assert c.budget_kind == "none" and c.budget_epsilon == certificate["epsilon"]
+    expect = max_records_dp(30162, 6, 0.02, certificate["epsilon"], 1e-5).max_records
+    assert c.max_records == expect and c.max_records >= 2000
+    # ε grows with n_out along the curve, and the curve passes through the release (best α)
+    assert np.all(np.diff(c.epsilon_vs_n_out) > 0)
+    i = int(np.searchsorted(c.n_out_grid, 2000))
+    assert c.epsilon_vs_n_out[i] == pytest.approx(certificate["epsilon"], rel=1e-3)
+
+
+def test_budget_from_certificate_is_the_line(make_cert):
+    cert = make_cert(n_out=500)
+    cert["budget"] = {"epsilon": 4.0, "delta": 1e-5}
+    c = certificate_curves(cert)
+    assert c.budget_kind == "dp" and c.budget_epsilon == 4.0
+    eps = c.epsilon_vs_n_out
+    # the grid curve (α on a grid: never below the true optimum) crosses 4 beyond max_records
+    assert np.all(eps[c.n_out_grid <= c.max_records // 2] <= 4.0)
+    assert np.all(eps[c.n_out_grid > c.max_records] > 4.0)
+
+
+def test_tampered_certificate_is_flagged_not_drawn_as_right(certificate):
+    bad = dict(certificate, epsilon=certificate["epsilon"] / 2)
+    c = certificate_curves(bad)
+    assert c.mismatch is not None and "recomputed" in c.mismatch
+    html = render_report(bad)
+    assert "Inconsistent certificate" in html
+
+
+def test_bounded_certificate_renders(make_cert):
+    cert = make_cert(n_out=100, neighboring="bounded", sigma=0.05)
+    c = certificate_curves(cert)
+    assert c.mismatch is None
+    assert c.alpha < c.alpha_max
+
+
+def test_certificate_without_theorem_inputs_has_no_curves():
+    cert = {"synthesizer": "privbayes", "epsilon": 1.0, "delta": 1e-6, "n_out": 1000}
+    ctx = build_context(cert)
+    assert ctx["certificate"]["figures"] == []
+    assert "no curves" in ctx["certificate"]["note"]
+    assert "(1, 1e-06)-differential privacy" in ctx["guarantee"]
+
+
+def test_summary_states_guarantee_rows_and_assumption_sources(certificate):
+    cert = dict(certificate, sigma_source="data", bounds_source="data")
+    ctx = build_context(cert)
+    assert "2,000" in dict(ctx["facts"])["Rows released"]
+    assert f"({F.fmt(cert['epsilon'])}, 1e-05)-differential privacy" in ctx["guarantee"]
+    sources = [a["source"] for a in ctx["assumptions"]]
+    assert sources[:2] == ["taken from the data", "taken from the data"]
+    assert ctx["warnings"] == certificate["warnings"]
+
+
+def test_audit_contradicting_certificate_raises_alarm(certificate, audit):
+    bad = json.loads(json.dumps(audit))
+    bad["attacks"]["statistics"]["epsilon_lower_bound"] = 20.0  # above the audited ε = 12.5
+    verdict = audit_verdict(certificate, bad)
+    assert verdict["level"] == "alarm" and "statistics" in verdict["text"]
+    assert audit_verdict(certificate, audit)["level"] == "ok"
+    # without the audited mechanism's own guarantee, the release certificate's ε is the bound
+    no_priv = dict(bad, privacy=None)
+    no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["epsilon"] * 0.9
+    assert audit_verdict(certificate, no_priv)["level"] == "ok"
+    no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["epsilon"] * 1.1
+    assert audit_verdict(certificate, no_priv)["level"] == "alarm"
+
+
+def test_sections_say_what_is_missing(certificate):
+    html = render_report(certificate)
+    assert "No evaluation was supplied" in html and "No audit was supplied" in html
+    with pytest.raises(DataError):
+        render_report(None)
+
+
+def test_correlation_difference_is_synthetic_minus_real(evaluation):
+    diff = correlation_diff(evaluation)
+    real = np.array(evaluation["correlation"]["real"])
+    syn = np.array(evaluation["correlation"]["synthetic"])
+    np.testing.assert_allclose(diff["matrix"], syn - real)
+    explicit = {"correlation_diff": {"columns": ["a", "b"], "matrix": [[0, 0.5], [0.5, 0]]}}
+    assert correlation_diff(explicit)["matrix"][0][1] == 0.5
+
+
+def test_marginal_specs_take_edges_and_categories_from_schema(evaluation):
+    from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+
+    schema = Schema(
+        (
+            NumericColumn("age", 17, 90),
+            CategoricalColumn("sex", ("Female", "Male")),
+        )
+    )
+    specs = marginal_specs(evaluation, schema)
+    np.testing.assert_allclose(specs["age"]["bins"], np.linspace(17, 90, 21))
+    assert specs["sex"]["categories"] == ["Female", "Male"]
+    # without a schema: bin indices and generic category names, never a crash
+    bare = marginal_specs(evaluation)
+    assert bare["age"]["bins"] == list(range(21)) and bare["age"]["bin_index"]
+    assert bare["native-country"]["categories"][0] == "category 1"
+
+
+def test_same_inputs_same_bytes(certificate, full_html):
+    prov = {"synthcert_version": "0.1.0", "command": "synthcert release x", "seed": 7,
+            "created": "2025-01-02T03:04:05+00:00", "report_generated": "fixed"}  # fmt: skip
+    a = render_report(certificate, None, None, prov)
+    b = render_report(certificate, None, None, prov)
+    assert a == b
+    fig = full_html[full_html.index('<figure id="fig-alpha"') :]
+    fig = fig[: fig.index("</figure>")]
+    assert fig in a  # the figure does not depend on the other sections
+
+
+def test_write_report_is_atomic_and_protects_inputs(tmp_path, certificate):
+    cert_path = tmp_path / "cert.json"
+    cert_path.write_text(json.dumps(certificate))
+    out = write_report(tmp_path / "r.html", certificate=certificate)
+    assert out.read_text(encoding="utf-8").startswith("<!doctype html>")
+    assert not list(tmp_path.glob(".*.tmp"))
+    with pytest.raises(DataError):
+        write_report(cert_path, certificate=certificate, protect=[cert_path])
+    assert json.loads(cert_path.read_text()) == certificate
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-5, 5), min_size=1, max_size=30),
+    st.lists(st.integers(-5, 5), min_size=1, max_size=30),
+)
+def test_roc_auc_matches_mann_whitney(pos, neg):
+    """AUC = P(pos > neg) + ½ P(pos = neg), computed pair by pair."""
+    p, q = np.array(pos, float), np.array(neg, float)
+    pairs = (p[:, None] > q[None, :]).mean() + 0.5 * (p[:, None] == q[None, :]).mean()
+    assert F.auc_from_scores(p, q) == pytest.approx(pairs, abs=1e-12)
+    fpr, tpr = F.roc_points(p, q)
+    assert fpr[0] == tpr[0] == 0 and fpr[-1] == tpr[-1] == 1
+    assert np.all(np.diff(fpr) >= 0) and np.all(np.diff(tpr) >= 0)
