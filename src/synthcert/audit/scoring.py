@@ -1,0 +1,179 @@
+"""Scores of an attack from its IMs: AUC (section 3.4.1 of seed 003), TPR at low FPR, and the
+empirical lower bound on ε implied by the attack (Jagielski et al. 2020; Nasr et al. 2021).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from synthcert._result import Result
+from synthcert.errors import SynthcertError
+
+
+@dataclass(frozen=True)
+class EpsilonBound(Result):
+    """ε lower bound at the best threshold (IM ≥ threshold guesses D_pos), with its rates."""
+
+    epsilon: float
+    threshold: float | None
+    tpr: float
+    fpr: float
+    tpr_lower: float
+    fpr_upper: float
+    delta: float
+    confidence: float
+    thresholds_tested: int
+
+
+@dataclass(frozen=True)
+class AttackScore(Result):
+    """How well one attack separates IMs of D_pos tables from IMs of D_neg tables."""
+
+    name: str
+    auc: float
+    auc_ci: tuple[float, float]
+    tpr_at_1pct_fpr: float
+    tpr_at_01pct_fpr: float
+    epsilon_lower_bound: float
+    epsilon_bound: EpsilonBound
+    n_pos: int
+    n_neg: int
+
+
+def _check(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.asarray(pos, dtype=np.float64).ravel()
+    neg = np.asarray(neg, dtype=np.float64).ravel()
+    if pos.size == 0 or neg.size == 0:
+        raise SynthcertError("scoring needs at least one IM from each side")
+    if np.isnan(pos).any() or np.isnan(neg).any():
+        raise SynthcertError("an attack produced NaN inference measures")
+    return pos, neg
+
+
+def auc(pos: np.ndarray, neg: np.ndarray) -> float:
+    """P[IM_pos > IM_neg] + ½ P[IM_pos = IM_neg] (Mann-Whitney), the AUC of section 3.4.1."""
+    pos, neg = _check(pos, neg)
+    ranks = stats.rankdata(np.concatenate([pos, neg]))
+    u = ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2.0
+    return float(u / (pos.size * neg.size))
+
+
+def auc_bootstrap_ci(
+    pos: np.ndarray, neg: np.ndarray, *, level: float = 0.95, n_boot: int = 1000, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the AUC, resampling each side separately."""
+    pos, neg = _check(pos, neg)
+    rng = np.random.default_rng(seed)
+    batch = max(1, 2_000_000 // (pos.size + neg.size))  # bounded memory for long audits
+    parts = []
+    for start in range(0, n_boot, batch):
+        b = min(batch, n_boot - start)
+        ip = rng.integers(pos.size, size=(b, pos.size))
+        ineg = rng.integers(neg.size, size=(b, neg.size))
+        ranks = stats.rankdata(np.concatenate([pos[ip], neg[ineg]], axis=1), axis=1)
+        u = ranks[:, : pos.size].sum(axis=1) - pos.size * (pos.size + 1) / 2.0
+        parts.append(u / (pos.size * neg.size))
+    aucs = np.concatenate(parts)
+    a = (1.0 - level) / 2.0
+    return float(np.quantile(aucs, a)), float(np.quantile(aucs, 1.0 - a))
+
+
+def roc_curve(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fpr, tpr, thresholds) of the rule IM ≥ threshold, from (0,0) to (1,1)."""
+    pos, neg = _check(pos, neg)
+    thr = np.unique(np.concatenate([pos, neg]))[::-1]
+    ps, ns = np.sort(pos), np.sort(neg)
+    tpr = (pos.size - np.searchsorted(ps, thr, side="left")) / pos.size
+    fpr = (neg.size - np.searchsorted(ns, thr, side="left")) / neg.size
+    return (
+        np.concatenate([[0.0], fpr]),
+        np.concatenate([[0.0], tpr]),
+        np.concatenate([[np.inf], thr]),
+    )
+
+
+def tpr_at_fpr(pos: np.ndarray, neg: np.ndarray, fpr: float) -> float:
+    """Largest TPR of a threshold rule whose empirical FPR is at most ``fpr``."""
+    f, t, _ = roc_curve(pos, neg)
+    ok = f <= fpr + 1e-12
+    return float(np.max(t[ok]))
+
+
+def clopper_pearson(k: np.ndarray, n: int, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided Clopper-Pearson bounds at level 1 − a each: (lower, upper) on k/n."""
+    k = np.asarray(k, dtype=np.float64)
+    lower = np.where(k > 0, stats.beta.ppf(a, k, n - k + 1), 0.0)
+    upper = np.where(k < n, stats.beta.ppf(1.0 - a, k + 1, n - k), 1.0)
+    return lower, upper
+
+
+def epsilon_lower_bound(
+    pos: np.ndarray, neg: np.ndarray, *, delta: float = 0.0, confidence: float = 0.95
+) -> EpsilonBound:
+    """Empirical ε of an (ε, δ)-DP test: max over thresholds of the DP hypothesis-test bounds.
+
+    (ε, δ)-DP forces TPR ≤ e^ε·FPR + δ and 1 − FPR ≤ e^ε·(1 − TPR) + δ for any rule, so
+    ε ≥ max(log((TPR − δ)/FPR), log((1 − FPR − δ)/(1 − TPR))). TPR is replaced by its lower and
+    FPR by its upper Clopper-Pearson bound; a union (Bonferroni) bound over the 2·T intervals of
+    the T thresholds tried keeps the whole statement at ``confidence``, so the best threshold
+    can be chosen on the same IMs. IMs are taken as independent draws: this holds when each IM
+    comes from its own run of the mechanism, or given a deterministic fit (the certified
+    Gaussian release, whose randomness is all in sampling).
+    """
+    pos, neg = _check(pos, neg)
+    if not 0 <= delta < 1:
+        raise SynthcertError(f"delta must lie in [0, 1), got {delta}")
+    fpr, tpr, thr = roc_curve(pos, neg)
+    tpr, fpr, thr = tpr[1:], fpr[1:], thr[1:]
+    T = thr.size
+    a = (1.0 - confidence) / (2.0 * T)
+    tp = np.rint(tpr * pos.size)
+    fp = np.rint(fpr * neg.size)
+    tpr_lo, _ = clopper_pearson(tp, pos.size, a)
+    _, fpr_hi = clopper_pearson(fp, neg.size, a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e1 = np.log(np.clip(tpr_lo - delta, 0, None) / fpr_hi)
+        e2 = np.log(np.clip(1.0 - fpr_hi - delta, 0, None) / (1.0 - tpr_lo))
+    eps = np.nan_to_num(np.maximum(e1, e2), nan=0.0, neginf=0.0, posinf=np.inf)
+    i = int(np.argmax(eps))
+    best = float(max(eps[i], 0.0))
+    return EpsilonBound(
+        epsilon=best,
+        threshold=float(thr[i]) if best > 0 else None,
+        tpr=float(tpr[i]),
+        fpr=float(fpr[i]),
+        tpr_lower=float(tpr_lo[i]),
+        fpr_upper=float(fpr_hi[i]),
+        delta=float(delta),
+        confidence=float(confidence),
+        thresholds_tested=int(T),
+    )
+
+
+def score_attack(
+    name: str,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    *,
+    delta: float = 0.0,
+    confidence: float = 0.95,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> AttackScore:
+    """All scores of one attack."""
+    pos, neg = _check(pos, neg)
+    bound = epsilon_lower_bound(pos, neg, delta=delta, confidence=confidence)
+    return AttackScore(
+        name=name,
+        auc=auc(pos, neg),
+        auc_ci=auc_bootstrap_ci(pos, neg, level=confidence, n_boot=n_boot, seed=seed),
+        tpr_at_1pct_fpr=tpr_at_fpr(pos, neg, 0.01),
+        tpr_at_01pct_fpr=tpr_at_fpr(pos, neg, 0.001),
+        epsilon_lower_bound=bound.epsilon,
+        epsilon_bound=bound,
+        n_pos=int(pos.size),
+        n_neg=int(neg.size),
+    )

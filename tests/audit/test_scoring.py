@@ -1,0 +1,75 @@
+"""Scores: AUC, bootstrap interval, TPR at low FPR, the empirical ε lower bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+from synthcert.audit.scoring import (
+    auc,
+    auc_bootstrap_ci,
+    clopper_pearson,
+    epsilon_lower_bound,
+    score_attack,
+    tpr_at_fpr,
+)
+
+floats = st.lists(st.integers(-5, 5).map(float), min_size=1, max_size=30)
+
+
+@given(floats, floats)
+@settings(max_examples=60, deadline=None)
+def test_auc_matches_sklearn_and_is_antisymmetric(pos, neg):
+    y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
+    if len(set(y)) == 2:
+        assert auc(pos, neg) == pytest.approx(roc_auc_score(y, np.r_[pos, neg]))
+    assert auc(pos, neg) + auc(neg, pos) == pytest.approx(1.0)
+
+
+def test_bootstrap_interval_covers_the_auc():
+    rng = np.random.default_rng(0)
+    pos, neg = rng.normal(0.5, 1, 300), rng.normal(0, 1, 300)
+    lo, hi = auc_bootstrap_ci(pos, neg, seed=1)
+    assert lo < auc(pos, neg) < hi and 0.05 < hi - lo < 0.15
+
+
+def test_tpr_at_fpr():
+    neg = np.arange(100.0)  # FPR ≤ 1 % allows one negative above the threshold
+    pos = np.array([98.5] * 5 + [200.0] * 5)
+    assert tpr_at_fpr(pos, neg, 0.01) == 1.0
+    assert tpr_at_fpr(pos, neg, 0.001) == 0.5
+
+
+def test_clopper_pearson_matches_scipy_binomtest():
+    lo, hi = clopper_pearson(np.array([7]), 40, 0.025)
+    ci = stats.binomtest(7, 40).proportion_ci(0.95, method="exact")
+    assert lo[0] == pytest.approx(ci.low) and hi[0] == pytest.approx(ci.high)
+
+
+def test_epsilon_bound_of_a_perfect_attack():
+    """300 vs 300 perfectly separated: T = 600 thresholds, a = 0.05/1200."""
+    b = epsilon_lower_bound(np.arange(300.0) + 1000, np.arange(300.0))
+    a = 0.05 / (2 * 600)
+    # the best threshold keeps TP = 300, FP = 0: ε ≥ log(a^(1/300) / (1 − a^(1/300)))
+    q = a ** (1 / 300)
+    assert b.thresholds_tested == 600
+    assert b.epsilon == pytest.approx(np.log(q / (1 - q)), rel=1e-9)
+
+
+def test_epsilon_bound_is_zero_without_signal_and_respects_delta():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=400)
+    assert epsilon_lower_bound(x[:200], x[200:]).epsilon == 0.0
+    strong = epsilon_lower_bound(np.full(100, 1.0), np.zeros(100)).epsilon
+    weaker = epsilon_lower_bound(np.full(100, 1.0), np.zeros(100), delta=0.5).epsilon
+    assert 0 < weaker < strong
+
+
+def test_score_attack_fields():
+    s = score_attack("x", [1.0, 2.0, 3.0], [0.0, 0.5, 2.5])
+    assert s.auc == pytest.approx(7 / 9)
+    assert s.to_dict()["auc_ci"][0] <= s.auc
