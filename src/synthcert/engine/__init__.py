@@ -1,0 +1,50 @@
+"""Execution engines for tables of 10^8+ rows: local streaming, or a Dask cluster.
+
+The reductions (counts, moments, histograms, marginals on public bins) run per partition with
+the shared mergeable accumulators and merge in one fixed tree, so every engine gives the same
+numbers; sampling draws chunk i from child i of ``SeedSequence(seed)``, so every engine gives
+the same rows. ``synthcert.engine.dask`` also offers ``parallel_map`` and ``joblib_backend`` for
+running audit trials on a cluster.
+"""
+
+from synthcert.engine.local import LocalEngine
+from synthcert.engine.ops import (
+    ENGINES,
+    fit_gaussian,
+    fit_moments,
+    histograms,
+    marginals,
+    numeric_correlation,
+    open_engine,
+    sample_frames,
+    sample_partitioned,
+)
+from synthcert.engine.partitioned import (
+    Manifest,
+    PartitionedDatasetWriter,
+    is_dataset_target,
+    read_manifest,
+)
+from synthcert.engine.plan import Partition, plan_partitions
+from synthcert.engine.reduce import MarginalCounts, MomentPartial
+
+__all__ = [
+    "ENGINES",
+    "LocalEngine",
+    "Manifest",
+    "MarginalCounts",
+    "MomentPartial",
+    "Partition",
+    "PartitionedDatasetWriter",
+    "fit_gaussian",
+    "fit_moments",
+    "histograms",
+    "is_dataset_target",
+    "marginals",
+    "numeric_correlation",
+    "open_engine",
+    "plan_partitions",
+    "read_manifest",
+    "sample_frames",
+    "sample_partitioned",
+]

@@ -1,0 +1,109 @@
+"""Partitioned sampling of M_G: chunk i of the output is drawn from child i of SeedSequence(seed).
+
+These are the draws of ``GaussianSynthesizer.sample_encoded_chunks`` (same chunking, same child
+streams, same arithmetic), split into tasks that hold one chunk at a time; so the rows depend on
+the seed and the chunk size only, not on the engine, the partitioning into files or the number
+of workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from synthcert.data.encode import Encoder
+from synthcert.synthesizers.gaussian import GaussianSynthesizer, gaussian_factor, seed_sequence
+
+
+@dataclass(frozen=True)
+class SamplerParams:
+    """What a worker needs to draw: mean, a factor of the covariance, the decoder (private)."""
+
+    mean: np.ndarray
+    factor: np.ndarray
+    encoder: Encoder
+
+    @classmethod
+    def of(cls, synth: GaussianSynthesizer) -> SamplerParams:
+        """The parameters of a fitted synthesizer (the same factor it samples with)."""
+        synth._check_fitted()
+        return cls(synth.mean_, gaussian_factor(synth.cov_), synth.encoder)
+
+
+@dataclass(frozen=True)
+class ChunkSpec:
+    """Chunk ``index`` of the output: ``rows`` rows from child ``index`` of the seed."""
+
+    index: int
+    rows: int
+    seed: np.random.SeedSequence
+
+
+@dataclass(frozen=True)
+class PartSpec:
+    """Output file ``index``: consecutive chunks written to ``path``."""
+
+    index: int
+    path: str
+    chunks: tuple[ChunkSpec, ...]
+
+    @property
+    def rows(self) -> int:
+        """Rows in the file."""
+        return sum(c.rows for c in self.chunks)
+
+
+def chunk_specs(n: int, seed, chunk_rows: int) -> list[ChunkSpec]:
+    """The chunks of ``GaussianSynthesizer.sample_encoded_chunks``: sizes and child seeds."""
+    sizes = [min(chunk_rows, n - s) for s in range(0, n, chunk_rows)]
+    children = seed_sequence(seed).spawn(len(sizes))
+    pairs = enumerate(zip(sizes, children, strict=True))
+    return [ChunkSpec(i, size, child) for i, (size, child) in pairs]
+
+
+def draw_chunk(chunk: ChunkSpec, params: SamplerParams) -> np.ndarray:
+    """Clipped encoded rows of one chunk: mu + L z, z ~ N(0, I), clipped to [-1,1]^d."""
+    rng = np.random.default_rng(chunk.seed)
+    Z = rng.standard_normal((chunk.rows, params.encoder.dim))
+    X = Z @ params.factor.T
+    X += params.mean
+    np.clip(X, -1.0, 1.0, out=X)
+    return X
+
+
+def chunk_frame(chunk: ChunkSpec, params: SamplerParams) -> pd.DataFrame:
+    """One decoded chunk."""
+    return params.encoder.decode(draw_chunk(chunk, params))
+
+
+def write_part(part: PartSpec, params: SamplerParams) -> int:
+    """Draw the part's chunks one at a time and write them to its Parquet file; return rows."""
+    writer: pq.ParquetWriter | None = None
+    try:
+        for chunk in part.chunks:
+            table = pa.Table.from_pandas(chunk_frame(chunk, params), preserve_index=False)
+            if writer is None:
+                writer = pq.ParquetWriter(part.path, table.schema)
+            writer.write_table(table)
+        if writer is None:  # an empty release still gets a readable (empty) part
+            empty = params.encoder.decode(np.empty((0, params.encoder.dim)))
+            pq.write_table(pa.Table.from_pandas(empty, preserve_index=False), part.path)
+    finally:
+        if writer is not None:
+            writer.close()
+    return part.rows
+
+
+def part_specs(chunks: list[ChunkSpec], chunks_per_part: int, path_of) -> list[PartSpec]:
+    """Group consecutive chunks into files of ``chunks_per_part`` chunks."""
+    if not chunks:
+        return [PartSpec(0, path_of(0), ())]
+    k = chunks_per_part
+    return [
+        PartSpec(i // k, path_of(i // k), tuple(chunks[i : i + k]))
+        for i in range(0, len(chunks), k)
+    ]

@@ -1,0 +1,169 @@
+"""The Dask engine on a 2-worker loopback LocalCluster: same statistics, certificate, rows."""
+
+from __future__ import annotations
+
+import json
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from synthcert import engine
+from synthcert.cli import app
+from synthcert.data.discretize import Discretizer
+from synthcert.engine.dask import joblib_backend, parallel_map
+from synthcert.release import release
+from synthcert.synthesizers.gaussian import GaussianSynthesizer
+
+distributed = pytest.importorskip("distributed")
+
+VOLATILE = {"created", "output_file", "command"}
+
+
+@pytest.fixture(scope="module")
+def client():
+    """Two single-threaded worker processes on 127.0.0.1, no dashboard."""
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, silence_logs=50,
+    )  # fmt: skip
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def client_one():
+    """One worker in this process (in-process transport), to check rows do not depend on workers."""
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=50
+    )
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_release_of_a_million_rows_on_dask_equals_local(tmp_path, client, demo_million, demo_sch):
+    path, _ = demo_million
+    common = dict(seed=2024, partition_rows=250_000, sigma=1e-3)
+    local = release(path, demo_sch, tmp_path / "local.parquet", **common)
+    dask = release(path, demo_sch, f"{tmp_path}/dask/", engine="dask", scheduler=client, **common)
+    a, b = local.certificate.to_dict(), dask.certificate.to_dict()
+    assert {k: v for k, v in a.items() if k not in VOLATILE} == {
+        k: v for k, v in b.items() if k not in VOLATILE
+    }
+    assert a["n"] == a["n_out"] == 1_000_000 and a["d"] == 6 and a["sigma_source"] == "declared"
+    assert np.isfinite(a["epsilon"]) and a["epsilon"] > 0
+    rows_local = pd.read_parquet(local.output)
+    rows_dask = pd.read_parquet(dask.output)
+    pd.testing.assert_frame_equal(rows_local, rows_dask)
+    assert engine.read_manifest(dask.output).rows == 1_000_000
+    # the statistics of the released rows: the same numbers on both engines
+    # same input and partitions: the same floating-point numbers on both engines
+    m_local = engine.fit_moments(dask.output, demo_sch)
+    m_dask = engine.fit_moments(dask.output, demo_sch, engine="dask", scheduler=client)
+    assert np.array_equal(m_local.acc.m2, m_dask.acc.m2)
+    # a single file (other partitions, another merge tree): equal to 1e-12 relative
+    m_file = engine.fit_moments(local.output, demo_sch)
+    np.testing.assert_allclose(m_file.acc.covariance, m_dask.acc.covariance, rtol=1e-12)
+
+
+def test_input_moments_agree_with_in_memory_fit(client, demo_million, demo_sch):
+    path, df = demo_million
+    got = engine.fit_moments(
+        path, demo_sch, partition_rows=250_000, engine="dask", scheduler=client
+    )
+    local = engine.fit_moments(path, demo_sch, partition_rows=250_000)
+    assert np.array_equal(got.acc.m2, local.acc.m2) and np.array_equal(got.acc.mean, local.acc.mean)
+    ref = GaussianSynthesizer(demo_sch).fit(df)
+    assert (np.abs(got.acc.covariance - ref.cov_) / np.abs(ref.cov_)).max() < 1e-12
+    np.testing.assert_allclose(got.acc.mean, ref.mean_, rtol=1e-12)
+
+
+def test_same_seed_same_rows_with_one_and_two_workers(
+    tmp_path, client, client_one, demo_million, demo_sch
+):
+    _, df = demo_million
+    synth = GaussianSynthesizer(demo_sch, chunk_rows=50_000).fit(df.iloc[:100_000])
+    outs = []
+    for name, c in (("two", client), ("one", client_one)):
+        out = tmp_path / name
+        engine.sample_partitioned(
+            synth, 420_000, out, seed=5, partition_rows=100_000, engine="dask", scheduler=c
+        )
+        outs.append(pd.read_parquet(out))
+        assert [p.rows for p in engine.read_manifest(out).parts] == [100_000] * 4 + [20_000]
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+    pd.testing.assert_frame_equal(outs[0], synth.sample(420_000, seed=5))
+
+
+def test_histograms_and_marginals_on_dask_equal_local(client, adult_files, adult_mixed_schema):
+    folder, _ = adult_files
+    disc = Discretizer(adult_mixed_schema, bins=20)
+    src = str(folder / "adult-*.csv")
+    h_local = engine.histograms(src, disc)
+    h_dask = engine.histograms(src, disc, engine="dask", scheduler=client)
+    for a, b in zip(h_local.counts, h_dask.counts, strict=True):
+        np.testing.assert_array_equal(a, b)
+    cl = [("sex", "marital-status"), ("age", "fnlwgt", "race")]
+    m_local = engine.marginals(src, disc, cl, partition_rows=1)
+    m_dask = engine.marginals(src, disc, cl, partition_rows=1, engine="dask", scheduler=client)
+    for key in m_local.counts:
+        np.testing.assert_array_equal(m_local.counts[key], m_dask.counts[key])
+    assert m_dask.rows == 30_155
+
+
+def _square_plus(x: int, offset: int = 0) -> int:
+    return x * x + offset
+
+
+def test_parallel_map_and_joblib_backend_keep_order(client):
+    assert parallel_map(_square_plus, range(20), scheduler=client) == [x * x for x in range(20)]
+    with joblib_backend(client):
+        got = joblib.Parallel(n_jobs=-1)(joblib.delayed(_square_plus)(x, 1) for x in range(12))
+    assert got == [x * x + 1 for x in range(12)]
+
+
+def test_cli_release_with_dask_scheduler_address(tmp_path, client, demo_million, demo_sch):
+    _, df = demo_million
+    small = tmp_path / "small.parquet"
+    df.iloc[:100_000].to_parquet(small, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(demo_sch.to_json())
+    runner = CliRunner()
+    args = ["release", str(small), "--schema", str(schema), "--seed", "3", "--json"]
+    local = runner.invoke(app, [*args, "--out", str(tmp_path / "l.csv")])
+    remote = runner.invoke(
+        app,
+        [*args, "--out", str(tmp_path / "d") + "/", "--engine", "dask",
+         "--scheduler", client.scheduler.address, "--partition-rows", "3e4"],
+    )  # fmt: skip
+    assert local.exit_code == 0, local.output
+    assert remote.exit_code == 0, remote.output
+    a, b = json.loads(local.stdout), json.loads(remote.stdout)
+    assert {k: v for k, v in a.items() if k not in VOLATILE} == {
+        k: v for k, v in b.items() if k not in VOLATILE
+    }
+    got = pd.read_parquet(tmp_path / "d")
+    assert len(got) == 100_000
+    np.testing.assert_allclose(got.to_numpy(float), pd.read_csv(tmp_path / "l.csv").to_numpy(float))
+    bad = runner.invoke(app, [*args, "--out", str(tmp_path / "x.csv"), "--engine", "spark"])
+    assert bad.exit_code == 2 and "unknown engine" in bad.output
+
+
+def test_cli_dask_without_address_starts_a_loopback_cluster(tmp_path, demo_million, demo_sch):
+    _, df = demo_million
+    small = tmp_path / "small.parquet"
+    df.iloc[:20_000].to_parquet(small, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(demo_sch.to_json())
+    res = CliRunner().invoke(
+        app,
+        ["release", str(small), "--schema", str(schema), "--out", str(tmp_path / "o.parquet"),
+         "--engine", "dask", "--workers", "1", "--seed", "1"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "started a local cluster of 1 workers, dashboard http://127.0.0.1:" in res.output
+    assert len(pd.read_parquet(tmp_path / "o.parquet")) == 20_000
