@@ -265,11 +265,6 @@ def test_bridge_bounds_the_mahalanobis_shift():
     assert np.max(np.sum(shifts**2, axis=1) / 0.3) / 2 == pytest.approx(iso)
 
 
-@pytest.mark.xfail(
-    not hasattr(_inherent, "theorem31_components"),
-    reason="synthcert.privacy.inherent.theorem31_components (issue #3) is not in the tree yet",
-    strict=True,
-)
 def test_bridge_is_miuras_mean_term_in_the_limit():
     # Theorem 3.1 of Miura et al. (seed 000) separates into a mean-vector term and a covariance
     # term; the mean term per record tends to alpha * rho of the bridge (unbounded: n vs n+1).

@@ -17,17 +17,11 @@ def make_certificate(
     *, n=30162, d=6, sigma=0.02, n_out=2000, delta=1e-5, neighboring="unbounded", conversion="ckm"
 ) -> dict:
     """A certificate at the α that minimises ε, as `synthcert release --n-out` would write."""
-    from synthcert.privacy.conversion import optimal_dp
-    from synthcert.privacy.inherent import alpha_limit, epsilon_per_record
+    from synthcert.privacy.budget import account
 
-    lim = alpha_limit(n, d, sigma, neighboring)
-    g = optimal_dp(
-        lambda a: n_out * epsilon_per_record(a, n, d, sigma, neighboring),
-        delta,
-        lim,
-        conversion=conversion,
+    acc = account(
+        n, d, sigma, n_out=n_out, delta=delta, neighboring=neighboring, conversion=conversion
     )
-    per = float(epsilon_per_record(np.array([g.alpha]), n, d, sigma, neighboring)[0])
     return {
         "synthesizer": "gaussian",
         "neighboring": neighboring,
@@ -36,12 +30,12 @@ def make_certificate(
         "sigma": sigma,
         "sigma_source": "declared",
         "bounds_source": "public",
-        "alpha": g.alpha,
+        "alpha": acc.alpha,
         "n_out": n_out,
-        "epsilon_rdp": n_out * per,
-        "epsilon_rdp_per_record": per,
+        "epsilon_rdp": acc.epsilon_rdp,
+        "epsilon_rdp_per_record": acc.epsilon_rdp_per_record,
         "delta": delta,
-        "epsilon": g.epsilon,
+        "epsilon": acc.epsilon,
         "conversion": conversion,
         "rows_clipped": 0,
         "rows_dropped_missing": 2399,

@@ -115,7 +115,7 @@ def alpha_grid(alpha_max: float, alpha: float, num: int = 160) -> np.ndarray:
 def certificate_curves(cert: Mapping[str, Any], *, num_alpha: int = 160) -> CertificateCurves:
     """Recompute the α–ε curve, the ε-versus-n_out curve and the record budget of a certificate."""
     from synthcert.privacy.conversion import rdp_to_dp
-    from synthcert.privacy.inherent import alpha_limit, epsilon_per_record
+    from synthcert.privacy.inherent import alpha_limit, epsilon_per_record, theorem_n
 
     n, d = int(_num(cert["n"])), int(_num(cert["d"]))
     sigma, alpha = float(_num(cert["sigma"])), float(_num(cert["alpha"]))
@@ -128,11 +128,12 @@ def certificate_curves(cert: Mapping[str, Any], *, num_alpha: int = 160) -> Cert
     kind, budget = budget_of(cert)
     if kind == "dp" and isinstance(cert.get("budget"), Mapping):
         delta = _num(cert["budget"].get("delta")) or delta
-    a_max = float(alpha_limit(n, d, sigma, neighboring))
+    m = theorem_n(n, neighboring)  # the n the certificate evaluates the theorem at
+    a_max = float(alpha_limit(m, d, sigma, neighboring))
     alphas = alpha_grid(a_max, alpha, num_alpha)
-    per = np.asarray(epsilon_per_record(alphas, n, d, sigma, neighboring), dtype=float)
+    per = np.asarray(epsilon_per_record(alphas, m, d, sigma, neighboring), dtype=float)
     per = np.where(np.isfinite(per), per, np.inf)
-    per_at = float(np.asarray(epsilon_per_record(np.array([alpha]), n, d, sigma, neighboring))[0])
+    per_at = float(np.asarray(epsilon_per_record(np.array([alpha]), m, d, sigma, neighboring))[0])
     rec_rdp = n_out * per_at
 
     by_alpha: dict[str, np.ndarray] = {}

@@ -1,0 +1,426 @@
+"""How many records a budget allows (thesis seed 003 Table 5.2), and how large n must be."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthcert._result import Result
+from synthcert.errors import AssumptionError, BudgetError
+from synthcert.privacy.conversion import (
+    Conversion,
+    _check_conversion,
+    _check_delta,
+    _log_alpha_search,
+    conversion_offset,
+    optimal_dp,
+    rdp_to_dp,
+)
+from synthcert.privacy.inherent import (
+    Neighboring,
+    Variant,
+    alpha_limit,
+    certify,
+    compose,
+    epsilon_per_record,
+    equation_text,
+    infeasibility_reason,
+    theorem_n,
+)
+
+
+@dataclass(frozen=True)
+class RecordBudget(Result):
+    """Largest n_out whose cost stays within the budget (floor, never rounded up)."""
+
+    max_records: int
+    alpha: float
+    epsilon_rdp_per_record: float
+    epsilon_spent: float
+    budget_epsilon: float
+    budget_delta: float | None
+    budget_kind: str
+    conversion: str | None
+    neighboring: str
+    n: int
+    d: int
+    sigma: float
+    feasible: bool = True
+    reason: str | None = None
+
+
+def _floor_within(limit: float, per: float, cost) -> int:
+    """floor(limit/per), stepped down until cost(k) ≤ the budget despite rounding."""
+    if not (math.isfinite(per) and per > 0) or limit < 0:
+        return 0
+    k = math.floor(limit / per)
+    while k > 0 and not cost(k):
+        k -= 1
+    return int(k)
+
+
+def max_records_rdp(
+    n: int,
+    d: int,
+    sigma: float,
+    alpha: float,
+    epsilon_rdp: float,
+    *,
+    neighboring: Neighboring = "unbounded",
+    variant: Variant = "corrected",
+) -> RecordBudget:
+    """Largest n_out with n_out·ε_α(n) ≤ ε_RDP (seed 000 Prop. 2.5; thesis Table 5.2, floored)."""
+    if not epsilon_rdp >= 0:
+        raise AssumptionError("the RDP budget must be ≥ 0", assumption="ε ≥ 0")
+    cert = certify(n, d, sigma, alpha, n_out=1, neighboring=neighboring, variant=variant)
+    if not cert.feasible:
+        return _refused(
+            n, d, sigma, float(alpha), float(epsilon_rdp), None, None, neighboring, cert.reason
+        )
+    per = cert.epsilon_rdp_per_record
+    k = _floor_within(epsilon_rdp, per, lambda k: k * per <= epsilon_rdp)
+    return RecordBudget(
+        max_records=k,
+        alpha=float(alpha),
+        epsilon_rdp_per_record=per,
+        epsilon_spent=k * per,
+        budget_epsilon=float(epsilon_rdp),
+        budget_delta=None,
+        budget_kind="rdp",
+        conversion=None,
+        neighboring=neighboring,
+        n=int(n),
+        d=int(d),
+        sigma=float(sigma),
+    )
+
+
+def max_records_dp(
+    n: int,
+    d: int,
+    sigma: float,
+    epsilon: float,
+    delta: float,
+    *,
+    neighboring: Neighboring = "unbounded",
+    conversion: Conversion = "ckm",
+    variant: Variant = "corrected",
+    alpha: float | None = None,
+) -> RecordBudget:
+    """Largest n_out with (ε, δ)-DP: max over α (or at the given α) of (ε − offset)/ε_α, floored.
+
+    For a fixed α the conversion is ε_DP = n_out·ε_α + offset(α, δ), so the real-valued number
+    of records allowed is (ε − offset)/ε_α; it is maximised continuously over α in log(α−1).
+    """
+    _check_delta(delta)
+    _check_conversion(conversion)
+    if not epsilon > 0:
+        raise AssumptionError("the (ε, δ) budget needs ε > 0", assumption="ε > 0")
+    m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
+    lim = alpha_limit(m, d, sigma, neighboring)
+    probe = 1.0 + (lim - 1.0) / 2.0 if lim > 1 else 2.0
+    reason = infeasibility_reason(probe, m, d, sigma, neighboring, variant=variant)
+    if lim <= 1 or reason is not None:
+        why = reason or f"the admissible range of α is empty (α_max = {lim:.6g})"
+        return _refused(
+            n, d, sigma, math.nan, float(epsilon), float(delta), conversion, neighboring, why
+        )
+
+    def neg_records(a: np.ndarray) -> np.ndarray:
+        per = epsilon_per_record(a, m, d, sigma, neighboring, variant=variant)
+        room = epsilon - conversion_offset(a, delta, conversion)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            val = np.where(np.isfinite(per) & (per > 0), room / per, -np.inf)
+        return -val
+
+    if alpha is None:
+        best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
+    else:
+        why = infeasibility_reason(float(alpha), m, d, sigma, neighboring, variant=variant)
+        if why is not None:
+            return _refused(
+                n,
+                d,
+                sigma,
+                float(alpha),
+                float(epsilon),
+                float(delta),
+                conversion,
+                neighboring,
+                why,
+            )
+        alpha = float(alpha)
+        best = float(neg_records(np.array([alpha]))[0])
+    if not math.isfinite(best):
+        return _refused(
+            n,
+            d,
+            sigma,
+            math.nan,
+            float(epsilon),
+            float(delta),
+            conversion,
+            neighboring,
+            "no admissible order gives a finite bound",
+        )
+    per = float(epsilon_per_record(np.array([alpha]), m, d, sigma, neighboring, variant=variant)[0])
+
+    def within(k: int) -> bool:
+        return float(rdp_to_dp(alpha, k * per, delta, conversion)) <= epsilon
+
+    k = _floor_within(-best * per, per, within) if -best > 0 else 0
+    return RecordBudget(
+        max_records=k,
+        alpha=alpha,
+        epsilon_rdp_per_record=per,
+        epsilon_spent=float(rdp_to_dp(alpha, k * per, delta, conversion)),
+        budget_epsilon=float(epsilon),
+        budget_delta=float(delta),
+        budget_kind="dp",
+        conversion=conversion,
+        neighboring=neighboring,
+        n=int(n),
+        d=int(d),
+        sigma=float(sigma),
+    )
+
+
+def max_records(
+    n: int,
+    d: int,
+    sigma: float,
+    *,
+    neighboring: Neighboring = "unbounded",
+    alpha: float | None = None,
+    epsilon_rdp: float | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    conversion: Conversion = "ckm",
+    variant: Variant = "corrected",
+) -> RecordBudget:
+    """Largest n_out within an RDP budget (alpha, epsilon_rdp) or an (epsilon, delta) budget.
+
+    With (epsilon, delta), α is optimised unless given. The count is a floor, never rounded up.
+    """
+    if epsilon_rdp is not None:
+        if epsilon is not None or delta is not None:
+            raise AssumptionError("give either (alpha, epsilon_rdp) or (epsilon, delta), not both")
+        if alpha is None:
+            raise AssumptionError("an RDP budget needs its order alpha", assumption="α given")
+        return max_records_rdp(
+            n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, variant=variant
+        )
+    if epsilon is None or delta is None:
+        raise AssumptionError(
+            "give a budget: (alpha, epsilon_rdp) or (epsilon, delta)", assumption="a budget"
+        )
+    return max_records_dp(
+        n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion,
+        variant=variant, alpha=alpha,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Account(Result):
+    """The certificate of releasing n_out records of M_G: RDP and, given δ, (ε, δ)-DP."""
+
+    neighboring: str
+    n: int
+    d: int
+    sigma: float
+    alpha: float | None
+    n_out: int
+    epsilon_rdp: float | None
+    epsilon_rdp_per_record: float | None
+    delta: float | None
+    epsilon: float | None
+    conversion: str | None
+    feasible: bool
+    reason: str | None
+    alpha_max: float
+    equation: str
+
+
+def account(
+    n: int,
+    d: int,
+    sigma: float,
+    *,
+    alpha: float | None = None,
+    n_out: int | None = None,
+    neighboring: Neighboring = "unbounded",
+    delta: float | None = None,
+    conversion: Conversion = "ckm",
+    variant: Variant = "corrected",
+) -> Account:
+    """Certify n_out records (default n): (α, ε_RDP) and, with δ, (ε, δ)-DP (α optimised if None).
+
+    Theorem 3.1 / Corollary 3.2 of seed 000 (or Theorem 3.2 of seed 001), composed over the
+    records by Prop. 2.5, converted by Mironov's Prop. 2.6 or the CKS/Asoodeh bound.
+    """
+    n_out = int(n) if n_out is None else int(n_out)
+    if delta is not None:
+        _check_delta(delta)
+        _check_conversion(conversion)
+    if alpha is None and delta is None:
+        raise AssumptionError(
+            "without alpha, delta is required: α is then chosen to minimise ε of (ε, δ)-DP",
+            assumption="alpha or delta given",
+            admissible="give alpha, or delta in (0, 1)",
+        )
+    m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
+    lim = alpha_limit(m, d, sigma, neighboring)
+    if alpha is None:
+        probe = 1.0 + (lim - 1.0) / 2.0 if lim > 1 else 2.0
+        reason = infeasibility_reason(probe, m, d, sigma, neighboring, variant=variant)
+        if lim <= 1 or reason is not None:
+            why = reason or "the admissible range of α is empty"
+            return _account_refused(
+                n, d, sigma, None, n_out, neighboring, delta, conversion, why, lim
+            )
+        if n_out == 0:
+            alpha = 1.0 + (lim - 1.0) / 2.0
+        else:
+
+            def curve(a: np.ndarray) -> np.ndarray:
+                per = epsilon_per_record(a, m, d, sigma, neighboring, variant=variant)
+                return compose(per, n_out)
+
+            best = optimal_dp(curve, delta, lim, conversion=conversion)
+            alpha = best.alpha
+    cert = certify(n, d, sigma, alpha, n_out=n_out, neighboring=neighboring, variant=variant)
+    if not cert.feasible:
+        return _account_refused(n, d, sigma, float(alpha), n_out, neighboring, delta, conversion,
+                                cert.reason, lim)  # fmt: skip
+    eps_dp = None
+    if delta is not None:
+        eps_dp = 0.0 if n_out == 0 else float(rdp_to_dp(alpha, cert.epsilon_rdp, delta, conversion))
+    return Account(
+        neighboring=neighboring,
+        n=int(n),
+        d=int(d),
+        sigma=float(sigma),
+        alpha=float(alpha),
+        n_out=n_out,
+        epsilon_rdp=cert.epsilon_rdp,
+        epsilon_rdp_per_record=cert.epsilon_rdp_per_record,
+        delta=None if delta is None else float(delta),
+        epsilon=eps_dp,
+        conversion=None if delta is None else conversion,
+        feasible=True,
+        reason=None,
+        alpha_max=lim,
+        equation=cert.equation,
+    )
+
+
+def _account_refused(
+    n, d, sigma, alpha, n_out, neighboring, delta, conversion, reason, lim
+) -> Account:
+    """An Account that gives no certificate and says why."""
+    return Account(
+        neighboring=neighboring,
+        n=int(n),
+        d=int(d),
+        sigma=float(sigma),
+        alpha=alpha,
+        n_out=int(n_out),
+        epsilon_rdp=None,
+        epsilon_rdp_per_record=None,
+        delta=None if delta is None else float(delta),
+        epsilon=None,
+        conversion=None if delta is None else conversion,
+        feasible=False,
+        reason=reason,
+        alpha_max=float(lim),
+        equation=equation_text(n, neighboring),
+    )
+
+
+def _refused(
+    n: int,
+    d: int,
+    sigma: float,
+    alpha: float,
+    budget_epsilon: float,
+    budget_delta: float | None,
+    conversion: str | None,
+    neighboring: str,
+    reason: str | None,
+) -> RecordBudget:
+    """No certificate exists, so no record can be released: 0 records, with the reason."""
+    return RecordBudget(
+        max_records=0,
+        alpha=alpha,
+        epsilon_rdp_per_record=math.inf,
+        epsilon_spent=0.0,
+        budget_epsilon=budget_epsilon,
+        budget_delta=budget_delta,
+        budget_kind="rdp" if budget_delta is None else "dp",
+        conversion=conversion,
+        neighboring=neighboring,
+        n=int(n),
+        d=int(d),
+        sigma=float(sigma),
+        feasible=False,
+        reason=reason,
+    )
+
+
+def min_dataset_size(
+    n_out: int,
+    d: int,
+    sigma: float,
+    *,
+    alpha: float | None = None,
+    epsilon_rdp: float | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    neighboring: Neighboring = "unbounded",
+    conversion: Conversion = "ckm",
+    n_max: int = 10**15,
+) -> int:
+    """Smallest n whose budget allows n_out records (bisection; ε_α(n) decreases in n)."""
+    if (alpha is None) != (epsilon_rdp is None) or (epsilon is None) != (delta is None):
+        raise AssumptionError("give either (alpha, epsilon_rdp) or (epsilon, delta)")
+    if (alpha is None) == (epsilon is None):
+        raise AssumptionError("give exactly one budget: (alpha, epsilon_rdp) or (epsilon, delta)")
+
+    def allows(n: int) -> bool:
+        try:
+            if alpha is not None:
+                got = max_records_rdp(n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring)
+            else:
+                got = max_records_dp(
+                    n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion
+                )
+        except AssumptionError:
+            return False
+        return got.feasible and got.max_records >= n_out
+
+    hi = 2
+    while not allows(hi):
+        hi *= 2
+        if hi > n_max:
+            raise BudgetError(f"no n ≤ {n_max:g} allows {n_out} records within the budget")
+    lo = hi // 2  # allows(lo) is False (or lo < 2)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if allows(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+__all__ = [
+    "Account",
+    "RecordBudget",
+    "account",
+    "max_records",
+    "max_records_dp",
+    "max_records_rdp",
+    "min_dataset_size",
+]
