@@ -79,3 +79,20 @@ def test_reproduce_setsubun_quick(tmp_path):
     assert set(table["target"]) == {"random", "mah-max"}
     assert (tmp_path / "figure_3_3.png").stat().st_size > 0
     assert doc["settings"]["trials"] == 1
+
+
+def test_audit_on_dask_gives_the_local_ims_and_writes_a_report(small_input, tmp_path):
+    data, schema = small_input
+    common = ["audit", str(data), "--schema", str(schema), "--synthesizer", "gaussian",
+              "--attacks", "distance,statistics", "--trials", "1", "--generations", "4",
+              "--seed", "3"]  # fmt: skip
+    local = runner.invoke(app, [*common, "--out", str(tmp_path / "l"), "--json"])
+    dask = runner.invoke(app, [*common, "--out", str(tmp_path / "d"), "--engine", "dask",
+                               "--workers", "2", "--report", str(tmp_path / "r.html"),
+                               "--json"])  # fmt: skip
+    assert local.exit_code == 0, local.output
+    assert dask.exit_code == 0, dask.output
+    ims_local = pd.read_csv(tmp_path / "l" / "ims.csv")
+    ims_dask = pd.read_csv(tmp_path / "d" / "ims.csv")
+    pd.testing.assert_frame_equal(ims_local, ims_dask, rtol=1e-12)
+    assert "Membership-inference audit" in (tmp_path / "r.html").read_text()

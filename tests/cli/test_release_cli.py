@@ -133,3 +133,13 @@ def test_demo_runs(tmp_path):
     doc = json.loads(res.stdout)
     assert doc["all_rows"]["n_out"] == 100_000
     assert 1 <= doc["budget_eps1"]["n_out"] < 100_000 and doc["budget_eps1"]["epsilon"] <= 1
+
+
+def test_release_writes_its_report(files, tmp_path):
+    report = tmp_path / "report.html"
+    res = runner.invoke(app, ["release", str(files / "in.csv"), "--schema",
+                              str(files / "schema.json"), "--out", str(tmp_path / "o.csv"),
+                              "--n-out", "500", "--report", str(report)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    html = report.read_text()
+    assert "<html" in html and "Privacy certificate" in html and "500" in html

@@ -329,6 +329,8 @@ def run_audit(
     confidence: float = 0.95,
     bound_delta: float | None = None,
     progress: Progress | None = None,
+    engine: str = "local",
+    scheduler: Any = None,
 ) -> AuditResult:
     """Play the Setsubun game (Algorithms 7-8 of seed 003) against ``synthesizer``.
 
@@ -336,8 +338,22 @@ def run_audit(
     any object with ``fit(table)`` and ``sample(n)`` (deep-copied for every fit; it must pickle
     when ``workers > 1``). ``target`` is random, mah-max, iforest, ocsvm, divergence or a row
     position of ``table``. ``bound_delta`` is the δ of the ε lower bound (default: the δ the
-    synthesizer claims, else 0).
+    synthesizer claims, else 0). ``engine="dask"`` runs the trials on a Dask cluster (the
+    ``scheduler`` address, or a new local cluster of ``workers`` processes); the IMs are the same.
     """
+    if engine == "dask":
+        from synthcert.engine.dask import joblib_backend
+
+        with joblib_backend(scheduler, n_workers=workers):
+            return run_audit(
+                table, schema, synthesizer, epsilon=epsilon, delta=delta,
+                synthesizer_params=synthesizer_params, target=target, attacks=attacks,
+                trials=trials, generations=generations, workers=workers, seed=seed,
+                params=params, alpha=alpha, confidence=confidence, bound_delta=bound_delta,
+                progress=progress, engine="dask-active",
+            )  # fmt: skip
+    if engine not in ("local", "dask-active"):
+        raise SynthcertError(f"engine must be 'local' or 'dask', not {engine!r}")
     started = time.perf_counter()
     if trials < 1 or generations < 1:
         raise SynthcertError("trials and generations must be at least 1")
@@ -390,7 +406,7 @@ def run_audit(
     done = 0
     if progress:
         progress(0, total)
-    runner = _Runner(workers)
+    runner = _Runner(workers, backend="dask" if engine == "dask-active" else "loky")
     prepared: dict[int, PreparedTrial] = {}
     for prep in runner.map(prepare_trial, [(setup, t) for t in range(trials)]):
         prepared[prep.trial] = prep
@@ -471,14 +487,15 @@ def run_audit(
 
 
 class _Runner:
-    """Runs jobs in-process (one worker) or on loky processes, yielding results as they finish."""
+    """Runs jobs in-process (one worker), on loky processes, or on the active Dask client."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, backend: str = "loky") -> None:
         self.workers = workers
+        self.backend = backend
 
     def map(self, func: Callable, args: list[tuple]) -> Any:
         """Yield ``func(*a)`` for every ``a``; BLAS/OpenMP limited to one thread per job."""
-        if self.workers == 1 or len(args) == 1:
+        if self.backend != "dask" and (self.workers == 1 or len(args) == 1):
             from threadpoolctl import threadpool_limits
 
             with threadpool_limits(1):
@@ -487,6 +504,10 @@ class _Runner:
             return
         from joblib import Parallel, delayed, parallel_config
 
+        if self.backend == "dask":  # inside synthcert.engine.dask.joblib_backend
+            parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
+            yield from parallel(delayed(func)(*a) for a in args)
+            return
         with parallel_config(backend="loky", inner_max_num_threads=1):
             parallel = Parallel(
                 n_jobs=min(self.workers, len(args)), return_as="generator_unordered"

@@ -64,3 +64,30 @@ def check_missing_policy(value: str) -> str:
     if value not in ("drop", "fail"):
         raise typer.BadParameter("--missing must be 'drop' or 'fail'")
     return value
+
+
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write the self-contained HTML report of this run to this file "
+        "(see `synthcert report`).",
+        dir_okay=False,
+    ),
+]
+EngineOpt = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="local (this process: threads, streaming partitions) or dask (a Dask cluster: "
+        "--scheduler ADDRESS, or a new LocalCluster on 127.0.0.1). Same results either way.",
+    ),
+]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="Address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); with "
+        "--engine dask and no address, a LocalCluster on 127.0.0.1 is started.",
+    ),
+]

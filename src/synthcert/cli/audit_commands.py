@@ -21,9 +21,12 @@ from synthcert.cli._common import (
 )
 from synthcert.cli._options import (
     EncodingOpt,
+    EngineOpt,
     JsonOpt,
     NaOpt,
     NoHeaderOpt,
+    ReportOpt,
+    SchedulerOpt,
     SchemaOpt,
     SepOpt,
     csv_options,
@@ -95,6 +98,9 @@ def audit_command(
         int, typer.Option("--workers", help="Worker processes; IMs do not depend on it.")
     ] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random draw of the game.")] = 0,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
+    report: ReportOpt = None,
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
@@ -113,7 +119,7 @@ def audit_command(
     from synthcert.data.io import read_table
 
     sch = Schema.load(schema)
-    table = read_table(input, csv_options(no_header, sep, na_value, encoding, sch.names))
+    table = read_table(input, csv_options(no_header, sep, na_value, encoding, sch.csv_names))
     eps = parse_float(epsilon) if epsilon is not None else None
     dlt = parse_float(delta) if delta is not None else None
     n_trials, n_gen = parse_count(trials), parse_count(generations)
@@ -136,8 +142,16 @@ def audit_command(
             workers=workers,
             seed=seed,
             progress=tick,
+            engine=engine,
+            scheduler=scheduler,
         )
     paths = write_audit(result, out, protect=(input,))
+    if report is not None:
+        from synthcert.report.build import write_report
+
+        write_report(report, certificate=None, audit=audit_summary(result), schema=sch,
+                     protect=[input])  # fmt: skip
+        paths["report"] = report
     for note in result.notes:
         warn(note)
     if json_out:

@@ -23,10 +23,13 @@ from synthcert.cli._common import (
 )
 from synthcert.cli._options import (
     EncodingOpt,
+    EngineOpt,
     JsonOpt,
     MissingOpt,
     NaOpt,
     NoHeaderOpt,
+    ReportOpt,
+    SchedulerOpt,
     SchemaOpt,
     SepOpt,
     check_missing_policy,
@@ -131,23 +134,8 @@ def release_command(
             "PRIVATE file (never publish it).",
         ),
     ] = None,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine",
-            help="local (threads of this process, streaming partitions) or dask (a Dask "
-            "cluster: --scheduler ADDRESS, or a new loopback LocalCluster). Same moments, "
-            "same certificate and, for the same seed, the same rows.",
-        ),
-    ] = "local",
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            "--scheduler",
-            help="Address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); with "
-            "--engine dask and no address, a LocalCluster on 127.0.0.1 is started.",
-        ),
-    ] = None,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
     workers: Annotated[
         int | None,
         typer.Option(
@@ -162,6 +150,7 @@ def release_command(
             "(default 4194304). The rows drawn do not depend on it.",
         ),
     ] = None,
+    report: ReportOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
@@ -217,6 +206,12 @@ def release_command(
             partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
             notify=lambda text: err_console.print(text, soft_wrap=True),
         )
+    if report is not None:
+        from synthcert.report.build import write_report
+
+        write_report(report, certificate=result.certificate.to_dict(), schema=sch, protect=[input])
+        if not json_out:
+            console.print(f"report written to {report}")
     if json_out:
         emit_json(result.certificate)
         return
