@@ -75,11 +75,12 @@ def run_sdv(rows: int) -> dict:
     from synthcert.data.datasets import make_demo_table
 
     table = make_demo_table(rows, seed=1)
-    metadata = Metadata.detect_from_dataframe(table)
+    metadata = Metadata.detect_from_dataframes({"demo": table})
     t0 = time.perf_counter()
     synth = GaussianCopulaSynthesizer(metadata)
-    synth.fit(table)
-    out = synth.sample(rows)
+    synth.fit({"demo": table})  # SDV 2.x takes {table name: frame}
+    out = synth.sample(num_rows=rows)
+    out = next(iter(out.values())) if isinstance(out, dict) else out
     seconds = time.perf_counter() - t0
     assert len(out) == rows
     return {"seconds": seconds, "peak_mb": _peak_mb()}

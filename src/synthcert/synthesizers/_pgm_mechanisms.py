@@ -1,0 +1,342 @@
+"""AIM and MWEM+PGM selection loops over discretised codes (thesis section 2.4.2, Algs. 4-6).
+
+Both mechanisms alternate: select a marginal (exponential mechanism on a noisy quality
+score, or argmax without DP), measure it (Gaussian noise, or exactly without DP), and
+re-estimate the graphical model with Private-PGM (mbi's mirror descent, warm-started).
+Neighbouring is *unbounded* (add/remove one record): a count marginal then has L1 and L2
+sensitivity 1, and a score w_r * ||x_r - y_r||_1 has sensitivity w_r.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from synthcert.errors import AssumptionError
+from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.privacy.mechanisms import exponential_mechanism, gaussian_mechanism
+from synthcert.synthesizers._pgm_backend import load_mbi
+from synthcert.synthesizers._pgm_inference import CalibratedTree, calibrate
+
+Clique = tuple[str, ...]
+Progress = Callable[[str], None]
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+@dataclass
+class PGMState:
+    """What one run leaves behind: the measurements, the model, and a trace of the rounds."""
+
+    sizes: dict[str, int]
+    measurements: list = field(default_factory=list)
+    model: object | None = None
+    calib: CalibratedTree | None = None
+    selected: list[Clique] = field(default_factory=list)
+    sigmas: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# -- workloads -----------------------------------------------------------------------------
+def all_pairs(columns: Sequence[str]) -> list[tuple[Clique, float]]:
+    """The default workload: every 2-way marginal with weight 1 (thesis section 2.4.2)."""
+    return [(c, 1.0) for c in itertools.combinations(columns, 2)]
+
+
+def downward_closure(cliques: Sequence[Clique]) -> list[Clique]:
+    """W+ of Def. 2.4.4: every non-empty subset of a workload clique, smallest first."""
+    out: set[Clique] = set()
+    for cl in cliques:
+        for r in range(1, len(cl) + 1):
+            out.update(itertools.combinations(cl, r))
+    return sorted(out, key=lambda c: (len(c), c))
+
+
+def workload_weights(workload: Sequence[tuple[Clique, float]]) -> dict[Clique, float]:
+    """w_r = sum over s in W of c_s |r cap s|, for r in W+ (Algorithm 4, lines 7-9)."""
+    closure = downward_closure([cl for cl, _ in workload])
+    return {r: float(sum(c * len(set(r) & set(s)) for s, c in workload)) for r in closure}
+
+
+def data_marginal(
+    codes: dict[str, np.ndarray], sizes: dict[str, int], clique: Clique
+) -> np.ndarray:
+    """Counts of the marginal on ``clique`` (axes in clique order)."""
+    shape = [sizes[a] for a in clique]
+    idx = np.ravel_multi_index([codes[a] for a in clique], shape)
+    return np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64).reshape(shape)
+
+
+def cells(sizes: dict[str, int], clique: Clique) -> int:
+    """d_r: the number of cells of the marginal on ``clique``."""
+    return int(np.prod([sizes[a] for a in clique], dtype=np.int64))
+
+
+# -- the model -----------------------------------------------------------------------------
+class Estimator:
+    """Private-PGM estimation (mbi mirror descent) and our numpy calibration of its result."""
+
+    def __init__(self, sizes: dict[str, int], iters: int, known_total: float | None) -> None:
+        mbi = load_mbi()
+        self.mbi = mbi
+        self.sizes = sizes
+        self.domain = mbi.Domain(list(sizes), [sizes[a] for a in sizes])
+        self.iters = iters
+        self.known_total = known_total
+
+    def fit(self, state: PGMState, iters: int | None = None) -> CalibratedTree:
+        """theta_t = argmin sum_i ||M_{r_i} p - y_i||^2 / sigma_i^2 over the marginal polytope.
+
+        Algorithm 4 line 16 writes the weights as 1/sigma_i; the Gaussian log-likelihood (and
+        Private-PGM) weights squared residuals by 1/sigma_i^2, which we use.
+        """
+        est = self.mbi.estimation.MirrorDescent()
+        state.model = est.estimate(
+            self.domain,
+            list(state.measurements),
+            known_total=self.known_total,
+            iters=iters or self.iters,
+            warm_start=state.model,
+        )
+        pots = state.model.potentials
+        logp = {tuple(cl): np.asarray(pots[cl].values, dtype=np.float64) for cl in pots.cliques}
+        # marginals are scaled to the model's total (estimated from the noisy measurements)
+        state.calib = calibrate(logp, self.sizes, float(state.model.total))
+        return state.calib
+
+    def measure(self, state: PGMState, clique: Clique, y: np.ndarray, sigma: float) -> None:
+        """Add a (noisy) measurement of the marginal on ``clique`` with noise scale ``sigma``."""
+        state.measurements.append(
+            self.mbi.LinearMeasurement(
+                np.asarray(y, dtype=np.float64).ravel(), clique, stddev=float(sigma)
+            )
+        )
+        state.selected.append(clique)
+        state.sigmas.append(float(sigma))
+
+    def model_size_mb(self, cliques: Sequence[Clique]) -> float:
+        """JT-SIZE of Algorithm 4 line 13: megabytes of the junction tree's clique tables."""
+        return float(self.mbi.junction_tree.hypothetical_model_size(self.domain, list(cliques)))
+
+
+def admissible(
+    candidates: Sequence[Clique], est: Estimator, state: PGMState, limit_mb: float
+) -> list[Clique]:
+    """C_t (Algorithm 4 line 13): candidates keeping JT-SIZE within the limit.
+
+    A candidate inside an already measured clique adds nothing to the model, so it is always
+    admissible (as in the reference implementation).
+    """
+    current = list(dict.fromkeys(state.selected))
+    free = set(downward_closure(current))
+    out = []
+    for cl in candidates:
+        if cl in free or est.model_size_mb([*current, cl]) <= limit_mb:
+            out.append(cl)
+    return out
+
+
+def l1_errors(
+    candidates: Sequence[Clique], answers: dict[Clique, np.ndarray], calib: CalibratedTree
+) -> np.ndarray:
+    """||p_r(D) - p_r(theta)||_1 for each candidate, in counts."""
+    return np.array([np.abs(answers[r] - calib.project(r)).sum() for r in candidates])
+
+
+# -- AIM -----------------------------------------------------------------------------------
+def run_aim(
+    codes: dict[str, np.ndarray],
+    sizes: dict[str, int],
+    workload: Sequence[tuple[Clique, float]],
+    *,
+    rho: float | None,
+    accountant: PrivacyAccountant,
+    rng: np.random.Generator,
+    max_model_size: float = 80.0,
+    rounds: int | None = None,
+    alpha: float = 0.9,
+    pgm_iters: int = 1000,
+    round_iters: int | None = None,
+    progress: Progress | None = None,
+) -> PGMState:
+    """AIM (thesis Algorithms 4-6; McKenna et al. 2022). ``rho=None`` runs without noise.
+
+    DP: T = 16 k rounds budgeted (k attributes), sigma_0 = sqrt(T / (2 alpha rho)),
+    epsilon_0 = sqrt(8 (1 - alpha) rho / T); one-way marginals first (Algorithm 5), then
+    selection by the exponential mechanism on w_r (||x_r - y_r||_1 - sqrt(2/pi) sigma d_r),
+    measurement, estimation, annealing (Algorithm 6), until rho is spent exactly.
+    Without DP: one-way marginals, then the worst-approximated admissible candidate by
+    w_r ||x_r - y_r||_1 for ``rounds`` rounds (default k), measured exactly, stopping early
+    when every candidate is matched.
+    """
+    t0 = time.perf_counter()
+    columns = list(sizes)
+    k = len(columns)
+    weights = workload_weights(workload)
+    candidates = list(weights)
+    answers = {r: data_marginal(codes, sizes, r) for r in candidates}
+    n = len(next(iter(codes.values())))
+    est = Estimator(sizes, pgm_iters, None if rho is not None else float(n))
+    round_iters = round_iters or pgm_iters
+    state = PGMState(sizes)
+    say = progress or (lambda _msg: None)
+
+    if rho is None:
+        for a in columns:  # Algorithm 5 without noise
+            est.measure(state, (a,), answers[(a,)], 1.0)
+        est.fit(state, round_iters)
+        for t in range(rounds or k):
+            cand = admissible(candidates, est, state, max_model_size)
+            w = np.array([weights[r] for r in cand])
+            err = w * l1_errors(cand, answers, state.calib)  # type: ignore[arg-type]
+            if err.max() <= 1e-6 * n:
+                break
+            r = cand[int(np.argmax(err))]
+            est.measure(state, r, answers[r], 1.0)
+            est.fit(state, round_iters)
+            say(f"round {t + 1}: measured {r}")
+        est.fit(state, pgm_iters)
+        state.seconds = time.perf_counter() - t0
+        return state
+
+    T = rounds or 16 * k
+    sigma = math.sqrt(T / (2.0 * alpha * rho))
+    eps = math.sqrt(8.0 * (1.0 - alpha) * rho / T)
+    rho_used = 0.0
+    for a in columns:  # Algorithm 5: one-way marginals with sigma_0
+        y = gaussian_mechanism(
+            answers[(a,)],
+            1.0,
+            rho=1.0 / (2.0 * sigma**2),
+            rng=rng,
+            accountant=accountant,
+            name=f"gaussian:{a}",
+        )
+        rho_used += 1.0 / (2.0 * sigma**2)
+        est.measure(state, (a,), y, sigma)
+    est.fit(state, round_iters)
+    sensitivity = max(abs(w) for w in weights.values())
+    t = 0
+    terminate = False
+    while not terminate:
+        t += 1
+        remaining = rho - rho_used
+        # Algorithm 6 lines 8-10: if two more rounds do not fit, spend everything now
+        if remaining <= 2.0 * (1.0 / (2.0 * sigma**2) + eps**2 / 8.0):
+            sigma = math.sqrt(1.0 / (2.0 * alpha * remaining))
+            eps = math.sqrt(8.0 * (1.0 - alpha) * remaining)
+            terminate = True
+        rho_used += eps**2 / 8.0 + 1.0 / (2.0 * sigma**2)
+        limit = max_model_size * rho_used / rho
+        cand = admissible(candidates, est, state, limit)
+        w = np.array([weights[r] for r in cand])
+        bias = SQRT_2_OVER_PI * sigma * np.array([cells(sizes, r) for r in cand])
+        scores = w * (l1_errors(cand, answers, state.calib) - bias)  # type: ignore[arg-type]
+        r = cand[
+            exponential_mechanism(
+                scores, sensitivity, eps, rng=rng, accountant=accountant, name="exponential:select"
+            )
+        ]
+        y = gaussian_mechanism(
+            answers[r],
+            1.0,
+            rho=1.0 / (2.0 * sigma**2),
+            rng=rng,
+            accountant=accountant,
+            name=f"gaussian:{'x'.join(r)}",
+        )
+        before = state.calib.project(r)  # type: ignore[union-attr]
+        est.measure(state, r, y, sigma)
+        after = est.fit(state, round_iters).project(r)
+        say(f"round {t}: measured {r}, sigma={sigma:.3g}, rho used {rho_used / rho:.1%}")
+        # Algorithm 6 lines 1-3: anneal when the new measurement barely moved the model
+        if np.abs(after - before).sum() <= SQRT_2_OVER_PI * sigma * cells(sizes, r):
+            sigma /= 2.0
+            eps *= 2.0
+    if round_iters != pgm_iters:
+        est.fit(state, pgm_iters)
+    state.seconds = time.perf_counter() - t0
+    return state
+
+
+# -- MWEM+PGM ------------------------------------------------------------------------------
+def run_mwem(
+    codes: dict[str, np.ndarray],
+    sizes: dict[str, int],
+    workload: Sequence[tuple[Clique, float]],
+    *,
+    rho: float | None,
+    accountant: PrivacyAccountant,
+    rng: np.random.Generator,
+    rounds: int | None = None,
+    max_model_size: float = 25.0,
+    alpha: float = 0.9,
+    pgm_iters: int = 1000,
+    round_iters: int | None = None,
+    progress: Progress | None = None,
+) -> PGMState:
+    """MWEM+PGM (McKenna et al. 2019, section 6; Hardt et al. 2012, section 3.3).
+
+    T rounds (default k); each spends rho/T: epsilon = sqrt(8 (1 - alpha) rho/T) on the
+    exponential mechanism with score ||x_r - y_r||_1 - d_r over workload marginals whose
+    junction tree stays within max_model_size * t / T megabytes, and sigma =
+    sqrt(1 / (2 alpha rho/T)) on the measurement. The first selection compares against the
+    uniform distribution of total 1 (nothing is known yet). Without DP: argmax of
+    ||x_r - y_r||_1, measured exactly.
+    """
+    t0 = time.perf_counter()
+    k = len(sizes)
+    T = rounds or k
+    candidates = [cl for cl, _ in workload]
+    answers = {r: data_marginal(codes, sizes, r) for r in candidates}
+    n = len(next(iter(codes.values())))
+    est = Estimator(sizes, pgm_iters, None if rho is not None else float(n))
+    state = PGMState(sizes)
+    say = progress or (lambda _msg: None)
+    uniform = {a: np.zeros(s) for a, s in sizes.items()}
+    state.calib = calibrate(
+        {(a,): v for a, v in uniform.items()}, sizes, 1.0 if rho is not None else float(n)
+    )
+    if rho is not None:
+        rho_t = rho / T
+        sigma = math.sqrt(1.0 / (2.0 * alpha * rho_t))
+        eps = math.sqrt(8.0 * (1.0 - alpha) * rho_t)
+    for t in range(1, T + 1):
+        cand = admissible(candidates, est, state, max_model_size * t / T)
+        if not cand:
+            raise AssumptionError(
+                f"no workload marginal fits a junction tree of {max_model_size * t / T:.3g} MB "
+                f"in round {t} of {T}",
+                assumption="some candidate marginal fits max_model_size * t / T",
+                admissible="a larger max_model_size, or fewer rounds",
+            )
+        err = l1_errors(cand, answers, state.calib)
+        if rho is None:
+            if err.max() <= 1e-6 * n:
+                break
+            r = cand[int(np.argmax(err))]
+            est.measure(state, r, answers[r], 1.0)
+        else:
+            scores = err - np.array([cells(sizes, c) for c in cand], dtype=np.float64)
+            r = cand[
+                exponential_mechanism(
+                    scores, 1.0, eps, rng=rng, accountant=accountant, name="exponential:select"
+                )
+            ]
+            y = gaussian_mechanism(
+                answers[r],
+                1.0,
+                rho=alpha * rho_t,
+                rng=rng,
+                accountant=accountant,
+                name=f"gaussian:{'x'.join(r)}",
+            )
+            est.measure(state, r, y, sigma)
+        est.fit(state, round_iters if t < T else pgm_iters)
+        say(f"round {t}/{T}: measured {r}")
+    state.seconds = time.perf_counter() - t0
+    return state

@@ -1,0 +1,91 @@
+"""CTGAN (ctgan package) and its DP variant (DP-SGD on the discriminator with Opacus)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from synthcert.data.datasets import adult_schema
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.errors import AssumptionError
+from synthcert.synthesizers.ctgan import CTGANSynthesizer
+from synthcert.synthesizers.registry import make_synthesizer
+
+pytest.importorskip("ctgan")
+pytest.importorskip("opacus")
+
+COLS = ["age", "sex", "race", "income"]
+TINY = {"embedding_dim": 8, "generator_dim": (16,), "discriminator_dim": (16,)}
+
+
+def check_table(schema: Schema, syn: pd.DataFrame, n: int) -> None:
+    """The schema's columns in order, integers within bounds, declared categories only."""
+    assert list(syn.columns) == schema.names
+    assert len(syn) == n
+    for col in schema.columns:
+        s = syn[col.name]
+        if isinstance(col, NumericColumn):
+            assert s.dtype == (np.int64 if col.integer else np.float64), col.name
+            assert s.min() >= col.lower and s.max() <= col.upper, col.name
+        else:
+            assert isinstance(col, CategoricalColumn)
+            assert list(s.cat.categories) == list(col.categories)
+            assert s.notna().all()
+
+
+@pytest.fixture(scope="module")
+def small(adult):
+    return adult_schema().select(COLS), adult[COLS].iloc[:400].reset_index(drop=True)
+
+
+def test_dp_ctgan_ledger_within_budget_and_reproducible(small):
+    schema, df = small
+    kw = dict(epsilon=2.0, delta=1e-5, epochs=2, batch_size=100, seed=5, **TINY)
+    syn = CTGANSynthesizer(schema, **kw).fit(df)
+    ledger = syn.accountant.ledger
+    assert ledger and {e.kind for e in ledger} == {"rdp"}
+    spent = syn.accountant.check_within_budget()
+    # the noise multiplier is tuned to spend the budget: within Opacus's search tolerance
+    assert 2.0 * 0.99 <= spent.epsilon <= 2.0
+    assert spent.delta == 1e-5
+    assert syn.steps_ == 2 * 4  # epochs * (400 rows / batch 100)
+    assert syn.privacy.model == "approx-dp" and syn.privacy.epsilon == spent.epsilon
+    out = syn.sample(300, seed=1)
+    check_table(schema, out, 300)
+    pd.testing.assert_frame_equal(out, syn.sample(300, seed=1))
+    again = CTGANSynthesizer(schema, **kw).fit(df)
+    pd.testing.assert_frame_equal(again.sample(300, seed=1), out)
+
+
+def test_ctgan_without_dp_is_schema_valid_and_reproducible(small):
+    schema, df = small
+    kw = dict(epochs=1, batch_size=100, seed=3, **TINY)
+    syn = CTGANSynthesizer(schema, **kw).fit(df)
+    assert syn.privacy.model == "none" and syn.accountant.ledger == ()
+    out = syn.sample(250, seed=2)
+    check_table(schema, out, 250)
+    again = CTGANSynthesizer(schema, **kw).fit(df)
+    pd.testing.assert_frame_equal(again.sample(250, seed=2), out)
+
+
+def test_registry_and_refusals(small):
+    schema, _ = small
+    assert isinstance(make_synthesizer("ctgan", schema, epsilon=1.0), CTGANSynthesizer)
+    with pytest.raises(AssumptionError):
+        CTGANSynthesizer(schema, batch_size=25)  # not a multiple of 2 * pac
+    with pytest.raises(AssumptionError):
+        CTGANSynthesizer(schema, epsilon=1.0, delta=0.0)
+    with pytest.raises(AssumptionError):
+        CTGANSynthesizer(schema, epsilon=-1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon", [None, 8.0, 4.0, 2.0, 1.0])
+def test_adult_all_budgets(adult, epsilon):
+    schema = adult_schema()
+    syn = CTGANSynthesizer(schema, epsilon=epsilon, epochs=1, seed=0).fit(adult)
+    spent = syn.accountant.check_within_budget()
+    if epsilon is not None:
+        assert spent.epsilon <= epsilon
+    check_table(schema, syn.sample(len(adult), seed=1), len(adult))
