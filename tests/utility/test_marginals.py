@@ -1,0 +1,141 @@
+"""One-way marginal distances: hand-computed and scipy values, invariants, the thesis's slip."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from scipy.spatial.distance import euclidean
+
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.errors import DataError
+from synthcert.utility.marginals import (
+    compare_marginals,
+    hellinger_distance,
+    l1_distance,
+    l2_distance,
+    wasserstein_categorical,
+    wasserstein_on_support,
+)
+
+probability = st.lists(st.floats(0.0, 1.0), min_size=2, max_size=8).filter(lambda v: sum(v) > 0.01)
+
+
+def _norm(v):
+    a = np.asarray(v, float)
+    return a / a.sum()
+
+
+def test_hellinger_hand_values():
+    assert hellinger_distance([1, 0], [0, 1]) == pytest.approx(1.0)
+    assert hellinger_distance([0.3, 0.7], [0.3, 0.7]) == 0.0
+    # sqrt(1 - sqrt(1/2)): (sqrt .5 - 1)^2 + (sqrt .5)^2 = 2 - sqrt 2, halved, rooted.
+    assert hellinger_distance([0.5, 0.5], [1, 0]) == pytest.approx(math.sqrt(1 - math.sqrt(0.5)))
+
+
+def test_hellinger_corrects_the_thesis_slip():
+    """Def. 4.3.2 as printed, (sum sqrt x - sqrt y)^2, is 0 for two disjoint distributions."""
+    p, q = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    printed = (np.sqrt(p) - np.sqrt(q)).sum() ** 2
+    assert printed == 0.0
+    assert hellinger_distance(p, q) == pytest.approx(1.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(probability, probability)
+def test_hellinger_matches_scipy_and_bounds(a, b):
+    k = min(len(a), len(b))
+    if sum(a[:k]) <= 0.01 or sum(b[:k]) <= 0.01:
+        return
+    p, q = _norm(a[:k]), _norm(b[:k])
+    h = hellinger_distance(p, q)
+    assert h == pytest.approx(euclidean(np.sqrt(p), np.sqrt(q)) / math.sqrt(2), abs=1e-12)
+    # H^2 = 1 - Bhattacharyya coefficient; H^2 <= TV <= sqrt(2) H.
+    assert h**2 == pytest.approx(1 - np.sqrt(p * q).sum(), abs=1e-12)
+    tv = 0.5 * l1_distance(p, q)
+    assert h**2 <= tv + 1e-12
+    assert tv <= math.sqrt(2) * h + 1e-12
+    assert 0 <= h <= 1 + 1e-12
+    assert l2_distance(p, q) <= l1_distance(p, q) + 1e-12
+
+
+def test_wasserstein_on_support_matches_scipy_and_hand():
+    support = np.array([0.0, 1.0, 2.0])
+    # Move 0.5 of mass from 0 to 2: cost 0.5 * 2 = 1.
+    assert wasserstein_on_support(support, [0.5, 0, 0.5], [0, 0, 1]) == pytest.approx(1.0)
+    p, q = np.array([0.2, 0.3, 0.5]), np.array([0.6, 0.1, 0.3])
+    assert wasserstein_on_support(support, p, q) == pytest.approx(
+        stats.wasserstein_distance(support, support, p, q)
+    )
+    # On a line, W1 = integral of |F_p - F_q|: here 0.4 + 0.2 = 0.6.
+    assert wasserstein_on_support(support, p, q) == pytest.approx(0.6)
+
+
+def test_categorical_wasserstein_is_total_variation():
+    assert wasserstein_categorical([0.5, 0.5, 0], [0, 0.5, 0.5]) == pytest.approx(0.5)
+
+
+def _toy_schema():
+    return Schema(
+        (
+            NumericColumn("x", 0.0, 10.0),
+            CategoricalColumn("c", ("a", "b", "z")),
+        )
+    )
+
+
+def test_compare_marginals_hand_example():
+    schema = _toy_schema()
+    real = pd.DataFrame({"x": [0.0, 0.0, 1.0, 1.0], "c": ["a", "a", "b", "b"]})
+    synth = pd.DataFrame({"x": [1.0, 1.0, 1.0, 1.0], "c": ["a", "b", "b", "z"]})
+    res = compare_marginals(real, synth, schema, bins=10)
+    x, c = res.columns["x"], res.columns["c"]
+    # x: bins of width 1 -> real 1/2 in bin 0, 1/2 in bin 1; synthetic all in bin 1.
+    assert x.l1 == pytest.approx(1.0)
+    assert x.l2 == pytest.approx(math.sqrt(0.5))
+    assert x.hellinger == pytest.approx(math.sqrt(1 - math.sqrt(0.5)))
+    assert x.wasserstein == pytest.approx(0.5)  # raw values, in the column's units
+    assert x.wasserstein == pytest.approx(stats.wasserstein_distance([0, 0, 1, 1], [1] * 4))
+    assert x.wasserstein_binned == pytest.approx(0.5)  # bin centres 0.5 and 1.5
+    assert x.wasserstein_normalized == pytest.approx(0.05)
+    # c: real (1/2, 1/2, 0), synthetic (1/4, 1/2, 1/4).
+    assert c.l1 == pytest.approx(0.5)
+    assert c.l2 == pytest.approx(math.sqrt(0.125))
+    assert c.wasserstein == pytest.approx(0.25)
+    assert res.summary["l1_numeric_mean"] == pytest.approx(1.0)
+    assert res.summary["l1_categorical_mean"] == pytest.approx(0.5)
+    assert res.summary["wasserstein_numeric_mean"] == pytest.approx(0.05)
+
+
+def test_uses_public_bounds_not_data_range():
+    """Values far outside the data but inside the public bounds change the binned figures."""
+    schema = Schema((NumericColumn("x", 0.0, 100.0),))
+    real = pd.DataFrame({"x": np.linspace(0, 4.9, 50)})  # all in the first bin of width 5
+    synth = pd.DataFrame({"x": np.linspace(0.1, 4.8, 50)})
+    res = compare_marginals(real, synth, schema)
+    assert res.columns["x"].l1 == 0.0  # same bin, different values
+    assert res.columns["x"].wasserstein > 0
+
+
+def test_self_comparison_is_zero_on_adult(adult):
+    from synthcert.data.datasets import adult_schema
+
+    res = compare_marginals(adult, adult, adult_schema())
+    for col in res.columns.values():
+        for metric in ("l1", "l2", "hellinger", "wasserstein", "wasserstein_binned"):
+            assert getattr(col, metric) == pytest.approx(0.0, abs=1e-12), (col.name, metric)
+    assert all(v == pytest.approx(0.0, abs=1e-12) for v in res.summary.values())
+
+
+def test_unknown_category_and_empty_table_are_refused():
+    schema = _toy_schema()
+    real = pd.DataFrame({"x": [1.0], "c": ["a"]})
+    with pytest.raises(DataError, match="'c'"):
+        compare_marginals(real, pd.DataFrame({"x": [1.0], "c": ["q"]}), schema)
+    with pytest.raises(DataError, match="empty"):
+        compare_marginals(real, pd.DataFrame({"x": [], "c": []}), schema)
