@@ -195,3 +195,24 @@ def test_adult_all_budgets(adult, cls, epsilon):
     check_table(schema, out, len(adult))
     # far better than independent uniform columns
     assert mean_pair_l1(schema, adult, out) < 0.5
+
+
+def test_aim_with_too_few_rounds_for_the_one_way_marginals_is_refused(small):
+    schema, table = small
+    # three columns at alpha = 0.9 need rounds > 2.7: the one-way measurements cost 3 * 0.9 / T
+    with pytest.raises(AssumptionError, match="rounds >= 3"):
+        AIMSynthesizer(schema, epsilon=1.0, rounds=2, seed=0).fit(table)
+
+
+def test_mwem_without_dp_matches_every_one_way_marginal_even_with_few_rounds(adult):
+    cols = ["age", "sex", "race", "relationship", "income"]
+    schema = adult_schema().select(cols)
+    table = adult[cols].iloc[:2000].reset_index(drop=True)
+    syn = MWEMPGMSynthesizer(schema, rounds=1, pgm_iters=300, seed=0).fit(table)
+    out = syn.sample(20_000, seed=1)
+    disc = Discretizer(schema)
+    real, fake = disc.transform(table), disc.transform(out)
+    for j, k in enumerate(disc.cardinalities):
+        p = np.bincount(real[:, j], minlength=k) / len(real)
+        q = np.bincount(fake[:, j], minlength=k) / len(fake)
+        assert np.abs(p - q).sum() < 0.05, cols[j]

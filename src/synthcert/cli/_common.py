@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from synthcert._result import jsonable
@@ -71,7 +72,7 @@ def format_value(value: Any) -> str:
 
 def warn(message: str) -> None:
     """Print a warning on stderr."""
-    err_console.print(f"[yellow]warning:[/yellow] {message}")
+    err_console.print(f"[yellow]warning:[/yellow] {escape(message)}")
 
 
 def handle_errors(func: F) -> F:
@@ -82,7 +83,7 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except SynthcertError as exc:
-            err_console.print(f"[red]error:[/red] {exc}")
+            err_console.print(f"[red]error:[/red] {escape(str(exc))}")
             raise typer.Exit(code=2) from None
 
     return wrapper  # type: ignore[return-value]

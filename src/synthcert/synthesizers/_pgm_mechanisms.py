@@ -204,6 +204,14 @@ def run_aim(
         return state
 
     T = rounds or 16 * k
+    if k * alpha >= T:  # the k one-way measurements would spend k * alpha / T >= all of rho
+        raise AssumptionError(
+            f"AIM with rounds={T} cannot measure the {k} one-way marginals within the budget: "
+            f"they alone cost {k * alpha / T:.3g} of rho; use rounds >= "
+            f"{math.floor(k * alpha) + 1}",
+            assumption="rounds > number of columns * alpha",
+            admissible=f"rounds >= {math.floor(k * alpha) + 1}",
+        )
     sigma = math.sqrt(T / (2.0 * alpha * rho))
     eps = math.sqrt(8.0 * (1.0 - alpha) * rho / T)
     rho_used = 0.0
@@ -285,8 +293,8 @@ def run_mwem(
     exponential mechanism with score ||x_r - y_r||_1 - d_r over workload marginals whose
     junction tree stays within max_model_size * t / T megabytes, and sigma =
     sqrt(1 / (2 alpha rho/T)) on the measurement. The first selection compares against the
-    uniform distribution of total 1 (nothing is known yet). Without DP: argmax of
-    ||x_r - y_r||_1, measured exactly.
+    uniform distribution of total 1 (nothing is known yet). Without DP: the one-way marginals
+    are measured exactly first (they cost nothing), then the argmax of ||x_r - y_r||_1.
     """
     t0 = time.perf_counter()
     k = len(sizes)
@@ -305,6 +313,10 @@ def run_mwem(
         rho_t = rho / T
         sigma = math.sqrt(1.0 / (2.0 * alpha * rho_t))
         eps = math.sqrt(8.0 * (1.0 - alpha) * rho_t)
+    else:  # without DP the one-way marginals cost nothing: measure them exactly first
+        for a in sizes:
+            est.measure(state, (a,), data_marginal(codes, sizes, (a,)), 1.0)
+        est.fit(state, round_iters)
     for t in range(1, T + 1):
         cand = admissible(candidates, est, state, max_model_size * t / T)
         if not cand:
