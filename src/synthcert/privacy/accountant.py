@@ -1,0 +1,297 @@
+"""A privacy accountant: records every mechanism a synthesizer runs and composes them.
+
+Pure epsilon-DP steps compose additively (basic composition, thesis Prop. 2.3.3); every step is
+also stored as rho-zCDP (an epsilon-DP mechanism is epsilon^2/2-zCDP, Bun & Steinke 2016
+Prop. 1.4; the exponential mechanism is epsilon^2/8-zCDP, Cesar & Rogers 2021), rho adds up,
+and the total is converted to (epsilon, delta)-DP (thesis Prop. 2.3.9).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from synthcert._result import Result
+from synthcert.errors import AssumptionError, BudgetError
+
+Kind = Literal["pure", "exponential", "approx", "zcdp", "rdp"]
+Route = Literal["none", "basic", "zcdp", "rdp"]
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class LedgerEntry(Result):
+    """One mechanism run: its kind, its own parameters, and its zCDP equivalent when it has one."""
+
+    mechanism: str
+    kind: Kind
+    epsilon: float | None  # pure / approx epsilon, or the RDP epsilon at ``alpha`` (rdp)
+    rho: float | None  # zCDP equivalent (None for an RDP step at a single order)
+    alpha: float | None = None  # RDP order (rdp only)
+    delta: float = 0.0  # delta of an (epsilon, delta) step (approx only)
+
+
+@dataclass(frozen=True)
+class Spent(Result):
+    """What the ledger adds up to, next to the requested budget.
+
+    ``epsilon``/``delta`` is basic composition when every step has an (epsilon, delta)
+    statement and its sum fits the requested epsilon (pure DP is the stronger claim); otherwise
+    the tightest of basic composition, zCDP addition converted at the requested delta (every
+    step has a rho) and RDP addition at a common order. ``route`` names the one reported.
+    """
+
+    epsilon: float
+    delta: float
+    route: Route
+    epsilon_pure: float | None  # basic composition sum of epsilons (None: some step has none)
+    delta_basic: float | None  # basic composition sum of deltas
+    rho: float | None  # zCDP total (None: some step is RDP-only)
+    epsilon_zcdp: float | None  # rho converted at the requested delta
+    alpha: float | None  # RDP order of the rdp route
+    requested_epsilon: float | None
+    requested_delta: float | None
+    steps: int
+
+
+def zcdp_to_dp_fallback(rho: float, delta: float) -> float:
+    """epsilon = rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke 2016, Prop. 1.3)."""
+    if rho < 0 or not 0 < delta < 1:
+        raise AssumptionError(
+            f"zCDP conversion needs rho >= 0 and 0 < delta < 1 (got rho={rho}, delta={delta})",
+            assumption="rho >= 0, 0 < delta < 1",
+            admissible="0 < delta < 1",
+        )
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def zcdp_epsilon(rho: float, delta: float) -> float:
+    """epsilon of rho-zCDP at delta: synthcert.privacy.conversion (thesis Prop. 2.3.9), else B&S."""
+    if rho == 0:
+        return 0.0
+    try:
+        from synthcert.privacy.conversion import zcdp_to_dp
+    except ImportError:
+        return zcdp_to_dp_fallback(rho, delta)
+    return float(getattr(zcdp_to_dp(rho, delta), "epsilon", zcdp_to_dp(rho, delta)))
+
+
+def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
+    """(alpha, eps)-RDP -> (eps', delta)-DP by privacy.conversion, else Mironov Prop. 3."""
+    try:
+        from synthcert.privacy.conversion import rdp_to_dp
+    except ImportError:
+        return epsilon_rdp + math.log(1.0 / delta) / (alpha - 1.0)
+    out = rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)
+    return float(np.asarray(getattr(out, "epsilon", out)).ravel()[0])
+
+
+def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
+    """Largest rho with rho + 2 sqrt(rho log(1/delta)) <= epsilon (inverse of B&S Prop. 1.3).
+
+    The "standard conversion" AIM uses (McKenna et al. 2022): with L = log(1/delta),
+    sqrt(rho) = sqrt(L + epsilon) - sqrt(L). Any tighter conversion then gives epsilon or less.
+    """
+    if not epsilon > 0 or not math.isfinite(epsilon):
+        raise AssumptionError(
+            f"epsilon must be a positive finite number, got {epsilon}",
+            assumption="0 < epsilon < inf",
+            admissible="> 0",
+        )
+    if not 0 < delta < 1:
+        raise AssumptionError(
+            f"delta must be in (0, 1), got {delta}",
+            assumption="0 < delta < 1",
+            admissible="for example 1e-5, or below 1/n",
+        )
+    L = math.log(1.0 / delta)
+    return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+
+
+class PrivacyAccountant:
+    """Records the mechanisms of one fit and checks the total against the requested budget.
+
+    ``epsilon=None`` means no DP was requested (nothing should be recorded).
+    """
+
+    def __init__(self, epsilon: float | None = None, delta: float | None = None) -> None:
+        if epsilon is not None and not epsilon > 0:
+            raise AssumptionError(
+                f"epsilon must be positive, got {epsilon}",
+                assumption="epsilon > 0",
+                admissible="> 0, or None for no DP",
+            )
+        if delta is not None and not 0 <= delta < 1:
+            raise AssumptionError(
+                f"delta must be in [0, 1), got {delta}",
+                assumption="0 <= delta < 1",
+                admissible="for example 1e-5",
+            )
+        self.epsilon = epsilon
+        self.delta = delta
+        self._ledger: list[LedgerEntry] = []
+
+    # -- recording ----------------------------------------------------------------------
+    def record_pure(self, mechanism: str, epsilon: float) -> LedgerEntry:
+        """An epsilon-DP step (Laplace, Staircase); also epsilon^2/2-zCDP (Bun & Steinke 1.4)."""
+        self._check_nonneg("epsilon", epsilon)
+        return self._add(LedgerEntry(mechanism, "pure", float(epsilon), 0.5 * epsilon**2))
+
+    def record_exponential(self, mechanism: str, epsilon: float) -> LedgerEntry:
+        """An epsilon-DP exponential mechanism: also epsilon^2/8-zCDP (Cesar & Rogers 2021)."""
+        self._check_nonneg("epsilon", epsilon)
+        return self._add(LedgerEntry(mechanism, "exponential", float(epsilon), epsilon**2 / 8.0))
+
+    def record_zcdp(self, mechanism: str, rho: float) -> LedgerEntry:
+        """A rho-zCDP step (a Gaussian mechanism, sigma^2 = Delta_2^2 / (2 rho))."""
+        self._check_nonneg("rho", rho)
+        return self._add(LedgerEntry(mechanism, "zcdp", None, float(rho)))
+
+    def record_approx(
+        self, mechanism: str, epsilon: float, delta: float, *, rho: float | None = None
+    ) -> LedgerEntry:
+        """An (epsilon, delta)-DP step (e.g. an analytic Gaussian), with its rho-zCDP if known."""
+        self._check_nonneg("epsilon", epsilon)
+        if not 0 <= delta < 1:
+            raise AssumptionError(f"delta must be in [0, 1), got {delta}", assumption="0<=delta<1")
+        if rho is not None:
+            self._check_nonneg("rho", rho)
+        return self._add(LedgerEntry(mechanism, "approx", float(epsilon), rho, None, float(delta)))
+
+    def record_rdp_curve(
+        self, mechanism: str, alphas: Sequence[float], epsilons: Sequence[float]
+    ) -> tuple[LedgerEntry, ...]:
+        """One mechanism's RDP curve: an (alpha, epsilon)-RDP entry per order."""
+        if len(alphas) != len(epsilons):
+            raise AssumptionError("alphas and epsilons must have the same length")
+        return tuple(
+            self.record_rdp(mechanism, a, e) for a, e in zip(alphas, epsilons, strict=True)
+        )
+
+    def record_rdp(self, mechanism: str, alpha: float, epsilon_rdp: float) -> LedgerEntry:
+        """An (alpha, epsilon)-RDP step at one order (kept in the ledger; not in the zCDP sum)."""
+        if not alpha > 1:
+            raise AssumptionError(
+                f"RDP order alpha must exceed 1, got {alpha}", assumption="alpha > 1"
+            )
+        self._check_nonneg("epsilon_rdp", epsilon_rdp)
+        return self._add(LedgerEntry(mechanism, "rdp", float(epsilon_rdp), None, float(alpha)))
+
+    def _add(self, entry: LedgerEntry) -> LedgerEntry:
+        self._ledger.append(entry)
+        return entry
+
+    @staticmethod
+    def _check_nonneg(name: str, value: float) -> None:
+        if not (value >= 0 and math.isfinite(value)):
+            raise AssumptionError(
+                f"{name} must be a finite non-negative number, got {value}",
+                assumption=f"0 <= {name} < inf",
+            )
+
+    # -- reading ------------------------------------------------------------------------
+    @property
+    def ledger(self) -> tuple[LedgerEntry, ...]:
+        """Every recorded step, in order."""
+        return tuple(self._ledger)
+
+    def spent(self) -> Spent:
+        """Totals by basic composition (Prop. 2.3.16), zCDP addition (Prop. 2.3.19) and RDP
+        addition at a common order (Prop. 2.3.18); reports the tightest valid one."""
+        entries = self._ledger
+        delta_req = self.delta if self.delta else None
+        routes: list[tuple[float, float, Route, float | None]] = []
+        has_eps = all(e.kind in ("pure", "exponential", "approx") for e in entries)
+        eps_basic = float(sum(e.epsilon or 0.0 for e in entries)) if has_eps else None
+        delta_basic = float(sum(e.delta for e in entries)) if has_eps else None
+        if eps_basic is not None and delta_basic is not None:
+            routes.append((eps_basic, delta_basic, "basic", None))
+        non_rdp = [e for e in entries if e.kind != "rdp"]
+        rho = (
+            float(sum(e.rho for e in non_rdp))  # type: ignore[misc]
+            if all(e.rho is not None for e in non_rdp)
+            else None
+        )
+        rdp = [e for e in entries if e.kind == "rdp"]
+        eps_zcdp = None
+        if rho is not None and not rdp and delta_req is not None:
+            eps_zcdp = zcdp_epsilon(rho, delta_req)
+            routes.append((eps_zcdp, float(delta_req), "zcdp", None))
+        if rdp and rho is not None and delta_req is not None:
+            names = {e.mechanism for e in rdp}
+            for alpha in sorted({e.alpha for e in rdp}):  # type: ignore[type-var]
+                at = [e for e in rdp if e.alpha == alpha]
+                if {e.mechanism for e in at} != names:
+                    continue  # some RDP mechanism has no value at this order
+                total = sum(e.epsilon or 0.0 for e in at) + alpha * rho  # type: ignore[operator]
+                eps = rdp_epsilon(float(alpha), float(total), delta_req)  # type: ignore[arg-type]
+                routes.append((eps, float(delta_req), "rdp", float(alpha)))  # type: ignore[arg-type]
+        if not entries:
+            best: tuple[float, float, Route, float | None] = (0.0, 0.0, "none", None)
+        elif routes:
+            ok = [r for r in routes if delta_req is None or r[1] <= delta_req + TOLERANCE]
+            best = min(ok or routes, key=lambda r: (r[0], r[1]))
+            basic = routes[0] if routes[0][2] == "basic" else None
+            if basic is not None and basic[0] <= (self.epsilon or math.inf) + TOLERANCE:
+                best = basic  # within budget with delta = 0: pure DP is the stronger claim
+        else:
+            best = (math.inf, float(delta_req or 0.0), "none", None)
+        return Spent(
+            epsilon=float(best[0]),
+            delta=float(best[1]),
+            route=best[2],
+            epsilon_pure=eps_basic,
+            delta_basic=delta_basic,
+            rho=rho,
+            epsilon_zcdp=eps_zcdp,
+            alpha=best[3],
+            requested_epsilon=self.epsilon,
+            requested_delta=self.delta,
+            steps=len(entries),
+        )
+
+    def check_within_budget(self) -> Spent:
+        """Raise BudgetError if the spent epsilon (or delta) exceeds the request (+1e-9)."""
+        spent = self.spent()
+        if self.epsilon is None:
+            if spent.steps:
+                raise BudgetError("mechanisms were recorded but no budget was requested")
+            return spent
+        if spent.epsilon > self.epsilon + TOLERANCE:
+            raise BudgetError(
+                f"spent epsilon {spent.epsilon:.6g} exceeds the requested {self.epsilon:.6g}"
+            )
+        if spent.delta > (self.delta or 0.0) + TOLERANCE:
+            raise BudgetError(
+                f"spent delta {spent.delta:.3g} exceeds the requested {self.delta or 0.0:.3g}"
+            )
+        return spent
+
+    def guarantee(self, note: str = ""):
+        """The :class:`PrivacyGuarantee` of what was spent (``none`` when no budget was set)."""
+        from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee
+
+        if self.epsilon is None:
+            return NO_PRIVACY
+        s = self.spent()
+        if s.delta == 0.0:
+            return PrivacyGuarantee("pure-dp", epsilon=s.epsilon, delta=0.0, rho=s.rho, note=note)
+        return PrivacyGuarantee(
+            "zcdp" if s.route == "zcdp" else "approx-dp",
+            epsilon=s.epsilon,
+            delta=s.delta,
+            rho=s.rho,
+            note=note,
+        )
+
+    def __repr__(self) -> str:
+        s = self.spent()
+        return (
+            f"PrivacyAccountant(requested=({self.epsilon}, {self.delta}), "
+            f"spent epsilon={s.epsilon:.6g}, delta={s.delta:.3g}, rho={s.rho:.6g}, "
+            f"steps={s.steps})"
+        )

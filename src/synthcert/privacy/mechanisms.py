@@ -1,0 +1,415 @@
+"""Differentially private mechanisms of thesis section 2.3.3 (seed 003): Laplace, Gaussian
+(classic, zCDP and analytic calibration), Staircase and Exponential.
+
+Every mechanism takes its randomness from a ``numpy.random.Generator`` (or an int seed) and,
+when given an :class:`~synthcert.privacy.accountant.PrivacyAccountant`, records what it spent.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import optimize, special
+
+from synthcert.errors import AssumptionError
+
+if TYPE_CHECKING:
+    from synthcert.privacy.accountant import PrivacyAccountant
+
+Rng = int | np.random.Generator | None
+GaussianCalibration = Literal["zcdp", "analytic", "classic"]
+StaircaseForm = Literal["l1", "coordinate"]
+
+
+def _rng(rng: Rng) -> np.random.Generator:
+    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+
+def _positive(name: str, value: float) -> float:
+    if not (value > 0 and math.isfinite(value)):
+        raise AssumptionError(
+            f"{name} must be a positive finite number, got {value}",
+            assumption=f"0 < {name} < inf",
+            admissible="> 0",
+        )
+    return float(value)
+
+
+def _delta(delta: float) -> float:
+    if not 0 < delta < 1:
+        raise AssumptionError(
+            f"delta must be in (0, 1), got {delta}",
+            assumption="0 < delta < 1",
+            admissible="for example 1e-5, below 1/n",
+        )
+    return float(delta)
+
+
+# -- Laplace ------------------------------------------------------------------------------
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """b = Delta_1 / epsilon, the Laplace scale of thesis Definition 2.3.12."""
+    return _positive("sensitivity", sensitivity) / _positive("epsilon", epsilon)
+
+
+def laplace_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    *,
+    rng: Rng = None,
+    accountant: PrivacyAccountant | None = None,
+    name: str = "laplace",
+) -> np.ndarray:
+    """q(D) + Lap(Delta_1/epsilon)^d: epsilon-DP for L1 sensitivity Delta_1 (thesis Def. 2.3.12)."""
+    value = np.asarray(value, dtype=np.float64)
+    b = laplace_scale(sensitivity, epsilon)
+    out = value + _rng(rng).laplace(0.0, b, size=value.shape)
+    if accountant is not None:
+        accountant.record_pure(name, epsilon)
+    return out
+
+
+def laplace_logpdf(x: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
+    """log f_{epsilon,Delta}(x) of thesis Def. 2.3.12, summed over the last axis."""
+    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    b = laplace_scale(sensitivity, epsilon)
+    return np.sum(-np.abs(x) / b - math.log(2 * b), axis=-1)
+
+
+# -- Gaussian -----------------------------------------------------------------------------
+def gaussian_sigma_classic(sensitivity: float, epsilon: float, delta: float) -> float:
+    """sigma = Delta_2 sqrt(2 ln(1.25/delta)) / epsilon for epsilon < 1 (Dwork & Roth, Thm A.1).
+
+    Thesis Def. 2.3.14 drops the square of Delta and writes sigma for sigma^2; this is the
+    correct form sigma^2 >= 2 Delta^2 ln(1.25/delta) / epsilon^2.
+    """
+    _positive("sensitivity", sensitivity)
+    _positive("epsilon", epsilon)
+    _delta(delta)
+    if epsilon >= 1:
+        raise AssumptionError(
+            f"the classic Gaussian calibration holds only for epsilon < 1 (got {epsilon}); "
+            "use calibration='analytic' (Balle & Wang 2018), which is valid and tighter for "
+            "every epsilon",
+            assumption="epsilon < 1",
+            admissible="epsilon < 1, or the analytic calibration",
+        )
+    return sensitivity * math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+
+
+def gaussian_sigma_zcdp(sensitivity: float, rho: float) -> float:
+    """sigma = Delta_2 / sqrt(2 rho): rho-zCDP (Bun & Steinke 2016 Prop. 1.6; thesis Def. 2.3.14,
+    corrected: the thesis writes sigma > Delta^2/(2 rho) for sigma^2 >= Delta^2/(2 rho))."""
+    return _positive("sensitivity", sensitivity) / math.sqrt(2.0 * _positive("rho", rho))
+
+
+def gaussian_delta(sigma: float, sensitivity: float, epsilon: float) -> float:
+    """Exact privacy profile delta(epsilon) of N(0, sigma^2) noise (Balle & Wang 2018, Thm. 8).
+
+    delta = Phi(D/(2 s) - eps s/D) - e^eps Phi(-D/(2 s) - eps s/D) with D = Delta_2, s = sigma.
+    """
+    _positive("sigma", sigma)
+    _positive("sensitivity", sensitivity)
+    if epsilon < 0:
+        raise AssumptionError("epsilon must be >= 0", assumption="epsilon >= 0")
+    a = sensitivity / (2.0 * sigma)
+    b = epsilon * sigma / sensitivity
+    l1 = special.log_ndtr(a - b)
+    l2 = epsilon + special.log_ndtr(-a - b)
+    if l2 >= l1:
+        return 0.0
+    return float(math.exp(l1) * -math.expm1(l2 - l1))
+
+
+def gaussian_sigma_analytic(sensitivity: float, epsilon: float, delta: float) -> float:
+    """Smallest sigma with gaussian_delta(sigma) <= delta: the analytic Gaussian mechanism
+    (Balle & Wang 2018, Algorithm 1, solved by bisection on log sigma), tight for every epsilon."""
+    _positive("sensitivity", sensitivity)
+    _positive("epsilon", epsilon)
+    _delta(delta)
+
+    def excess(log_sigma: float) -> float:
+        return gaussian_delta(math.exp(log_sigma), sensitivity, epsilon) - delta
+
+    lo, hi = math.log(sensitivity) - 10.0, math.log(sensitivity) + 10.0
+    while excess(lo) < 0:
+        lo -= 10.0
+    while excess(hi) > 0:
+        hi += 10.0
+    log_sigma = optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=1e-14)
+    sigma = math.exp(log_sigma)
+    # step to the safe side of the root
+    while gaussian_delta(sigma, sensitivity, epsilon) > delta:
+        sigma *= 1.0 + 1e-12
+    return sigma
+
+
+def gaussian_rho(sigma: float, sensitivity: float) -> float:
+    """rho = Delta_2^2 / (2 sigma^2): the zCDP of Gaussian noise of scale sigma."""
+    return _positive("sensitivity", sensitivity) ** 2 / (2.0 * _positive("sigma", sigma) ** 2)
+
+
+def gaussian_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    *,
+    rho: float | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    calibration: GaussianCalibration = "zcdp",
+    rng: Rng = None,
+    accountant: PrivacyAccountant | None = None,
+    name: str = "gaussian",
+) -> np.ndarray:
+    """q(D) + N(0, sigma^2 I) with sigma from rho (zcdp) or (epsilon, delta) (analytic, classic).
+
+    The density exponent is -||x||^2 / (2 sigma^2) (thesis Def. 2.3.14 omits the 2).
+    """
+    value = np.asarray(value, dtype=np.float64)
+    if calibration == "zcdp":
+        if rho is None:
+            raise AssumptionError("calibration='zcdp' needs rho", assumption="rho given")
+        sigma = gaussian_sigma_zcdp(sensitivity, rho)
+    elif calibration in ("analytic", "classic"):
+        if epsilon is None or delta is None:
+            raise AssumptionError(
+                f"calibration={calibration!r} needs epsilon and delta",
+                assumption="epsilon and delta given",
+            )
+        fn = gaussian_sigma_analytic if calibration == "analytic" else gaussian_sigma_classic
+        sigma = fn(sensitivity, epsilon, delta)
+    else:
+        raise AssumptionError(
+            f"unknown calibration {calibration!r}", admissible="zcdp, analytic, classic"
+        )
+    out = value + _rng(rng).normal(0.0, sigma, size=value.shape)
+    if accountant is not None:
+        if calibration == "zcdp":
+            accountant.record_zcdp(name, float(rho))  # type: ignore[arg-type]
+        else:
+            accountant.record_approx(
+                name, float(epsilon), float(delta), rho=gaussian_rho(sigma, sensitivity)
+            )
+    return out
+
+
+# -- Staircase ----------------------------------------------------------------------------
+def staircase_gamma_1d(epsilon: float) -> float:
+    """gamma* = 1 / (1 + e^{epsilon/2}), optimal for E|X| in one dimension (Geng & Viswanath)."""
+    return 1.0 / (1.0 + math.exp(_positive("epsilon", epsilon) / 2.0))
+
+
+def _log_terms(d: int, gamma: float, epsilon: float, power: int) -> np.ndarray:
+    """log of e^{-k epsilon} (k + gamma)^power for k = 0..K, K far enough past the mode."""
+    mode = max(power / epsilon - gamma, 0.0)
+    k_max = math.ceil(mode + (80.0 + 12.0 * math.sqrt(power)) / epsilon) + 4
+    k = np.arange(k_max + 1, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return -k * epsilon + power * np.log(k + gamma)
+
+
+def staircase_log_s(d: int, gamma: float, epsilon: float) -> float:
+    """log S_d(gamma, epsilon) = log sum_k e^{-k epsilon} (gamma + k)^d (thesis eq. (2.2))."""
+    return float(special.logsumexp(_log_terms(d, gamma, epsilon, d)))
+
+
+def staircase_mean_l1(d: int, gamma: float, epsilon: float, sensitivity: float = 1.0) -> float:
+    """E||X||_1 = d/(d+1) Delta S_{d+1}/S_d of the d-dimensional Staircase (Def. 2.3.13)."""
+    log_ratio = staircase_log_s(d + 1, gamma, epsilon) - staircase_log_s(d, gamma, epsilon)
+    return d / (d + 1.0) * sensitivity * math.exp(log_ratio)
+
+
+def staircase_optimal_gamma(epsilon: float, d: int = 1) -> float:
+    """gamma in [0,1] minimising E||X||_1: closed form for d = 1, numerical for d > 1."""
+    _positive("epsilon", epsilon)
+    if d == 1:
+        return staircase_gamma_1d(epsilon)
+    res = optimize.minimize_scalar(
+        lambda g: staircase_mean_l1(d, g, epsilon),
+        bounds=(1e-9, 1.0),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    return float(res.x)
+
+
+def staircase_shell_index(r: ArrayLike, gamma: float, sensitivity: float) -> np.ndarray:
+    """k with (k + gamma - 1) Delta <= r < (k + gamma) Delta (shell k of Def. 2.3.13)."""
+    r = np.asarray(r, dtype=np.float64)
+    k = np.floor(r / sensitivity - gamma) + 1.0
+    return np.maximum(k, 0.0)
+
+
+def staircase_logpdf(x: ArrayLike, epsilon: float, sensitivity: float, gamma: float) -> np.ndarray:
+    """log f_{epsilon,Delta,gamma}(x) of thesis Def. 2.3.13 (the last axis is R^d)."""
+    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    d = x.shape[-1]
+    r = np.sum(np.abs(x), axis=-1)
+    k = staircase_shell_index(r, gamma, sensitivity)
+    log_c = (
+        special.gammaln(d + 1)
+        - math.log1p(-math.exp(-epsilon))
+        - d * math.log(2.0 * sensitivity)
+        - staircase_log_s(d, gamma, epsilon)
+    )
+    return log_c - k * epsilon
+
+
+def _staircase_1d(
+    size: tuple[int, ...],
+    epsilon: float,
+    sensitivity: float,
+    gamma: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Exact 1-D Staircase draws (Geng & Viswanath 2015, Algorithm 1): sign, geometric step,
+    Bernoulli inner/outer part of the step, uniform within it."""
+    b = math.exp(-epsilon)
+    sign = np.where(rng.random(size) < 0.5, -1.0, 1.0)
+    g = rng.geometric(1.0 - b, size=size) - 1.0  # P(G = k) = (1 - b) b^k, k >= 0
+    u = rng.random(size)
+    outer = rng.random(size) < (1.0 - gamma) * b / (gamma + (1.0 - gamma) * b)
+    mag = np.where(outer, g + gamma + (1.0 - gamma) * u, g + gamma * u)
+    return sign * mag * sensitivity
+
+
+def _staircase_radius(
+    n: int, d: int, epsilon: float, sensitivity: float, gamma: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Exact draws of R = ||X||_1 for the d-dimensional Staircase, by rejection.
+
+    R has density proportional to r^{d-1} e^{-k(r) epsilon}; the proposal Gamma(d, Delta/epsilon)
+    has density proportional to r^{d-1} e^{-epsilon r / Delta}, and since r/Delta - k(r) < gamma
+    the ratio is at most e^{epsilon gamma}: accept with probability
+    e^{epsilon (r/Delta - k(r) - gamma)}.
+    """
+    out = np.empty(0)
+    log_accept = (
+        math.log1p(-math.exp(-epsilon))
+        + staircase_log_s(d, gamma, epsilon)
+        + d * math.log(epsilon)
+        - special.gammaln(d + 1)
+        - epsilon * gamma
+    )
+    accept = min(max(math.exp(log_accept), 1e-6), 1.0)
+    while out.size < n:
+        m = math.ceil((n - out.size) / accept * 1.2) + 8
+        r = rng.gamma(d, sensitivity / epsilon, size=m)
+        k = staircase_shell_index(r, gamma, sensitivity)
+        keep = rng.random(m) < np.exp(epsilon * (r / sensitivity - k - gamma))
+        out = np.concatenate([out, r[keep]])
+    return out[:n]
+
+
+def staircase_sample(
+    n: int,
+    d: int,
+    epsilon: float,
+    sensitivity: float,
+    *,
+    gamma: float | None = None,
+    form: StaircaseForm = "l1",
+    rng: Rng = None,
+) -> np.ndarray:
+    """n draws of Staircase noise in R^d, shape (n, d).
+
+    ``form="l1"``: the d-dimensional L1 form of thesis Def. 2.3.13, sampled exactly (radius by
+    rejection, direction uniform on the L1 sphere: normalised exponentials with random signs).
+    ``form="coordinate"``: independent exact 1-D Staircase draws per coordinate.
+    ``gamma=None`` uses the gamma minimising E||X||_1 for this d (1-D gamma* per coordinate).
+    """
+    _positive("epsilon", epsilon)
+    _positive("sensitivity", sensitivity)
+    g = _rng(rng)
+    if form == "coordinate":
+        gamma = staircase_gamma_1d(epsilon) if gamma is None else gamma
+        _check_gamma(gamma)
+        return _staircase_1d((n, d), epsilon, sensitivity, gamma, g)
+    if form != "l1":
+        raise AssumptionError(f"unknown Staircase form {form!r}", admissible="l1, coordinate")
+    gamma = staircase_optimal_gamma(epsilon, d) if gamma is None else gamma
+    _check_gamma(gamma)
+    if d == 1:
+        return _staircase_1d((n, 1), epsilon, sensitivity, gamma, g)
+    radius = _staircase_radius(n, d, epsilon, sensitivity, gamma, g)
+    e = g.standard_exponential((n, d))
+    direction = e / e.sum(axis=1, keepdims=True)
+    signs = np.where(g.random((n, d)) < 0.5, -1.0, 1.0)
+    return radius[:, None] * direction * signs
+
+
+def _check_gamma(gamma: float) -> None:
+    if not 0 <= gamma <= 1:
+        raise AssumptionError(
+            f"Staircase gamma must lie in [0, 1], got {gamma}", assumption="0 <= gamma <= 1"
+        )
+
+
+def staircase_mechanism(
+    value: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    *,
+    gamma: float | None = None,
+    form: StaircaseForm = "l1",
+    max_changed: int = 1,
+    rng: Rng = None,
+    accountant: PrivacyAccountant | None = None,
+    name: str = "staircase",
+) -> np.ndarray:
+    """q(D) + Staircase noise: epsilon-DP (thesis Def. 2.3.13).
+
+    ``form="l1"``: one d-dimensional draw with ``sensitivity`` the L1 sensitivity of q.
+    ``form="coordinate"``: ``sensitivity`` bounds the change of any one coordinate and at most
+    ``max_changed`` coordinates change between neighbours; each coordinate then gets
+    epsilon / max_changed (basic composition over the changed coordinates).
+    """
+    value = np.asarray(value, dtype=np.float64)
+    flat = value.reshape(1, -1)
+    if form == "coordinate":
+        if max_changed < 1:
+            raise AssumptionError("max_changed must be >= 1", assumption="max_changed >= 1")
+        noise = staircase_sample(
+            1, flat.shape[1], epsilon / max_changed, sensitivity, gamma=gamma, form=form, rng=rng
+        )
+    else:
+        noise = staircase_sample(1, flat.shape[1], epsilon, sensitivity, gamma=gamma, rng=rng)
+    if accountant is not None:
+        accountant.record_pure(name, epsilon)
+    return (flat + noise).reshape(value.shape)
+
+
+# -- Exponential --------------------------------------------------------------------------
+def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
+    """Pr[c] proportional to exp(epsilon s(D,c) / (2 Delta)) (thesis Def. 2.3.15)."""
+    s = np.asarray(scores, dtype=np.float64)
+    logits = _positive("epsilon", epsilon) * s / (2.0 * _positive("sensitivity", sensitivity))
+    return np.exp(logits - special.logsumexp(logits))
+
+
+def exponential_mechanism(
+    scores: ArrayLike,
+    sensitivity: float,
+    epsilon: float,
+    *,
+    rng: Rng = None,
+    accountant: PrivacyAccountant | None = None,
+    name: str = "exponential",
+) -> int:
+    """Index drawn by the exponential mechanism via Gumbel-max: argmax eps s/(2 Delta) + Gumbel.
+
+    epsilon-DP (thesis Def. 2.3.15) and epsilon^2/8-zCDP (Cesar & Rogers 2021), recorded so.
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    if s.size == 0:
+        raise AssumptionError("the exponential mechanism needs at least one candidate")
+    if not np.all(np.isfinite(s)):
+        raise AssumptionError("exponential-mechanism scores must be finite")
+    logits = _positive("epsilon", epsilon) * s / (2.0 * _positive("sensitivity", sensitivity))
+    idx = int(np.argmax(logits + _rng(rng).gumbel(size=s.size)))
+    if accountant is not None:
+        accountant.record_exponential(name, epsilon)
+    return idx
