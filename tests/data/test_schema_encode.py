@@ -128,3 +128,12 @@ def test_discretizer_bins_on_public_bounds():
     back = disc.inverse_transform(codes, np.random.default_rng(0))
     assert back["age"].between(0, 100).all()
     assert disc.cardinalities == [20, 20, 3]
+
+
+def test_integer_decoding_never_leaves_its_bin():
+    schema = Schema((NumericColumn("age", 17, 90, integer=True), NumericColumn("x", 0.0, 1.0)))
+    disc = Discretizer(schema, bins=20)  # age bins are 3.65 wide: rounding could cross them
+    codes = np.repeat(np.arange(20), 500)[:, None].repeat(2, axis=1)
+    back = disc.inverse_transform(codes, np.random.default_rng(0))
+    assert back["age"].dtype == np.int64
+    np.testing.assert_array_equal(disc.transform(back), codes)

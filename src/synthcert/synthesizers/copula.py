@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from synthcert.data.discretize import DEFAULT_BINS, numeric_bin_codes
+from synthcert.data.discretize import DEFAULT_BINS, bin_values, numeric_bin_codes
 from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
@@ -98,33 +98,6 @@ def clip_normalise(p: np.ndarray) -> np.ndarray:
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, None)
     total = p.sum()
     return p / total if total > 0 else np.full(p.shape, 1.0 / p.size)
-
-
-def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -> np.ndarray:
-    """Values in public bin ``b`` at relative position ``frac`` in [0, 1] (post-processing).
-
-    Continuous columns: uniform position within the bin. Integer columns: the integers whose
-    bin is ``b``, indexed by ``frac``, so rounding never moves a value to another bin; a bin
-    holding no integer gives the integer nearest its midpoint.
-    """
-    b = np.asarray(b, dtype=np.int64)
-    frac = np.clip(np.asarray(frac, dtype=np.float64), 0.0, 1.0)
-    width = (col.upper - col.lower) / bins
-    if not col.integer:
-        return col.lower + (b + frac) * width
-    edges = col.lower + np.arange(bins + 1) * width
-    first = np.ceil(edges[:-1])
-    last = np.ceil(edges[1:]) - 1.0
-    last[-1] = math.floor(col.upper)
-    first = np.maximum(first, math.ceil(col.lower))
-    # make the integer ranges agree exactly with the shared binning of the data layer
-    for _ in range(2):
-        first = np.where(numeric_bin_codes(first, col, bins) < np.arange(bins), first + 1, first)
-        last = np.where(numeric_bin_codes(last, col, bins) > np.arange(bins), last - 1, last)
-    count = last - first + 1.0
-    lo, cnt = first[b], count[b]
-    mid = np.rint(col.lower + (b + 0.5) * width)
-    return np.where(cnt >= 1, lo + np.minimum(np.floor(frac * cnt), cnt - 1), mid)
 
 
 def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:

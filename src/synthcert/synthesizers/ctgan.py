@@ -39,7 +39,7 @@ from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
-from synthcert.synthesizers.copula import bin_values, typed_frame
+from synthcert.synthesizers.copula import typed_frame
 from synthcert.synthesizers.gaussian import seed_sequence
 
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
@@ -348,13 +348,7 @@ class CTGANSynthesizer(Synthesizer):
             codes = np.column_stack(
                 [onehot[:, bounds[j] : bounds[j + 1]].argmax(axis=1) for j in range(len(spans))]
             )
-        data: dict[str, np.ndarray] = {}
-        for j, col in enumerate(self.schema.columns):
-            if isinstance(col, NumericColumn):
-                data[col.name] = bin_values(col, self.bins, codes[:, j], rng.random(n))
-            else:
-                data[col.name] = codes[:, j]
-        return typed_frame(self.schema, data)
+        return self.discretizer.inverse_transform(codes, rng)
 
     def _typed(self, raw: pd.DataFrame) -> pd.DataFrame:
         """ctgan's output as a schema-valid frame (bounds clipped, categories declared)."""

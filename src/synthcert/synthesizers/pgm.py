@@ -18,7 +18,7 @@ import pandas as pd
 
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
-from synthcert.data.schema import NumericColumn, Schema
+from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
 from synthcert.synthesizers._pgm_inference import sample_codes
@@ -31,7 +31,6 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_mwem,
 )
 from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
-from synthcert.synthesizers.copula import bin_values, typed_frame
 from synthcert.synthesizers.gaussian import seed_sequence
 
 DEFAULT_DELTA = 1e-5
@@ -168,13 +167,7 @@ class _PGMSynthesizer(Synthesizer):
             raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
         codes = sample_codes(self.state_.calib, self.schema.names, int(n), rng)  # type: ignore[arg-type]
-        data: dict[str, np.ndarray] = {}
-        for j, col in enumerate(self.schema.columns):
-            if isinstance(col, NumericColumn):
-                data[col.name] = bin_values(col, self.bins, codes[:, j], rng.random(n))
-            else:
-                data[col.name] = codes[:, j]
-        return typed_frame(self.schema, data)
+        return self.discretizer.inverse_transform(codes, rng)
 
     def model_marginal(self, columns: Sequence[str]) -> np.ndarray:
         """The fitted model's marginal (probabilities) over ``columns`` (post-processing)."""

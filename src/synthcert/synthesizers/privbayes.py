@@ -19,7 +19,7 @@ import pandas as pd
 
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
-from synthcert.data.schema import NumericColumn, Schema
+from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import (
@@ -37,7 +37,7 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
 )
 from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
-from synthcert.synthesizers.copula import bin_values, clip_normalise, typed_frame
+from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.gaussian import seed_sequence
 
 Noise = Literal["laplace", "staircase"]
@@ -225,13 +225,7 @@ class PrivBayesSynthesizer(Synthesizer):
             raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
         codes = ancestral_sample(self.order_, self.tables_, self._cards, n, rng)
-        data: dict[str, np.ndarray] = {}
-        for j, col in enumerate(self.schema.columns):
-            if isinstance(col, NumericColumn):
-                data[col.name] = bin_values(col, self.bins, codes[:, j], rng.random(n))
-            else:
-                data[col.name] = codes[:, j]
-        return typed_frame(self.schema, data)
+        return self.discretizer.inverse_transform(codes, rng)
 
     # -- privacy -------------------------------------------------------------------------
     @property
