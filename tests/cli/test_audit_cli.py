@@ -33,10 +33,24 @@ def test_audit_json_has_the_documented_fields_and_writes_files(small_input, tmp_
     out = tmp_path / "audit"
     res = runner.invoke(
         app,
-        ["audit", str(data), "--schema", str(schema), "--synthesizer", "gaussian",
-         "--attacks", "distance,statistics,rf-hist", "--trials", "1", "--generations", "1e1",
-         "--out", str(out), "--json"],
-    )  # fmt: skip
+        [
+            "audit",
+            str(data),
+            "--schema",
+            str(schema),
+            "--synthesizer",
+            "gaussian",
+            "--attacks",
+            "distance,statistics,rf-hist",
+            "--trials",
+            "1",
+            "--generations",
+            "1e1",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert set(doc["attacks"]) == {"distance", "statistics", "rf-hist"}
@@ -83,13 +97,38 @@ def test_reproduce_setsubun_quick(tmp_path):
 
 def test_audit_on_dask_gives_the_local_ims_and_writes_a_report(small_input, tmp_path):
     data, schema = small_input
-    common = ["audit", str(data), "--schema", str(schema), "--synthesizer", "gaussian",
-              "--attacks", "distance,statistics", "--trials", "1", "--generations", "4",
-              "--seed", "3"]  # fmt: skip
+    common = [
+        "audit",
+        str(data),
+        "--schema",
+        str(schema),
+        "--synthesizer",
+        "gaussian",
+        "--attacks",
+        "distance,statistics",
+        "--trials",
+        "1",
+        "--generations",
+        "4",
+        "--seed",
+        "3",
+    ]
     local = runner.invoke(app, [*common, "--out", str(tmp_path / "l"), "--json"])
-    dask = runner.invoke(app, [*common, "--out", str(tmp_path / "d"), "--engine", "dask",
-                               "--workers", "2", "--report", str(tmp_path / "r.html"),
-                               "--json"])  # fmt: skip
+    dask = runner.invoke(
+        app,
+        [
+            *common,
+            "--out",
+            str(tmp_path / "d"),
+            "--engine",
+            "dask",
+            "--workers",
+            "2",
+            "--report",
+            str(tmp_path / "r.html"),
+            "--json",
+        ],
+    )
     assert local.exit_code == 0, local.output
     assert dask.exit_code == 0, dask.output
     ims_local = pd.read_csv(tmp_path / "l" / "ims.csv")

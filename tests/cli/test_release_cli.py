@@ -137,9 +137,21 @@ def test_demo_runs(tmp_path):
 
 def test_release_writes_its_report(files, tmp_path):
     report = tmp_path / "report.html"
-    res = runner.invoke(app, ["release", str(files / "in.csv"), "--schema",
-                              str(files / "schema.json"), "--out", str(tmp_path / "o.csv"),
-                              "--n-out", "500", "--report", str(report)])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "release",
+            str(files / "in.csv"),
+            "--schema",
+            str(files / "schema.json"),
+            "--out",
+            str(tmp_path / "o.csv"),
+            "--n-out",
+            "500",
+            "--report",
+            str(report),
+        ],
+    )
     assert res.exit_code == 0, res.output
     html = report.read_text()
     assert "<html" in html and "Privacy certificate" in html and "500" in html

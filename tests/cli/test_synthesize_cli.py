@@ -44,10 +44,24 @@ def test_synthesizers_lists_the_registry():
 def test_synthesize_dp_reports_spent_budget(adult_files, tmp_path, name):
     out = tmp_path / "syn.csv"
     args = [
-        "synthesize", str(adult_files / "adult.csv"), "--schema",
-        str(adult_files / "adult.schema.json"), "--synthesizer", name, "--epsilon", "2",
-        "--delta", "1e-5", "--n-out", "1e3", "--seed", "3", "--out", str(out), "--json",
-    ]  # fmt: skip
+        "synthesize",
+        str(adult_files / "adult.csv"),
+        "--schema",
+        str(adult_files / "adult.schema.json"),
+        "--synthesizer",
+        name,
+        "--epsilon",
+        "2",
+        "--delta",
+        "1e-5",
+        "--n-out",
+        "1e3",
+        "--seed",
+        "3",
+        "--out",
+        str(out),
+        "--json",
+    ]
     payload = _json(args)
     assert payload["rows_out"] == 1000 and payload["privacy"]["model"] == "pure-dp"
     assert payload["spent"]["epsilon"] <= 2.0 + 1e-9
@@ -63,38 +77,147 @@ def test_synthesize_dp_reports_spent_budget(adult_files, tmp_path, name):
 
 
 def test_synthesize_without_dp_and_gaussian_certificate(adult_files, tmp_path):
-    payload = _json([
-        "synthesize", str(adult_files / "adult.csv"), "--schema",
-        str(adult_files / "adult.schema.json"), "--synthesizer", "privbayes",
-        "--param", "degree=1", "--out", str(tmp_path / "pb.parquet"), "--json",
-    ])  # fmt: skip
+    payload = _json(
+        [
+            "synthesize",
+            str(adult_files / "adult.csv"),
+            "--schema",
+            str(adult_files / "adult.schema.json"),
+            "--synthesizer",
+            "privbayes",
+            "--param",
+            "degree=1",
+            "--out",
+            str(tmp_path / "pb.parquet"),
+            "--json",
+        ]
+    )
     assert payload["privacy"]["model"] == "none" and payload["params"]["degree"] == 1
     assert len(pd.read_parquet(tmp_path / "pb.parquet")) == 4000
-    cert = _json([
-        "synthesize", str(adult_files / "num.csv"), "--schema",
-        str(adult_files / "num.schema.json"), "--synthesizer", "gaussian", "--n-out", "500",
-        "--seed", "1", "--out", str(tmp_path / "g.csv"), "--json",
-    ])  # fmt: skip
+    cert = _json(
+        [
+            "synthesize",
+            str(adult_files / "num.csv"),
+            "--schema",
+            str(adult_files / "num.schema.json"),
+            "--synthesizer",
+            "gaussian",
+            "--n-out",
+            "500",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path / "g.csv"),
+            "--json",
+        ]
+    )
     assert cert["privacy"]["model"] == "inherent-rdp"
     assert cert["certificate"]["n_out"] == 500 and cert["privacy"]["epsilon"] > 0
 
 
 def test_synthesize_refuses_clearly(adult_files, tmp_path):
-    res = runner.invoke(app, [
-        "synthesize", str(adult_files / "num.csv"), "--schema",
-        str(adult_files / "num.schema.json"), "--synthesizer", "gaussian", "--epsilon", "1",
-        "--out", str(tmp_path / "g.csv"),
-    ])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "synthesize",
+            str(adult_files / "num.csv"),
+            "--schema",
+            str(adult_files / "num.schema.json"),
+            "--synthesizer",
+            "gaussian",
+            "--epsilon",
+            "1",
+            "--out",
+            str(tmp_path / "g.csv"),
+        ],
+    )
     assert res.exit_code == 2 and "takes no epsilon" in res.output
-    res = runner.invoke(app, [
-        "synthesize", str(adult_files / "num.csv"), "--schema",
-        str(adult_files / "num.schema.json"), "--synthesizer", "nope", "--out",
-        str(tmp_path / "x.csv"),
-    ])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "synthesize",
+            str(adult_files / "num.csv"),
+            "--schema",
+            str(adult_files / "num.schema.json"),
+            "--synthesizer",
+            "nope",
+            "--out",
+            str(tmp_path / "x.csv"),
+        ],
+    )
     assert res.exit_code == 2 and "unknown synthesizer" in res.output
     src = adult_files / "num.csv"
-    res = runner.invoke(app, [
-        "synthesize", str(src), "--schema", str(adult_files / "num.schema.json"),
-        "--synthesizer", "gaussian-copula", "--out", str(src),
-    ])  # fmt: skip
+    res = runner.invoke(
+        app,
+        [
+            "synthesize",
+            str(src),
+            "--schema",
+            str(adult_files / "num.schema.json"),
+            "--synthesizer",
+            "gaussian-copula",
+            "--out",
+            str(src),
+        ],
+    )
     assert res.exit_code != 0 and len(pd.read_csv(src)) == 4000  # the input is never overwritten
+
+
+def test_gaussian_on_dask_equals_local_and_other_synthesizers_refuse_dask(adult_files, tmp_path):
+    base = [
+        "synthesize",
+        str(adult_files / "num.csv"),
+        "--schema",
+        str(adult_files / "num.schema.json"),
+        "--synthesizer",
+        "gaussian",
+        "--seed",
+        "5",
+        "--json",
+    ]
+    local = _json([*base, "--out", str(tmp_path / "l.csv")])
+    dask = _json([*base, "--out", str(tmp_path / "d.csv"), "--engine", "dask"])
+    assert dask["rows_in"] == local["rows_in"] == 4000
+    assert dask["privacy"]["epsilon"] == pytest.approx(local["privacy"]["epsilon"], rel=1e-12)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "l.csv"), pd.read_csv(tmp_path / "d.csv"))
+    res = runner.invoke(
+        app,
+        [
+            "synthesize",
+            str(adult_files / "adult.csv"),
+            "--schema",
+            str(adult_files / "adult.schema.json"),
+            "--synthesizer",
+            "privbayes",
+            "--engine",
+            "dask",
+            "--out",
+            str(tmp_path / "p.csv"),
+        ],
+    )
+    assert res.exit_code == 2 and "fits only 'gaussian'" in " ".join(res.output.split())
+
+
+def test_synthesize_writes_a_report_of_the_spent_budget(adult_files, tmp_path):
+    res = runner.invoke(
+        app,
+        [
+            "synthesize",
+            str(adult_files / "adult.csv"),
+            "--schema",
+            str(adult_files / "adult.schema.json"),
+            "--synthesizer",
+            "privbayes",
+            "--epsilon",
+            "2",
+            "--seed",
+            "1",
+            "--out",
+            str(tmp_path / "p.csv"),
+            "--report",
+            str(tmp_path / "r.html"),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    html = (tmp_path / "r.html").read_text()
+    assert "privbayes" in html and "<html" in html

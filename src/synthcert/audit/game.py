@@ -346,12 +346,25 @@ def run_audit(
 
         with joblib_backend(scheduler, n_workers=workers):
             return run_audit(
-                table, schema, synthesizer, epsilon=epsilon, delta=delta,
-                synthesizer_params=synthesizer_params, target=target, attacks=attacks,
-                trials=trials, generations=generations, workers=workers, seed=seed,
-                params=params, alpha=alpha, confidence=confidence, bound_delta=bound_delta,
-                progress=progress, engine="dask-active",
-            )  # fmt: skip
+                table,
+                schema,
+                synthesizer,
+                epsilon=epsilon,
+                delta=delta,
+                synthesizer_params=synthesizer_params,
+                target=target,
+                attacks=attacks,
+                trials=trials,
+                generations=generations,
+                workers=workers,
+                seed=seed,
+                params=params,
+                alpha=alpha,
+                confidence=confidence,
+                bound_delta=bound_delta,
+                progress=progress,
+                engine="dask-active",
+            )
     if engine not in ("local", "dask-active"):
         raise SynthcertError(f"engine must be 'local' or 'dask', not {engine!r}")
     started = time.perf_counter()

@@ -149,8 +149,9 @@ def audit_command(
     if report is not None:
         from synthcert.report.build import write_report
 
-        write_report(report, certificate=None, audit=audit_summary(result), schema=sch,
-                     protect=[input])  # fmt: skip
+        write_report(
+            report, certificate=None, audit=audit_summary(result), schema=sch, protect=[input]
+        )
         paths["report"] = report
     for note in result.notes:
         warn(note)

@@ -22,9 +22,22 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
 )
-from synthcert.cli._options import JsonOpt, SchemaOpt
+from synthcert.cli._options import (
+    EncodingOpt,
+    EngineOpt,
+    JsonOpt,
+    NaOpt,
+    NoHeaderOpt,
+    ReportOpt,
+    SchedulerOpt,
+    SchemaOpt,
+    SepOpt,
+    csv_options,
+)
 from synthcert.data.io import read_table, write_table
 from synthcert.data.schema import Schema
+from synthcert.errors import SynthcertError
+from synthcert.synthesizers.gaussian import GaussianSynthesizer
 from synthcert.synthesizers.registry import REGISTRY, get_info, make_synthesizer
 
 
@@ -64,7 +77,9 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
 @app.command("synthesize")
 @handle_errors
 def synthesize_command(
-    input: Annotated[Path, typer.Argument(help="Input table (.csv or .parquet).", exists=True)],
+    input: Annotated[
+        str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
+    ],
     schema: SchemaOpt,
     synthesizer: Annotated[
         str, typer.Option("--synthesizer", help="A name from `synthcert synthesizers`.")
@@ -104,12 +119,21 @@ def synthesize_command(
             "--param degree=2 --param noise=staircase.",
         ),
     ] = None,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
+    report: ReportOpt = None,
+    no_header: NoHeaderOpt = False,
+    sep: SepOpt = ",",
+    na_value: NaOpt = None,
+    encoding: EncodingOpt = "utf-8",
     json_out: JsonOpt = False,
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
 
     Prints the privacy budget actually spent (the accountant's ledger of a DP fit), or for
-    'gaussian' its inherent-RDP certificate for the rows released.
+    'gaussian' its inherent-RDP certificate for the rows released. With 'gaussian' the input
+    is streamed (any size; --engine dask runs the reduction on a cluster); the other
+    synthesizers fit in memory.
     """
     sch = Schema.load(schema)
     eps = parse_float(epsilon) if epsilon is not None else None
@@ -122,50 +146,77 @@ def synthesize_command(
     if "seed" in accepted and "seed" not in params:
         params["seed"] = int(fit_seed.generate_state(1)[0])  # the fit's noise and choices
     synth = make_synthesizer(synthesizer, sch, epsilon=eps, delta=dlt, **params)
-    table = read_table(input)
-    n = parse_count(n_out) if n_out is not None else len(table)
+    csv = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
+    streamed = isinstance(synth, GaussianSynthesizer)
+    if engine != "local" and not streamed:
+        raise SynthcertError(
+            f"--engine {engine} fits only 'gaussian' (a reduction over the rows); "
+            f"{synthesizer!r} fits in memory: use --engine local"
+        )
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-        console=console, transient=True, disable=json_out,
-    ) as bar:  # fmt: skip
-        task = bar.add_task(f"fitting {synthesizer} on {len(table):,} rows")
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=json_out,
+    ) as bar:
+        task = bar.add_task(f"fitting {synthesizer}")
         t0 = time.perf_counter()
-        synth.fit(table)
+        if streamed:
+            from synthcert.engine import fit_gaussian
+
+            fit_gaussian(input, synth, csv=csv, engine=engine, scheduler=scheduler)
+            rows_in = synth.fit_.n
+        else:
+            table = read_table(input, csv)
+            rows_in = len(table)
+            synth.fit(table)
         t_fit = time.perf_counter() - t0
+        n = parse_count(n_out) if n_out is not None else rows_in
         bar.update(task, description=f"sampling {n:,} rows")
         t0 = time.perf_counter()
         syn = synth.sample(n, seed=sample_seed)
         t_sample = time.perf_counter() - t0
         bar.update(task, description=f"writing {out}")
         write_table(syn, out, protect=[input])
-    report = budget_report(synth, n)
+    spent = budget_report(synth, n)
+    if report is not None:
+        from synthcert.report.build import write_report
+
+        write_report(
+            report,
+            certificate=report_certificate(synthesizer, spent, rows_in, n),
+            schema=sch,
+            protect=[input],
+        )
     payload = {
         "synthesizer": synthesizer,
-        "rows_in": len(table),
+        "rows_in": rows_in,
         "rows_out": n,
         "output": str(out),
         "seconds_fit": t_fit,
         "seconds_sample": t_sample,
         "params": synth.params(),
-        **report,
+        **spent,
     }
     if json_out:
         emit_json(payload)
         return
     rows = [
         ("synthesizer", synthesizer),
-        ("rows in / out", f"{len(table):,} / {n:,}"),
+        ("rows in / out", f"{rows_in:,} / {n:,}"),
         ("fit / sample time", f"{t_fit:.2f} s / {t_sample:.2f} s"),
-        ("privacy model", report["privacy"]["model"]),
-        ("epsilon spent", report["privacy"]["epsilon"]),
-        ("delta", report["privacy"]["delta"]),
+        ("privacy model", spent["privacy"]["model"]),
+        ("epsilon spent", spent["privacy"]["epsilon"]),
+        ("delta", spent["privacy"]["delta"]),
     ]
-    if report.get("requested"):
-        rows.append(("requested (epsilon, delta)", report["requested"]))
-    if report.get("ledger"):
-        rows.append(("mechanisms run", len(report["ledger"])))
-    if report["privacy"].get("note"):
-        rows.append(("note", report["privacy"]["note"]))
+    if spent.get("requested"):
+        rows.append(("requested (epsilon, delta)", spent["requested"]))
+    if spent.get("ledger"):
+        rows.append(("mechanisms run", len(spent["ledger"])))
+    if spent["privacy"].get("note"):
+        rows.append(("note", spent["privacy"]["note"]))
     rows.append(("synthetic rows", str(out)))
     console.print(key_value_table("synthcert synthesize", rows))
 
@@ -197,3 +248,19 @@ def budget_report(synth: Any, n_out: int) -> dict[str, Any]:
             "certificate": cert.to_dict() if hasattr(cert, "to_dict") else str(cert),
         }
     return {"privacy": synth.privacy.to_dict()}
+
+
+def report_certificate(name: str, spent: dict[str, Any], rows_in: int, n_out: int) -> dict:
+    """What the HTML report shows as the run's guarantee: the certificate, or what was spent."""
+    if "certificate" in spent and isinstance(spent["certificate"], dict):
+        return {"synthesizer": name, **spent["certificate"]}
+    privacy = spent["privacy"]
+    return {
+        "synthesizer": name,
+        "n": rows_in,
+        "n_out": n_out,
+        "epsilon": privacy.get("epsilon"),
+        "delta": privacy.get("delta"),
+        "privacy_model": privacy.get("model"),
+        "warnings": [privacy["note"]] if privacy.get("note") else [],
+    }
