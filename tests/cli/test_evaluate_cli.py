@@ -33,12 +33,20 @@ def test_evaluate_json_and_out_folder(files):
     res = runner.invoke(
         app,
         [
-            "evaluate", str(d / "real.csv"), str(d / "synth.csv"),
-            "--schema", str(d / "schema.json"),
-            "--target", "median_house_value", "--holdout", str(d / "hold.csv"),
-            "--out", str(d / "out"), "--json",
+            "evaluate",
+            str(d / "real.csv"),
+            str(d / "synth.csv"),
+            "--schema",
+            str(d / "schema.json"),
+            "--target",
+            "median_house_value",
+            "--holdout",
+            str(d / "hold.csv"),
+            "--out",
+            str(d / "out"),
+            "--json",
         ],
-    )  # fmt: skip
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert set(out["columns"]["median_income"]) >= {"l1", "l2", "hellinger", "wasserstein"}
@@ -79,13 +87,48 @@ def test_reproduce_utility_tiny(tmp_path):
     res = runner.invoke(
         app,
         [
-            "reproduce", "utility", "--dataset", "california", "--out", str(tmp_path),
-            "--synthesizers", "gaussian", "--runs", "1", "--epsilons", "inf,1", "--json",
+            "reproduce",
+            "utility",
+            "--dataset",
+            "california",
+            "--out",
+            str(tmp_path),
+            "--synthesizers",
+            "gaussian",
+            "--runs",
+            "1",
+            "--epsilons",
+            "inf,1",
+            "--json",
         ],
-    )  # fmt: skip
+    )
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert [c["synthesizer"] for c in out["cells"]] == ["gaussian"]
     assert out["cells"][0]["epsilon"] == "inf"
     assert (tmp_path / "fig4_9_efficacy.png").is_file()
     assert (tmp_path / "utility_table.csv").is_file()
+
+
+def test_evaluate_on_dask_and_with_a_report(california, tmp_path):
+    california.iloc[:3000].to_csv(tmp_path / "real.csv", index=False)
+    california.iloc[3000:6000].to_csv(tmp_path / "syn.csv", index=False)
+    (tmp_path / "s.json").write_text(california_schema().to_json())
+    args = [
+        "evaluate",
+        str(tmp_path / "real.csv"),
+        str(tmp_path / "syn.csv"),
+        "--schema",
+        str(tmp_path / "s.json"),
+        "--json",
+    ]
+    local = runner.invoke(app, [*args, "--report", str(tmp_path / "r.html")])
+    dask = runner.invoke(app, [*args, "--engine", "dask"])
+    assert local.exit_code == 0, local.output
+    assert dask.exit_code == 0, dask.output
+    a, b = json.loads(local.stdout), json.loads(dask.stdout)
+    for name, col in a["columns"].items():
+        assert b["columns"][name]["l1"] == pytest.approx(col["l1"], abs=1e-12)
+    assert "Utility" in (tmp_path / "r.html").read_text()
+    refused = runner.invoke(app, [*args, "--engine", "dask", "--target", "median_house_value"])
+    assert refused.exit_code == 2 and "use --engine local" in " ".join(refused.output.split())

@@ -25,7 +25,17 @@ from synthcert.cli._common import (
     parse_float,
     warn,
 )
-from synthcert.cli._options import JsonOpt, NaOpt, SchemaOpt, SepOpt, csv_options
+from synthcert.cli._options import (
+    EngineOpt,
+    JsonOpt,
+    NaOpt,
+    NoHeaderOpt,
+    ReportOpt,
+    SchedulerOpt,
+    SchemaOpt,
+    SepOpt,
+    csv_options,
+)
 
 TargetOpt = Annotated[
     list[str] | None,
@@ -63,6 +73,10 @@ def evaluate_command(
         int, typer.Option("--bins", help="Equal-width bins over the public bounds (numeric).")
     ] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the LightGBM models.")] = 0,
+    engine: EngineOpt = "local",
+    scheduler: SchedulerOpt = None,
+    report: ReportOpt = None,
+    no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
     as_json: JsonOpt = False,
@@ -75,13 +89,21 @@ def evaluate_command(
     of the numeric correlation matrices and of a mixed-type association matrix (Cramér's V,
     correlation ratio). With --target and --holdout: LightGBM trained on synthetic vs on real,
     both tested on the held-out rows. 0 means identical; see docs/utility.md.
+
+    With --engine dask (or for inputs larger than memory) the tables are read in partitions:
+    one-way distances and the numeric correlation difference only.
     """
     from synthcert.data.io import read_table, write_table, write_text
     from synthcert.data.schema import Schema
     from synthcert.utility.evaluate import evaluate
 
-    opts = csv_options(False, sep, na_value, "utf-8")
     sch = Schema.load(schema)
+    opts = csv_options(no_header, sep, na_value, "utf-8", sch.csv_names)
+    if engine != "local":
+        _evaluate_streamed(
+            real, synth, sch, opts, bins, engine, scheduler, target, out, report, as_json
+        )
+        return
     real_df = read_table(real, opts)
     synth_df = read_table(synth, opts)
     hold_df = read_table(holdout, opts) if holdout is not None else None
@@ -122,9 +144,42 @@ def evaluate_command(
                 title="Association (r, Cramér's V, correlation ratio)",
             )
         )
+    if report is not None:
+        from synthcert.report.build import write_report
+
+        protect = [p for p in (real, synth, holdout) if p is not None]
+        write_report(
+            report, certificate=None, evaluation=result.to_dict(), schema=sch, protect=protect
+        )
+        files.append(report)
     if as_json:
         emit_json(result)
         return
+    print_distances(result)
+    if result.efficacy:
+        eff = Table(
+            title=f"Train on synthetic, test on {result.n_holdout} held-out real rows (LightGBM)",
+            title_justify="left",
+        )
+        for head in ("target", "metric", "trained on synthetic", "trained on real", "gap"):
+            eff.add_column(head)
+        for e in result.efficacy.values():
+            eff.add_row(
+                e.target,
+                f"{e.metric} ({'lower' if e.metric == 'rmse' else 'higher'} is better)",
+                format_value(e.synthetic),
+                format_value(e.real),
+                format_value(e.gap),
+            )
+            if e.note:
+                warn(f"{e.target}: {e.note}")
+        console.print(eff)
+    if files:
+        console.print("wrote " + ", ".join(str(f) for f in files))
+
+
+def print_distances(result) -> None:
+    """The per-column distance table and the summary."""
     table = Table(title="One-way marginal distances (0 = identical)", title_justify="left")
     for head in ("column", "kind", "L1", "L2", "Hellinger", "Wasserstein", "W / range"):
         table.add_column(head, justify="left" if head in ("column", "kind") else "right")
@@ -144,26 +199,36 @@ def evaluate_command(
             list(result.summary.items()),
         )
     )
-    if result.efficacy:
-        eff = Table(
-            title=f"Train on synthetic, test on {result.n_holdout} held-out real rows (LightGBM)",
-            title_justify="left",
+
+
+def _evaluate_streamed(
+    real, synth, sch, opts, bins, engine, scheduler, target, out, report, as_json
+) -> None:
+    """``evaluate --engine dask``: one-way distances and correlations by reductions."""
+    from synthcert.data.io import write_text
+    from synthcert.errors import SynthcertError
+    from synthcert.utility.streamed import evaluate_streamed
+
+    if target:
+        raise SynthcertError(
+            "--target (efficacy) trains models on rows in memory: use --engine local"
         )
-        for head in ("target", "metric", "trained on synthetic", "trained on real", "gap"):
-            eff.add_column(head)
-        for e in result.efficacy.values():
-            eff.add_row(
-                e.target,
-                f"{e.metric} ({'lower' if e.metric == 'rmse' else 'higher'} is better)",
-                format_value(e.synthetic),
-                format_value(e.real),
-                format_value(e.gap),
-            )
-            if e.note:
-                warn(escape(f"{e.target}: {e.note}"))
-        console.print(eff)
-    if files:
-        console.print("wrote " + ", ".join(str(f) for f in files))
+    result = evaluate_streamed(
+        real, synth, sch, bins=bins, csv=opts, engine=engine, scheduler=scheduler
+    )
+    doc = result.to_dict()
+    if out is not None:
+        write_text(json.dumps(doc, indent=2) + "\n", out / "evaluation.json", protect=[real, synth])
+    if report is not None:
+        from synthcert.report.build import write_report
+
+        write_report(report, certificate=None, evaluation=doc, schema=sch, protect=[real, synth])
+    if as_json:
+        emit_json(doc)
+        return
+    print_distances(result)
+    for note in result.notes:
+        warn(note)
 
 
 SHORT_NAMES = {

@@ -109,19 +109,34 @@ def column_distance(
     bins: int = DEFAULT_BINS,
 ) -> ColumnDistance:
     """All distances of one column from its codes (and raw values for a numeric column)."""
+    k = bins if isinstance(column, NumericColumn) else len(column.categories)
+    p, q = frequencies(real_codes, k), frequencies(synth_codes, k)
+    w_raw = None
+    if real_values is not None and synth_values is not None:
+        w_raw = float(stats.wasserstein_distance(real_values, synth_values))
+    return distance_from_frequencies(column, p, q, w_raw, bins=bins)
+
+
+def distance_from_frequencies(
+    column: NumericColumn | CategoricalColumn,
+    p: np.ndarray,
+    q: np.ndarray,
+    w_raw: float | None = None,
+    *,
+    bins: int = DEFAULT_BINS,
+) -> ColumnDistance:
+    """All distances of one column from its real and synthetic frequencies on public bins.
+
+    ``w_raw`` is the Wasserstein distance of the raw values when they were available; without
+    it a numeric column's Wasserstein distance is taken on the bin centres.
+    """
     if isinstance(column, NumericColumn):
-        p, q = frequencies(real_codes, bins), frequencies(synth_codes, bins)
         edges = bin_edges(column, bins)
         centres = 0.5 * (edges[:-1] + edges[1:])
         w_binned = wasserstein_on_support(centres, p, q)
-        if real_values is not None and synth_values is not None:
-            w_raw = float(stats.wasserstein_distance(real_values, synth_values))
-        else:
-            w_raw = w_binned
+        w_raw = w_binned if w_raw is None else w_raw
         w_norm = w_raw / (column.upper - column.lower)
     else:
-        k = len(column.categories)
-        p, q = frequencies(real_codes, k), frequencies(synth_codes, k)
         w_raw = w_binned = w_norm = wasserstein_categorical(p, q)
     return ColumnDistance(
         name=column.name,
