@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from synth_checks import check_table, mean_marginal_l1
 
 from synthcert.data.datasets import adult_schema
-from synthcert.data.discretize import Discretizer, numeric_bin_codes
+from synthcert.data.discretize import numeric_bin_codes
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError
 from synthcert.synthesizers.copula import (
@@ -22,34 +23,6 @@ from synthcert.synthesizers.copula import (
     nearest_correlation,
 )
 from synthcert.synthesizers.registry import make_synthesizer
-
-
-def mean_marginal_l1(schema: Schema, real: pd.DataFrame, syn: pd.DataFrame) -> float:
-    """Average over columns of ||p_real - p_syn||_1 (thesis Def. 4.3.1 with p = 1)."""
-    disc = Discretizer(schema)
-    a, b = disc.transform(real), disc.transform(syn)
-    out = []
-    for j, k in enumerate(disc.cardinalities):
-        p = np.bincount(a[:, j], minlength=k) / len(a)
-        q = np.bincount(b[:, j], minlength=k) / len(b)
-        out.append(np.abs(p - q).sum())
-    return float(np.mean(out))
-
-
-def check_table(schema: Schema, syn: pd.DataFrame, n: int) -> None:
-    """The schema's columns in order, integers as int64 within bounds, declared categories only."""
-    assert list(syn.columns) == schema.names
-    assert len(syn) == n
-    for col in schema.columns:
-        s = syn[col.name]
-        if isinstance(col, NumericColumn):
-            assert s.dtype == (np.int64 if col.integer else np.float64), col.name
-            assert s.min() >= col.lower and s.max() <= col.upper, col.name
-        else:
-            assert isinstance(col, CategoricalColumn)
-            assert isinstance(s.dtype, pd.CategoricalDtype)
-            assert list(s.cat.categories) == list(col.categories)
-            assert s.notna().all()
 
 
 @pytest.fixture(scope="module")

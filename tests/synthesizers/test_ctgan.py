@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
+from synth_checks import check_table
 
 from synthcert.data.datasets import adult_schema
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError
 from synthcert.synthesizers.ctgan import CTGANSynthesizer
 from synthcert.synthesizers.registry import make_synthesizer
@@ -17,21 +16,6 @@ pytest.importorskip("opacus")
 
 COLS = ["age", "sex", "race", "income"]
 TINY = {"embedding_dim": 8, "generator_dim": (16,), "discriminator_dim": (16,)}
-
-
-def check_table(schema: Schema, syn: pd.DataFrame, n: int) -> None:
-    """The schema's columns in order, integers within bounds, declared categories only."""
-    assert list(syn.columns) == schema.names
-    assert len(syn) == n
-    for col in schema.columns:
-        s = syn[col.name]
-        if isinstance(col, NumericColumn):
-            assert s.dtype == (np.int64 if col.integer else np.float64), col.name
-            assert s.min() >= col.lower and s.max() <= col.upper, col.name
-        else:
-            assert isinstance(col, CategoricalColumn)
-            assert list(s.cat.categories) == list(col.categories)
-            assert s.notna().all()
 
 
 @pytest.fixture(scope="module")

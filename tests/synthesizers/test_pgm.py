@@ -8,10 +8,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from synth_checks import check_table
 
 from synthcert.data.datasets import adult_schema
 from synthcert.data.discretize import Discretizer
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError
 from synthcert.privacy.accountant import rho_from_epsilon_delta
 from synthcert.synthesizers._pgm_inference import calibrate, sample_codes
@@ -20,21 +21,6 @@ from synthcert.synthesizers.pgm import AIMSynthesizer, MWEMPGMSynthesizer
 from synthcert.synthesizers.registry import make_synthesizer
 
 SMALL = ["sex", "race", "income"]
-
-
-def check_table(schema: Schema, syn: pd.DataFrame, n: int) -> None:
-    """The schema's columns in order, integers within bounds, declared categories only."""
-    assert list(syn.columns) == schema.names
-    assert len(syn) == n
-    for col in schema.columns:
-        s = syn[col.name]
-        if isinstance(col, NumericColumn):
-            assert s.dtype == (np.int64 if col.integer else np.float64), col.name
-            assert s.min() >= col.lower and s.max() <= col.upper, col.name
-        else:
-            assert isinstance(col, CategoricalColumn)
-            assert list(s.cat.categories) == list(col.categories)
-            assert s.notna().all()
 
 
 def mean_pair_l1(schema: Schema, real: pd.DataFrame, syn: pd.DataFrame) -> float:
