@@ -110,15 +110,34 @@ class GaussianSynthesizer(Synthesizer):
         return self.fit_chunks(table.iloc[i : i + step] for i in range(0, max(len(table), 1), step))
 
     def fit_chunks(self, chunks: Iterable[pd.DataFrame]) -> Self:
-        """Fit from an iterable of frames (a table larger than memory), merging accumulators."""
+        """Fit from an iterable of frames (a table larger than memory), merging accumulators.
+
+        Waves of ``workers`` chunks are encoded and reduced on a thread pool; the partials are
+        merged in chunk order, so the result does not depend on the number of threads.
+        """
         acc = MomentAccumulator(self.encoder.dim)
         reports: list[EncodeReport] = []
-        offset = 0
-        for chunk in chunks:
-            X, report = self.encoder.encode(chunk, row_offset=offset)
-            offset += len(chunk)
-            acc.update(X)
-            reports.append(report)
+
+        def reduce(item: tuple[int, pd.DataFrame]) -> tuple[MomentAccumulator, EncodeReport]:
+            X, report = self.encoder.encode(item[1], row_offset=item[0])
+            return MomentAccumulator(self.encoder.dim).update(X), report
+
+        def waves() -> Iterator[list[tuple[int, pd.DataFrame]]]:
+            wave, offset = [], 0
+            for chunk in chunks:
+                wave.append((offset, chunk))
+                offset += len(chunk)
+                if len(wave) == self.workers:
+                    yield wave
+                    wave = []
+            if wave:
+                yield wave
+
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+            for wave in waves():
+                for part, report in pool.map(reduce, wave):
+                    acc.merge(part)
+                    reports.append(report)
         return self.fit_moments(acc, reports)
 
     def fit_moments(self, acc: MomentAccumulator, reports: list[EncodeReport]) -> Self:
