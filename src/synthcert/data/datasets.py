@@ -128,9 +128,10 @@ def find_or_download(filename: str, url: str, home: str | os.PathLike | None = N
         with atomic_write_path(cached) as tmp, urllib.request.urlopen(url, timeout=60) as resp:
             tmp.write_bytes(resp.read())
     except OSError as exc:
-        where = f" in {folder}" if folder else ""
+        where = f"in {folder}" if folder else "(no data home: SYNTHCERT_DATA_HOME is unset)"
         raise DataError(
-            f"{filename} is not{where} and could not be downloaded from {url} ({exc}); "
+            f"{filename} was not found {where} nor in the cache {cache_home()}, and could "
+            f"not be downloaded from {url} ({exc}); "
             "set SYNTHCERT_DATA_HOME to a folder that has it"
         ) from exc
     return cached
