@@ -10,6 +10,7 @@ marginals are measured exactly (the thesis's audit, section 3.5, uses this mode)
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
@@ -143,10 +144,11 @@ class _PGMSynthesizer(Synthesizer):
         self._fitted = True
         return self
 
+    @abstractmethod
     def _run(
         self, cols: dict[str, np.ndarray], sizes: dict[str, int], rng: np.random.Generator
     ) -> PGMState:
-        raise NotImplementedError
+        """Run the mechanism (AIM or MWEM) on the discretised columns."""
 
     @property
     def selected(self) -> list[Clique]:
