@@ -13,10 +13,8 @@ from synthcert.errors import AssumptionError, BudgetError, DataError, SynthcertE
 from synthcert.privacy import PrivacyAccountant, account, max_records
 from synthcert.release import Certificate, release
 from synthcert.synthesizers import (
-    AIMSynthesizer,
     GaussianCopulaSynthesizer,
     GaussianSynthesizer,
-    MWEMPGMSynthesizer,
     PrivacyGuarantee,
     PrivBayesSynthesizer,
     Synthesizer,
@@ -24,6 +22,8 @@ from synthcert.synthesizers import (
 )
 
 _LAZY = {
+    "AIMSynthesizer": "synthcert.synthesizers.pgm",
+    "MWEMPGMSynthesizer": "synthcert.synthesizers.pgm",
     "CTGANSynthesizer": "synthcert.synthesizers.ctgan",
     "run_audit": "synthcert.audit",
     "write_audit": "synthcert.audit",
@@ -46,7 +46,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AIMSynthesizer",
     "AssumptionError",
     "BudgetError",
     "Certificate",
@@ -55,7 +54,6 @@ __all__ = [
     "Encoder",
     "GaussianCopulaSynthesizer",
     "GaussianSynthesizer",
-    "MWEMPGMSynthesizer",
     "PrivBayesSynthesizer",
     "PrivacyAccountant",
     "PrivacyGuarantee",

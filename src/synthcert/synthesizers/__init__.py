@@ -1,24 +1,39 @@
 """Synthesizers behind one interface; see :mod:`synthcert.synthesizers.registry`.
 
-The classes needing optional extras (``pgm``: mbi and JAX; ``ctgan``: torch) import their
-heavy dependencies only when fitted.
+The classes needing optional extras (``pgm``: mbi, JAX, networkx; ``ctgan``: torch) load on
+first use, so the core installs and runs without them.
 """
+
+from importlib import import_module
+from typing import Any
 
 from synthcert.synthesizers.base import PrivacyGuarantee, Synthesizer
 from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
-from synthcert.synthesizers.pgm import AIMSynthesizer, MWEMPGMSynthesizer
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
 from synthcert.synthesizers.registry import REGISTRY, make_synthesizer
 
+_LAZY = {
+    "AIMSynthesizer": "synthcert.synthesizers.pgm",
+    "MWEMPGMSynthesizer": "synthcert.synthesizers.pgm",
+    "CTGANSynthesizer": "synthcert.synthesizers.ctgan",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the synthesizers of the optional extras on first use."""
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'synthcert.synthesizers' has no attribute {name!r}")
+
+
 __all__ = [
     "REGISTRY",
-    "AIMSynthesizer",
     "GaussianCopulaSynthesizer",
     "GaussianSynthesizer",
-    "MWEMPGMSynthesizer",
     "PrivBayesSynthesizer",
     "PrivacyGuarantee",
     "Synthesizer",
     "make_synthesizer",
+    *_LAZY,
 ]
