@@ -6,10 +6,9 @@ private file for them explicitly.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +24,7 @@ from synthcert.data.io import (
     CsvOptions,
     atomic_write_path,
     expand_inputs,
+    file_sha256,
     refuse_overwriting_inputs,
     write_text,
 )
@@ -75,16 +75,6 @@ class ReleaseResult(Result):
     output: str
     certificate_path: str
     private_params_path: str | None = None
-
-
-def file_sha256(paths: Sequence[Path]) -> str:
-    """SHA-256 of the input file(s), read in 1 MiB blocks (several files: in sorted order)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()
 
 
 def plan_release(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -231,3 +232,15 @@ class ChunkedTableWriter:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.close(ok=exc_type is None)
+
+
+def file_sha256(paths: str | os.PathLike | Sequence[str | os.PathLike]) -> str:
+    """Hex SHA-256 of a file (or of several, concatenated in order), read in 1 MiB blocks."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()

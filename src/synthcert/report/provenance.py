@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
 import platform
 import shlex
@@ -13,17 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from synthcert._version import __version__
-
-_CHUNK = 1 << 20
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file, read in 1 MiB chunks (so large inputs never sit in memory)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(_CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+from synthcert.data.io import file_sha256
 
 
 def command_line(argv: Sequence[str] | None = None) -> str:
