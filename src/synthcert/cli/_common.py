@@ -12,6 +12,15 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from synthcert._result import jsonable
@@ -68,6 +77,22 @@ def format_value(value: Any) -> str:
     if isinstance(value, Mapping):
         return ", ".join(f"{k}={format_value(v)}" for k, v in value.items())
     return str(value)
+
+
+def progress_bar(*, disable: bool = False, unit: str = "") -> Progress:
+    """The progress display of every long command: on stderr, so stdout stays clean for JSON."""
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+        disable=disable,
+    )
 
 
 def warn(message: str) -> None:

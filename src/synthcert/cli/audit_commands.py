@@ -6,17 +6,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from synthcert.cli._app import app, reproduce_app
 from synthcert.cli._common import (
     console,
     emit_json,
-    err_console,
     handle_errors,
     parse_count,
     parse_float,
+    progress_bar,
     warn,
 )
 from synthcert.cli._options import (
@@ -32,18 +31,6 @@ from synthcert.cli._options import (
     csv_options,
 )
 from synthcert.data.schema import Schema
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("elapsed {task.elapsed:.0f}s"),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-    )
 
 
 @app.command("audit")
@@ -123,7 +110,7 @@ def audit_command(
     eps = parse_float(epsilon) if epsilon is not None else None
     dlt = parse_float(delta) if delta is not None else None
     n_trials, n_gen = parse_count(trials), parse_count(generations)
-    with _progress() as bar:
+    with progress_bar(unit="tables") as bar:
         task = bar.add_task("Setsubun game", total=None)
 
         def tick(done: int, total: int) -> None:
@@ -210,7 +197,7 @@ def reproduce_setsubun_command(
     synthesizers x the ten attacks; an AUC table and the Figure 3.3 bar chart."""
     from synthcert.reproduce.setsubun import THESIS_FINDINGS, reproduce_setsubun, summary_table
 
-    with _progress() as bar:
+    with progress_bar(unit="tables") as bar:
         task = bar.add_task("grid", total=None)
 
         def tick(label: str, done: int, total: int) -> None:

@@ -11,7 +11,6 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from synthcert.cli._app import app, reproduce_app
@@ -23,6 +22,7 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
+    progress_bar,
     warn,
 )
 from synthcert.cli._options import (
@@ -331,15 +331,7 @@ def reproduce_utility(
     from synthcert.reproduce.utility import run_utility_study, write_study
 
     cap = parse_count(rows) if rows is not None else None
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} runs"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar(disable=as_json, unit="runs") as bar:
         task = bar.add_task("loading", total=None)
 
         last = {"label": "", "start": time.perf_counter()}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from synthcert.cli._app import app, reproduce_app
 from synthcert.cli._common import (
@@ -15,6 +14,7 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
+    progress_bar,
 )
 
 NEIGHBORING_HELP = (
@@ -206,15 +206,7 @@ def verify_bound_command(
 
     ns, ds = _ints(n), _ints(d)
     total = len(ns) * len(ds) * len(KINDS) * datasets
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar(disable=as_json, unit="datasets") as bar:
         task = bar.add_task("auditing datasets", total=total)
         report = verify_bound(
             ns, ds, datasets=datasets, seed=seed, optimise=not no_optimise,
@@ -250,13 +242,7 @@ def reproduce_rdp_command(
     """
     from synthcert.reproduce.rdp import reproduce_rdp
 
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar(disable=as_json, unit="") as bar:
         task = bar.add_task("starting", total=None)
         result = reproduce_rdp(
             out,

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from synthcert.cli._app import app
 from synthcert.cli._common import (
@@ -19,6 +18,7 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
+    progress_bar,
     warn,
 )
 from synthcert.cli._options import (
@@ -163,15 +163,7 @@ def release_command(
     opts = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
     if save_private_params is not None:
         warn(f"{save_private_params} will hold the generative parameters: keep it private")
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed:,} rows"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=json_out,
-    ) as bar:
+    with progress_bar(disable=json_out, unit="rows") as bar:
         tasks: dict[str, int] = {}
 
         def on_progress(stage: str, done: int, total: int | None) -> None:

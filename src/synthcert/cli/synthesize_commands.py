@@ -10,7 +10,6 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from synthcert.cli._app import app
@@ -21,6 +20,7 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
+    progress_bar,
 )
 from synthcert.cli._options import (
     EncodingOpt,
@@ -153,14 +153,7 @@ def synthesize_command(
             f"--engine {engine} fits only 'gaussian' (a reduction over the rows); "
             f"{synthesizer!r} fits in memory: use --engine local"
         )
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=json_out,
-    ) as bar:
+    with progress_bar(disable=json_out, unit="") as bar:
         task = bar.add_task(f"fitting {synthesizer}")
         t0 = time.perf_counter()
         if streamed:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from synthcert.cli._app import app, reproduce_app
 from synthcert.cli._common import (
@@ -15,6 +14,7 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
+    progress_bar,
 )
 
 
@@ -103,15 +103,7 @@ def reproduce_neunhoeffler(
     reps = parse_count(repetitions)
     if reps < 10:
         raise typer.BadParameter("--repetitions must be at least 10")
-    with Progress(
-        TextColumn("Figure 1 repetitions"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=as_json,
-    ) as bar:
+    with progress_bar(disable=as_json, unit="repetitions") as bar:
         task = bar.add_task("fig1", total=reps)
         result = reproduce(
             out, repetitions=reps, seed=seed, progress=lambda k: bar.advance(task, k)

@@ -10,8 +10,7 @@ marginals are measured exactly (the thesis's audit, section 3.5, uses this mode)
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -46,6 +45,7 @@ class _PGMSynthesizer(Synthesizer):
 
     privacy_model: ClassVar[str] = "zcdp"
     default_max_model_size: ClassVar[float] = 80.0
+    mechanism: ClassVar[Callable[..., PGMState]]  # run_aim or run_mwem
 
     def __init__(
         self,
@@ -144,11 +144,24 @@ class _PGMSynthesizer(Synthesizer):
         self._fitted = True
         return self
 
-    @abstractmethod
     def _run(
         self, cols: dict[str, np.ndarray], sizes: dict[str, int], rng: np.random.Generator
     ) -> PGMState:
-        """Run the mechanism (AIM or MWEM) on the discretised columns."""
+        """Run the subclass's mechanism (AIM or MWEM) on the discretised columns."""
+        return type(self).mechanism(
+            cols,
+            sizes,
+            self._workload(),
+            rho=self.rho,
+            accountant=self.accountant,
+            rng=rng,
+            rounds=self.rounds,
+            max_model_size=self.max_model_size,
+            alpha=self.alpha,
+            pgm_iters=self.pgm_iters,
+            round_iters=self.round_iters,
+            progress=self.progress,
+        )
 
     @property
     def selected(self) -> list[Clique]:
@@ -199,24 +212,7 @@ class AIMSynthesizer(_PGMSynthesizer):
 
     name = "aim"
     description = "AIM: adaptive, iterative marginal selection with Private-PGM."
-
-    def _run(
-        self, cols: dict[str, np.ndarray], sizes: dict[str, int], rng: np.random.Generator
-    ) -> PGMState:
-        return run_aim(
-            cols,
-            sizes,
-            self._workload(),
-            rho=self.rho,
-            accountant=self.accountant,
-            rng=rng,
-            max_model_size=self.max_model_size,
-            rounds=self.rounds,
-            alpha=self.alpha,
-            pgm_iters=self.pgm_iters,
-            round_iters=self.round_iters,
-            progress=self.progress,
-        )
+    mechanism = staticmethod(run_aim)
 
 
 class MWEMPGMSynthesizer(_PGMSynthesizer):
@@ -229,21 +225,4 @@ class MWEMPGMSynthesizer(_PGMSynthesizer):
     name = "mwem-pgm"
     description = "MWEM with Private-PGM estimation of a graphical model."
     default_max_model_size = 25.0
-
-    def _run(
-        self, cols: dict[str, np.ndarray], sizes: dict[str, int], rng: np.random.Generator
-    ) -> PGMState:
-        return run_mwem(
-            cols,
-            sizes,
-            self._workload(),
-            rho=self.rho,
-            accountant=self.accountant,
-            rng=rng,
-            rounds=self.rounds,
-            max_model_size=self.max_model_size,
-            alpha=self.alpha,
-            pgm_iters=self.pgm_iters,
-            round_iters=self.round_iters,
-            progress=self.progress,
-        )
+    mechanism = staticmethod(run_mwem)
