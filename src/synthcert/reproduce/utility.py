@@ -268,10 +268,11 @@ def constant_predictor_score(data: StudyData, target: str, metric: str) -> float
 
 
 def _privacy_record(synth: Any) -> dict[str, Any] | None:
+    """The fitted synthesizer's guarantee; a refused certificate is recorded, not fatal."""
     try:
         return synth.privacy.to_dict()
-    except Exception as exc:  # a certificate may need a module still missing; never fatal
-        return {"note": f"privacy record unavailable: {type(exc).__name__}: {exc}"}
+    except SynthcertError as exc:
+        return {"note": f"no privacy record: {exc}"}
 
 
 def run_cell(
