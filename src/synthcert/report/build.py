@@ -536,7 +536,7 @@ def at_risk_rows(audit: Mapping[str, Any], limit: int = AT_RISK_SHOWN) -> list[t
 
 
 def _finite(values: Any) -> list[float]:
-    """The finite numbers of a JSON list (NaN placeholders of unplayed games dropped)."""
+    """The finite numbers of a JSON list (NaN entries of unplayed games dropped)."""
     if not isinstance(values, Sequence) or isinstance(values, str):
         return []
     arr = np.array([_num(v) if _num(v) is not None else np.nan for v in values], dtype=float)
