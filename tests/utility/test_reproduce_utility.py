@@ -10,13 +10,13 @@ import pytest
 from synthcert.reproduce.utility import (
     available_synthesizers,
     constant_predictor_score,
-    constructor_params,
     load_study_data,
     markdown_summary,
     run_cell,
     run_utility_study,
     write_study,
 )
+from synthcert.synthesizers.registry import constructor_params
 
 
 def test_available_lists_missing_with_reason():

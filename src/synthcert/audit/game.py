@@ -78,10 +78,10 @@ class SynthesizerSpec:
         if self.prototype is not None:
             synth = copy.deepcopy(self.prototype)
         else:
-            from synthcert.synthesizers.registry import get_info, make_synthesizer
+            from synthcert.synthesizers.registry import accepted_params, make_synthesizer
 
             params = dict(self.params)
-            accepted = inspect.signature(get_info(self.name).load().__init__).parameters
+            accepted = accepted_params(self.name)
             for key in ("seed", "random_state"):
                 if key in accepted and key not in params:
                     params[key] = seed

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from pathlib import Path
@@ -38,7 +37,7 @@ from synthcert.data.io import read_table, write_table
 from synthcert.data.schema import Schema
 from synthcert.errors import SynthcertError
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
-from synthcert.synthesizers.registry import REGISTRY, get_info, make_synthesizer
+from synthcert.synthesizers.registry import REGISTRY, accepted_params, make_synthesizer
 
 
 @app.command("synthesizers")
@@ -142,8 +141,7 @@ def synthesize_command(
         eps = None  # epsilon = inf means no DP
     params = parse_params(param)
     fit_seed, sample_seed = np.random.SeedSequence(seed).spawn(2)
-    accepted = inspect.signature(get_info(synthesizer).load().__init__).parameters
-    if "seed" in accepted and "seed" not in params:
+    if "seed" in accepted_params(synthesizer) and "seed" not in params:
         params["seed"] = int(fit_seed.generate_state(1)[0])  # the fit's noise and choices
     synth = make_synthesizer(synthesizer, sch, epsilon=eps, delta=dlt, **params)
     csv = csv_options(no_header, sep, na_value, encoding, sch.csv_names)

@@ -16,7 +16,6 @@ study lists it as not run, with that reason, instead of silently changing the pu
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import time
@@ -39,7 +38,7 @@ from synthcert.data.encode import numeric_values
 from synthcert.data.io import write_table, write_text
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError, SynthcertError
-from synthcert.synthesizers.registry import REGISTRY, get_info
+from synthcert.synthesizers.registry import REGISTRY, constructor_params, get_info
 from synthcert.utility.efficacy import efficacy, rmse
 from synthcert.utility.evaluate import evaluate
 from synthcert.utility.repeat import DEFAULT_RUNS, aggregate, run_seeds
@@ -136,24 +135,6 @@ def available_synthesizers(names: Sequence[str] | None = None) -> tuple[list[str
     return ok, missing
 
 
-def constructor_params(cls: type) -> set[str]:
-    """Keyword parameters a class's constructor takes, following ``**kwargs`` up the MRO
-    (a subclass ``__init__(self, schema, *, extra=None, **kwargs)`` passes the rest on)."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        params = inspect.signature(init).parameters
-        names.update(
-            n for n, p in params.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-        )
-        if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
-            break
-    names.discard("self")
-    return names
-
-
 def build_synthesizer(
     name: str,
     schema: Schema,
@@ -166,9 +147,6 @@ def build_synthesizer(
     """A fresh synthesizer for one run: epsilon = inf means no DP noise; the run seed is passed
     as ``seed`` / ``random_state`` when the constructor takes one; unknown params are dropped;
     ``params["no_dp"]`` holds overrides for the non-DP fit (epsilon = inf).
-
-    Built from the registry's class directly (not ``make_synthesizer``), so that a constructor
-    passing ``epsilon`` on through ``**kwargs`` is recognised as taking one.
     """
     cls = get_info(name).load()
     accepted = constructor_params(cls)

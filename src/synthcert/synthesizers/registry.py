@@ -99,6 +99,29 @@ def get_info(name: str) -> SynthesizerInfo:
         ) from None
 
 
+def constructor_params(cls: type) -> set[str]:
+    """Keyword parameters a class's constructor takes, following ``**kwargs`` up the MRO
+    (a subclass ``__init__(self, schema, *, extra=None, **kwargs)`` passes the rest on)."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        params = inspect.signature(init).parameters
+        names.update(
+            n for n, p in params.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        )
+        if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
+            break
+    names.discard("self")
+    return names
+
+
+def accepted_params(name: str) -> set[str]:
+    """Keyword parameters the registered synthesizer ``name`` accepts."""
+    return constructor_params(get_info(name).load())
+
+
 def make_synthesizer(
     name: str,
     schema: Schema,
@@ -109,7 +132,7 @@ def make_synthesizer(
 ) -> Synthesizer:
     """Construct a registered synthesizer; ``epsilon=None`` means no DP noise."""
     cls = get_info(name).load()
-    accepted = inspect.signature(cls.__init__).parameters
+    accepted = constructor_params(cls)
     if epsilon is not None:
         if "epsilon" not in accepted:
             raise SynthcertError(
@@ -119,7 +142,7 @@ def make_synthesizer(
         params["epsilon"] = epsilon
     if delta is not None and "delta" in accepted:
         params["delta"] = delta
-    unknown = [k for k in params if k not in accepted and "kwargs" not in accepted]
+    unknown = [k for k in params if k not in accepted]
     if unknown:
         raise SynthcertError(f"synthesizer {name!r} has no parameter(s) {unknown}")
     return cls(schema, **params)
