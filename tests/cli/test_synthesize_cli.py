@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from synthcert.cli import app
+from synthcert.cli import app, synthesize_commands
+from synthcert.cli.synthesize_commands import partitioned_input
 from synthcert.data.datasets import adult_schema
 
 runner = CliRunner()
@@ -163,7 +164,7 @@ def test_synthesize_refuses_clearly(adult_files, tmp_path):
     assert res.exit_code != 0 and len(pd.read_csv(src)) == 4000  # the input is never overwritten
 
 
-def test_gaussian_on_dask_equals_local_and_other_synthesizers_refuse_dask(adult_files, tmp_path):
+def test_gaussian_on_dask_equals_local_and_ctgan_refuses_dask(adult_files, tmp_path):
     base = [
         "synthesize",
         str(adult_files / "num.csv"),
@@ -188,14 +189,45 @@ def test_gaussian_on_dask_equals_local_and_other_synthesizers_refuse_dask(adult_
             "--schema",
             str(adult_files / "adult.schema.json"),
             "--synthesizer",
-            "privbayes",
+            "ctgan",
             "--engine",
             "dask",
             "--out",
             str(tmp_path / "p.csv"),
         ],
     )
-    assert res.exit_code == 2 and "fits only 'gaussian'" in " ".join(res.output.split())
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2 and "'ctgan' trains on rows in memory: use --engine local" in text
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_privbayes_on_a_parquet_folder_fits_from_counts_like_in_memory(
+    adult, tmp_path, monkeypatch
+):
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    rows = adult.iloc[:4000]
+    rows.iloc[:2500].to_parquet(folder / "a.parquet", index=False, row_group_size=1000)
+    rows.iloc[2500:].to_parquet(folder / "b.parquet", index=False, row_group_size=1000)
+    rows.to_parquet(tmp_path / "one.parquet", index=False)  # one small file: fits in memory
+    schema = tmp_path / "schema.json"
+    schema.write_text(adult_schema().to_json())
+    common = ["--schema", str(schema), "--synthesizer", "privbayes", "--epsilon", "2"]
+    common += ["--n-out", "1e3", "--seed", "3", "--json"]
+    counted = _json(
+        ["synthesize", str(folder), *common, "--engine", "local", "--out", str(tmp_path / "c.csv")]
+    )
+    memory = _json(
+        ["synthesize", str(tmp_path / "one.parquet"), *common, "--out", str(tmp_path / "m.csv")]
+    )
+    assert counted["rows_in"] == memory["rows_in"] == 4000 and counted["rows_out"] == 1000
+    assert counted["ledger"] == memory["ledger"] and counted["spent"] == memory["spent"]
+    assert (tmp_path / "c.csv").read_bytes() == (tmp_path / "m.csv").read_bytes()
+    # which path: a folder or a glob is counted; a single file only above 10^7 Parquet rows
+    assert partitioned_input(str(folder)) and partitioned_input(str(folder / "*.parquet"))
+    assert not partitioned_input(str(tmp_path / "one.parquet"))
+    monkeypatch.setattr(synthesize_commands, "IN_MEMORY_MAX_ROWS", 3999)
+    assert partitioned_input(str(tmp_path / "one.parquet"))
 
 
 def test_synthesize_writes_a_report_of_the_spent_budget(adult_files, tmp_path):

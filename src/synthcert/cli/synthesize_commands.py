@@ -8,13 +8,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import typer
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from synthcert.cli._app import app
 from synthcert.cli._common import (
     console,
     emit_json,
+    err_console,
     handle_errors,
     key_value_table,
     parse_count,
@@ -33,11 +37,13 @@ from synthcert.cli._options import (
     SepOpt,
     csv_options,
 )
-from synthcert.data.io import read_table, write_table
+from synthcert.data.io import CsvOptions, is_parquet, read_table, write_table
 from synthcert.data.schema import Schema
 from synthcert.errors import SynthcertError
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
 from synthcert.synthesizers.registry import REGISTRY, accepted_params, make_synthesizer
+
+IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
 
 
 @app.command("synthesizers")
@@ -130,9 +136,12 @@ def synthesize_command(
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
 
     Prints the privacy budget actually spent (the accountant's ledger of a DP fit), or for
-    'gaussian' its inherent-RDP certificate for the rows released. With 'gaussian' the input
-    is streamed (any size; --engine dask runs the reduction on a cluster); the other
-    synthesizers fit in memory.
+    'gaussian' its inherent-RDP certificate for the rows released. 'gaussian' always streams
+    the input. gaussian-copula, privbayes, mwem-pgm and aim fit from marginal counts on the
+    public bins, counted by engine passes over the input (never loaded whole) with --engine
+    dask, or when INPUT is a folder, a glob or a Parquet file of more than 10^7 rows; a single
+    smaller file fits in memory (for privbayes, mwem-pgm and aim the fit is the same; the
+    copula's counted fit uses binned marginals and Kendall taus). ctgan fits in memory only.
     """
     sch = Schema.load(schema)
     eps = parse_float(epsilon) if epsilon is not None else None
@@ -146,10 +155,12 @@ def synthesize_command(
     synth = make_synthesizer(synthesizer, sch, epsilon=eps, delta=dlt, **params)
     csv = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
     streamed = isinstance(synth, GaussianSynthesizer)
-    if engine != "local" and not streamed:
+    counted = hasattr(synth, "fit_counts") and (engine != "local" or partitioned_input(input))
+    if engine != "local" and not (streamed or counted):
         raise SynthcertError(
-            f"--engine {engine} fits only 'gaussian' (a reduction over the rows); "
-            f"{synthesizer!r} fits in memory: use --engine local"
+            f"--engine {engine} fits only synthesizers whose fit is a reduction over the rows "
+            f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
+            "rows in memory: use --engine local"
         )
     with progress_bar(disable=json_out, unit="") as bar:
         task = bar.add_task(f"fitting {synthesizer}")
@@ -159,6 +170,8 @@ def synthesize_command(
 
             fit_gaussian(input, synth, csv=csv, engine=engine, scheduler=scheduler)
             rows_in = synth.fit_.n
+        elif counted:
+            rows_in = fit_from_counts(synth, input, csv, engine, scheduler, bar, task)
         else:
             table = read_table(input, csv)
             rows_in = len(table)
@@ -210,6 +223,41 @@ def synthesize_command(
         rows.append(("note", spent["privacy"]["note"]))
     rows.append(("synthetic rows", str(out)))
     console.print(key_value_table("synthcert synthesize", rows))
+
+
+def partitioned_input(path: str) -> bool:
+    """True for inputs read in partitions: a folder, a glob, or Parquet of > 10^7 rows."""
+    if any(ch in path for ch in "*?[") or Path(path).is_dir():
+        return True
+    if not (is_parquet(path) and Path(path).is_file()):
+        return False
+    try:
+        return pq.ParquetFile(path).metadata.num_rows > IN_MEMORY_MAX_ROWS
+    except (pa.ArrowInvalid, OSError):
+        return False  # the in-memory reader reports what is wrong with the file
+
+
+def fit_from_counts(
+    synth: Any,
+    input: str,
+    csv: CsvOptions,
+    engine: str,
+    scheduler: str | None,
+    bar: Progress,
+    task: TaskID,
+) -> int:
+    """``synth.fit_counts`` from engine passes over ``input``; returns the rows counted."""
+    from synthcert.engine import EngineCounts, open_engine
+
+    def on_rows(done: int, total: int | None) -> None:
+        bar.update(task, description=f"counting, pass {source.passes + 1}: {done:,} rows")
+
+    with open_engine(
+        engine, scheduler, notify=lambda t: err_console.print(t, soft_wrap=True)
+    ) as eng:
+        source = EngineCounts(input, synth.discretizer, engine=eng, csv=csv, progress=on_rows)
+        synth.fit_counts(source)
+    return source.rows
 
 
 def budget_report(synth: Any, n_out: int) -> dict[str, Any]:

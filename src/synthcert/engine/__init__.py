@@ -3,10 +3,12 @@
 The reductions (counts, moments, histograms, marginals on public bins) run per partition with
 the shared mergeable accumulators and merge in one fixed tree, so every engine gives the same
 numbers; sampling draws chunk i from child i of ``SeedSequence(seed)``, so every engine gives
-the same rows. ``synthcert.engine.dask`` also offers ``parallel_map`` and ``joblib_backend`` for
-running audit trials on a cluster.
+the same rows. ``EngineCounts`` serves those marginal counts to the count-based synthesizers'
+``fit_counts`` (PrivBayes, MWEM-PGM, AIM, the copula). ``synthcert.engine.dask`` also offers
+``parallel_map`` and ``joblib_backend`` for running audit trials on a cluster.
 """
 
+from synthcert.engine.counts import EngineCounts
 from synthcert.engine.local import LocalEngine
 from synthcert.engine.ops import (
     ENGINES,
@@ -30,6 +32,7 @@ from synthcert.engine.reduce import MarginalCounts, MomentPartial
 
 __all__ = [
     "ENGINES",
+    "EngineCounts",
     "LocalEngine",
     "Manifest",
     "MarginalCounts",

@@ -21,6 +21,7 @@ from synthcert.data.encode import Encoder, EncodeReport
 from synthcert.data.io import CsvOptions
 from synthcert.engine.plan import DEFAULT_CHUNK_ROWS, Partition, iter_partition
 from synthcert.errors import DataError
+from synthcert.synthesizers.counts import clique_counts
 
 T = TypeVar("T")
 
@@ -56,8 +57,7 @@ class MarginalCounts:
     def update(self, codes: np.ndarray) -> MarginalCounts:
         """Add the rows of an (m, k) array of codes."""
         for clique, shape in self.shapes.items():
-            flat = np.ravel_multi_index(tuple(codes[:, j] for j in clique), shape)
-            self.counts[clique] += np.bincount(flat, minlength=int(np.prod(shape)))
+            self.counts[clique] += clique_counts(codes, clique, shape).ravel()
         self.rows += codes.shape[0]
         return self
 

@@ -1,6 +1,7 @@
-"""Bayesian-network pieces of PrivBayes (thesis Algorithms 2-3; Zhang et al. 2017): joint counts,
-mutual information and its sensitivity, structure learning, conditional tables, ancestral
-sampling. Everything works on integer codes (n, d) with known cardinalities.
+"""Bayesian-network pieces of PrivBayes (thesis Algorithms 2-3; Zhang et al. 2017): mutual
+information and its sensitivity, structure learning, conditional tables, ancestral sampling.
+The data are read only through a :class:`~synthcert.synthesizers.counts.CountSource` (joint
+counts of (child, parents) on public bins), so the same code fits in memory or on an engine.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from itertools import combinations
 import numpy as np
 
 from synthcert._result import Result
+from synthcert.synthesizers.counts import CountSource
 
 Node = tuple[int, tuple[int, ...]]  # (child, parents)
+PREFETCH_CELLS = 10**7  # cells (int64) of all subset tables counted in one first pass
 
 
 @dataclass(frozen=True)
@@ -23,15 +26,6 @@ class NetworkNode(Result):
 
     child: str
     parents: tuple[str, ...]
-
-
-def joint_counts(codes: np.ndarray, cols: tuple[int, ...], cards: list[int]) -> np.ndarray:
-    """Counts of every combination of the columns ``cols`` (an array of shape cards[cols])."""
-    shape = tuple(cards[c] for c in cols)
-    if not cols:
-        return np.array(float(len(codes)))
-    flat = np.ravel_multi_index(tuple(codes[:, c] for c in cols), shape)
-    return np.bincount(flat, minlength=math.prod(shape)).reshape(shape).astype(np.float64)
 
 
 def mutual_information(table: np.ndarray) -> float:
@@ -59,17 +53,30 @@ def mi_sensitivity(n: int, *, binary: bool) -> float:
     return 2.0 / n * math.log((n + 1) / 2.0) + (n - 1) / n * math.log((n + 1) / (n - 1))
 
 
-def candidate_score(
-    codes: np.ndarray, cards: list[int], child: int, parents: tuple[int, ...]
-) -> float:
-    """I(child, parents) from the data (parents joined into one variable)."""
-    table = joint_counts(codes, (child, *parents), cards).reshape(cards[child], -1)
-    return mutual_information(table)
+def candidate_score(joint: np.ndarray) -> float:
+    """I(child, parents) of a joint count table with axes (child, *parents), parents joined."""
+    return mutual_information(joint.reshape(joint.shape[0], -1).astype(np.float64))
+
+
+def prefetch_subsets(source: CountSource, degree: int, max_cells: float | None = None) -> bool:
+    """Ask for every (degree+1)-subset of the columns in one request, if their tables hold at
+    most ``max_cells`` (default ``PREFETCH_CELLS``) cells in all: every (child, parents) table
+    of the structure search and of the fit is then a sum over one of them, so the data are
+    counted in a single pass. Returns whether it asked."""
+    limit = PREFETCH_CELLS if max_cells is None else max_cells
+    cards = source.cardinalities
+    size = min(degree + 1, len(cards))
+    total = 0
+    for s in combinations(range(len(cards)), size):
+        total += math.prod(cards[c] for c in s)
+        if total > limit:
+            return False
+    source.marginal(list(combinations(range(len(cards)), size)))
+    return True
 
 
 def learn_structure(
-    codes: np.ndarray,
-    cards: list[int],
+    source: CountSource,
     degree: int,
     rng: np.random.Generator,
     choose: Callable[[np.ndarray, float], int],
@@ -81,9 +88,11 @@ def learn_structure(
     ``choose(scores, sensitivity)`` picks an index: greedy argmax, or the exponential mechanism.
     ``max_cells`` (theta-usefulness, Zhang et al. 2017 section 4.2) keeps, for each child, the
     largest parent sets whose table of (child, parents) has at most that many cells (the empty
-    set if none does); it depends on public cardinalities only.
+    set if none does); it depends on public cardinalities only. The joint tables of each
+    pick's new candidates are asked of ``source`` in one request.
     """
-    n, d = codes.shape
+    cards = source.cardinalities
+    n, d = source.rows, len(cards)
     first = int(rng.integers(d))
     order: list[Node] = [(first, ())]
     done = [first]
@@ -95,11 +104,12 @@ def learn_structure(
             if y not in done
             for t in parent_sets(y, done, cards, degree, max_cells)
         ]
-        scores = np.empty(len(cands))
-        for i, c in enumerate(cands):
-            if c not in cache:
-                cache[c] = candidate_score(codes, cards, *c)
-            scores[i] = cache[c]
+        new = [c for c in cands if c not in cache]
+        if new:
+            joints = source.marginal([(y, *t) for y, t in new])
+            for y, t in new:
+                cache[(y, t)] = candidate_score(joints[(y, *t)])
+        scores = np.array([cache[c] for c in cands], dtype=np.float64)
         binary = all(cards[y] == 2 or math.prod(cards[p] for p in t) == 2 for y, t in cands)
         pick = cands[choose(scores, mi_sensitivity(n, binary=binary))]
         order.append(pick)

@@ -1,10 +1,11 @@
-"""AIM and MWEM+PGM selection loops over discretised codes (thesis section 2.4.2, Algs. 4-6).
+"""AIM and MWEM+PGM selection loops over marginal counts (thesis section 2.4.2, Algs. 4-6).
 
 Both mechanisms alternate: select a marginal (exponential mechanism on a noisy quality
 score, or argmax without DP), measure it (Gaussian noise, or exactly without DP), and
 re-estimate the graphical model with Private-PGM (mbi's mirror descent, warm-started).
 Neighbouring is *unbounded* (add/remove one record): a count marginal then has L1 and L2
-sensitivity 1, and a score w_r * ||x_r - y_r||_1 has sensitivity w_r.
+sensitivity 1, and a score w_r * ||x_r - y_r||_1 has sensitivity w_r. The data enter only as
+the count tables of ``needed_marginals`` (asked of a CountSource in one request by the caller).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,13 +63,11 @@ def workload_weights(workload: Sequence[tuple[Clique, float]]) -> dict[Clique, f
     return {r: float(sum(c * len(set(r) & set(s)) for s, c in workload)) for r in closure}
 
 
-def data_marginal(
-    codes: dict[str, np.ndarray], sizes: dict[str, int], clique: Clique
-) -> np.ndarray:
-    """Counts of the marginal on ``clique`` (axes in clique order)."""
-    shape = [sizes[a] for a in clique]
-    idx = np.ravel_multi_index([codes[a] for a in clique], shape)
-    return np.bincount(idx, minlength=int(np.prod(shape))).astype(np.float64).reshape(shape)
+def needed_marginals(
+    columns: Sequence[str], workload: Sequence[tuple[Clique, float]]
+) -> list[Clique]:
+    """The marginals AIM and MWEM may score or measure: the one-way marginals and W+."""
+    return downward_closure([*((a,) for a in columns), *(cl for cl, _ in workload)])
 
 
 def cells(sizes: dict[str, int], clique: Clique) -> int:
@@ -149,7 +148,8 @@ def l1_errors(
 
 # -- AIM -----------------------------------------------------------------------------------
 def run_aim(
-    codes: dict[str, np.ndarray],
+    answers: Mapping[Clique, np.ndarray],
+    n: int,
     sizes: dict[str, int],
     workload: Sequence[tuple[Clique, float]],
     *,
@@ -165,6 +165,9 @@ def run_aim(
 ) -> PGMState:
     """AIM (thesis Algorithms 4-6; McKenna et al. 2022). ``rho=None`` runs without noise.
 
+    ``answers``: the count tables (float, axes in clique order) of ``needed_marginals``, from
+    ``n`` rows.
+
     DP: T = 16 k rounds budgeted (k attributes), sigma_0 = sqrt(T / (2 alpha rho)),
     epsilon_0 = sqrt(8 (1 - alpha) rho / T); one-way marginals first (Algorithm 5), then
     selection by the exponential mechanism on w_r (||x_r - y_r||_1 - sqrt(2/pi) sigma d_r),
@@ -178,8 +181,6 @@ def run_aim(
     k = len(columns)
     weights = workload_weights(workload)
     candidates = list(weights)
-    answers = {r: data_marginal(codes, sizes, r) for r in candidates}
-    n = len(next(iter(codes.values())))
     est = Estimator(sizes, pgm_iters, None if rho is not None else float(n))
     round_iters = round_iters or pgm_iters
     state = PGMState(sizes)
@@ -273,7 +274,8 @@ def run_aim(
 
 # -- MWEM+PGM ------------------------------------------------------------------------------
 def run_mwem(
-    codes: dict[str, np.ndarray],
+    answers: Mapping[Clique, np.ndarray],
+    n: int,
     sizes: dict[str, int],
     workload: Sequence[tuple[Clique, float]],
     *,
@@ -289,6 +291,9 @@ def run_mwem(
 ) -> PGMState:
     """MWEM+PGM (McKenna et al. 2019, section 6; Hardt et al. 2012, section 3.3).
 
+    ``answers``: the count tables (float, axes in clique order) of ``needed_marginals``, from
+    ``n`` rows.
+
     T rounds (default k); each spends rho/T: epsilon = sqrt(8 (1 - alpha) rho/T) on the
     exponential mechanism with score ||x_r - y_r||_1 - d_r over workload marginals whose
     junction tree stays within max_model_size * t / T megabytes, and sigma =
@@ -300,8 +305,6 @@ def run_mwem(
     k = len(sizes)
     T = rounds or k
     candidates = [cl for cl, _ in workload]
-    answers = {r: data_marginal(codes, sizes, r) for r in candidates}
-    n = len(next(iter(codes.values())))
     est = Estimator(sizes, pgm_iters, None if rho is not None else float(n))
     state = PGMState(sizes)
     say = progress or (lambda _msg: None)
@@ -315,7 +318,7 @@ def run_mwem(
         eps = math.sqrt(8.0 * (1.0 - alpha) * rho_t)
     else:  # without DP the one-way marginals cost nothing: measure them exactly first
         for a in sizes:
-            est.measure(state, (a,), data_marginal(codes, sizes, (a,)), 1.0)
+            est.measure(state, (a,), answers[(a,)], 1.0)
         est.fit(state, round_iters)
     for t in range(1, T + 1):
         cand = admissible(candidates, est, state, max_model_size * t / T)

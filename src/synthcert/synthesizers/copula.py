@@ -3,6 +3,9 @@
 Without DP: marginals are the empirical CDFs (numeric columns, raw values within the public
 bounds) and the category frequencies; the copula correlation is the correlation of the
 normal scores Phi^{-1}(rank / (n + 1)) (categories: the midpoint of their CDF step).
+``marginals="beta"`` instead fits each numeric column with a beta distribution on the data's
+[min, max] (SDV's default GaussianCopula, the synthesizer the thesis audits in chapter 3); its
+support moves with the extreme records, which is what the Setsubun mah-max target exploits.
 
 With DP (after Li, Xiong & Jiang 2014, DPCopula-Kendall): a share ``marginal_share`` of epsilon
 buys Laplace-noised histograms (numeric columns on the public equal-width bins, categorical on
@@ -14,19 +17,22 @@ correlation matrix (Higham 2002). Neighbouring is *bounded* (one record replaced
 from __future__ import annotations
 
 import math
-from typing import Self
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal, Self
 
 import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from synthcert.data.discretize import DEFAULT_BINS, bin_values, numeric_bin_codes
+from synthcert.data.discretize import DEFAULT_BINS, Discretizer, bin_values, numeric_bin_codes
 from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
+from synthcert.synthesizers.counts import CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import gaussian_factor, seed_sequence
 
 
@@ -68,6 +74,49 @@ def kendall_tau_sensitivity(n: int) -> float:
     return 4.0 / n
 
 
+def kendall_tau_table(table: np.ndarray, *, variant: Literal["a", "b"] = "a") -> float:
+    """Kendall's tau of the n = sum(T) points counted in a 2-way table T (codes in order).
+
+    S = concordant - discordant = sum_ij T_ij (sum_{i'>i, j'>j} T - sum_{i'>i, j'<j} T), in
+    exact integers; tau_a = S / n0 with n0 = n(n-1)/2, tau_b = S / sqrt((n0 - n1)(n0 - n2))
+    with n1, n2 the pairs tied in rows and in columns (Kendall 1945). 0 where undefined.
+    """
+    t = np.asarray(table, dtype=np.int64).astype(object)  # Python ints: no overflow at any n
+    s = 0
+    for i in range(t.shape[0] - 1):
+        below = t[i + 1 :].sum(axis=0)
+        cum = np.cumsum(below)
+        s += int(np.dot(t[i], (cum[-1] - cum) - (cum - below)))
+    n = int(t.sum())
+    n0 = n * (n - 1) // 2
+    if variant == "a":
+        return s / n0 if n0 > 0 else 0.0
+    n1 = sum(int(r) * (int(r) - 1) // 2 for r in t.sum(axis=1))
+    n2 = sum(int(c) * (int(c) - 1) // 2 for c in t.sum(axis=0))
+    denom = (n0 - n1) * (n0 - n2)
+    return s / math.sqrt(denom) if denom > 0 else 0.0
+
+
+def tau_b_from_tau_a(tau_a: float, p: np.ndarray, q: np.ndarray, n: int) -> float:
+    """tau_b = tau_a n0 / sqrt((n0 - n1)(n0 - n2)) when code k of x holds n p_k points and
+    code k of y n q_k (n1, n2: the pairs tied in x and in y; 0 if a column is constant)."""
+    n0 = n * (n - 1) / 2.0
+    n1, n2 = (float(np.sum(n * v * (n * v - 1.0))) / 2.0 for v in (p, q))
+    denom = max(n0 - n1, 0.0) * max(n0 - n2, 0.0)
+    return float(np.clip(tau_a * n0 / math.sqrt(denom), -1.0, 1.0)) if denom > 0 else 0.0
+
+
+def correlation_from_taus(taus: np.ndarray, d: int) -> np.ndarray:
+    """R_ij = sin(pi tau_ij / 2) for the pairs i < j in order (exact for a Gaussian copula),
+    projected to the nearest correlation matrix."""
+    corr = np.eye(d)
+    pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
+    r = np.sin(np.pi * np.clip(np.asarray(taus, dtype=np.float64), -1.0, 1.0) / 2.0)
+    for (i, j), v in zip(pairs, r, strict=True):
+        corr[i, j] = corr[j, i] = v
+    return nearest_correlation(corr)
+
+
 def nearest_correlation(a: np.ndarray, *, tol: float = 1e-10, max_iter: int = 500) -> np.ndarray:
     """Nearest correlation matrix in Frobenius norm (Higham 2002, alternating projections with
     Dykstra's correction), then eigenvalues floored at 1e-8 and the diagonal reset to 1."""
@@ -100,6 +149,52 @@ def clip_normalise(p: np.ndarray) -> np.ndarray:
     return p / total if total > 0 else np.full(p.shape, 1.0 / p.size)
 
 
+@dataclass(frozen=True)
+class BetaMarginal:
+    """Beta(a, b) on [loc, loc + scale] = the data's [min, max], where SDV's beta fit starts."""
+
+    a: float
+    b: float
+    loc: float
+    scale: float
+
+    @classmethod
+    def fit(cls, x: np.ndarray) -> BetaMarginal:
+        """Support fixed to the data's range, shape by the method of moments: a = m c, b =
+        (1 - m) c with c = m (1 - m) / v - 1 (the likelihood is degenerate there, since the
+        data hold both endpoints)."""
+        loc, scale = float(np.min(x)), float(np.ptp(x))
+        if scale == 0.0:
+            return cls(1.0, 1.0, loc, 0.0)
+        y = (x - loc) / scale
+        m, v = float(np.mean(y)), float(np.var(y))
+        c = m * (1.0 - m) / v - 1.0 if v > 0 else 1.0
+        return cls(max(m * c, 1e-3), max((1.0 - m) * c, 1e-3), loc, scale)
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        """F(x); a constant column maps to 1/2."""
+        if self.scale == 0.0:
+            return np.full(np.shape(x), 0.5)
+        return special.betainc(self.a, self.b, np.clip((x - self.loc) / self.scale, 0.0, 1.0))
+
+    def ppf(self, u: np.ndarray) -> np.ndarray:
+        """F^{-1}(u)."""
+        if self.scale == 0.0:
+            return np.full(np.shape(u), self.loc)
+        return self.loc + self.scale * special.betaincinv(self.a, self.b, u)
+
+    @cached_property
+    def _grid(self) -> tuple[np.ndarray, np.ndarray]:
+        # dense where Phi(z) puts the tails, and the exact endpoints
+        u = np.concatenate([[0.0], special.ndtr(np.linspace(-8.0, 8.0, 4097)), [1.0]])
+        return u, self.ppf(u)
+
+    def fast_ppf(self, u: np.ndarray) -> np.ndarray:
+        """F^{-1}(u) interpolated on Phi(z) at 4,097 points |z| <= 8 and at 0 and 1: within
+        1e-5 x scale of ``ppf`` for u in [Phi(-8), Phi(8)] (tested), ~50x faster."""
+        return np.interp(u, *self._grid)
+
+
 def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
     """A frame with the schema's columns: integers as int64, categories as declared Categoricals."""
     out: dict[str, object] = {}
@@ -118,10 +213,19 @@ def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
 class GaussianCopulaSynthesizer(Synthesizer):
     """Empirical (or DP-histogram) marginals joined by a Gaussian copula.
 
-    ``epsilon=None`` fits without noise. With ``epsilon``: ``marginal_share * epsilon`` for the
-    d marginal histograms (epsilon / d each, L1 sensitivity 2 under replacement) and the rest
-    for the d(d-1)/2 Kendall taus (sensitivity 4/n each). ``delta`` is accepted for a uniform
-    interface; the mechanism is pure epsilon-DP. ``seed`` drives the DP noise of ``fit``.
+    ``epsilon=None`` fits without noise, with empirical numeric marginals or, with
+    ``marginals="beta"``, the beta fits of :class:`BetaMarginal`. With ``epsilon``:
+    ``marginal_share * epsilon`` for the d marginal histograms (epsilon / d each, L1
+    sensitivity 2 under replacement) and the rest for the d(d-1)/2 Kendall taus (sensitivity
+    4/n each). ``delta`` is accepted for a uniform interface; the mechanism is pure
+    epsilon-DP. ``seed`` drives the DP noise of ``fit``.
+
+    :meth:`fit_counts` (the engine path of ``synthesize --engine``, for inputs never loaded
+    whole) works on the public bins only: binned numeric marginals (sampled uniformly within
+    the bin) and Kendall's tau_b of the binned pairs (under DP: the noisy tau_a rescaled by
+    the ties of the noisy histograms). It therefore differs slightly from ``fit(table)``, whose
+    numeric marginals are the raw values and whose taus (DP) or normal-score correlations (no
+    DP) use the raw values; the DP histograms are the same.
     """
 
     name = "gaussian-copula"
@@ -136,10 +240,23 @@ class GaussianCopulaSynthesizer(Synthesizer):
         delta: float | None = None,
         marginal_share: float = 0.5,
         bins: int = DEFAULT_BINS,
+        marginals: Literal["empirical", "beta"] = "empirical",
         missing: MissingPolicy = "drop",
         seed: Seed = None,
     ) -> None:
         super().__init__(schema)
+        if marginals not in ("empirical", "beta"):
+            raise AssumptionError(
+                f"marginals must be 'empirical' or 'beta', got {marginals!r}",
+                assumption="marginals in {empirical, beta}",
+            )
+        if marginals == "beta" and epsilon is not None:
+            raise AssumptionError(
+                "marginals='beta' fits each column's support to the data's min and max, which "
+                "no DP guarantee covers; with epsilon the marginals are DP histograms",
+                assumption="marginals='beta' only without epsilon",
+                admissible="drop epsilon, or use marginals='empirical' (the DP default)",
+            )
         if not 0 < marginal_share < 1:
             raise AssumptionError(
                 f"marginal_share must lie in (0, 1), got {marginal_share}",
@@ -153,6 +270,7 @@ class GaussianCopulaSynthesizer(Synthesizer):
         self.delta = delta
         self.marginal_share = float(marginal_share)
         self.bins = int(bins)
+        self.marginals = marginals
         self.missing = missing
         self.seed = seed
 
@@ -163,6 +281,7 @@ class GaussianCopulaSynthesizer(Synthesizer):
             "delta": self.delta,
             "marginal_share": self.marginal_share,
             "bins": self.bins,
+            "marginals": self.marginals,
         }
 
     # -- fitting -------------------------------------------------------------------------
@@ -182,20 +301,81 @@ class GaussianCopulaSynthesizer(Synthesizer):
         self.accountant = PrivacyAccountant(self.epsilon, self.delta)
         self.n_ = n
         self.rows_dropped_missing_ = dropped
+        self.binned_ = self.epsilon is not None
         if self.epsilon is None:
             self._fit_exact(raw)
         else:
-            self._fit_dp(raw, np.random.default_rng(seed_sequence(self.seed)))
-            self.accountant.check_within_budget()
+            hists = [
+                np.bincount(numeric_bin_codes(x, col, self.bins), minlength=self.bins)
+                if isinstance(col, NumericColumn)
+                else np.bincount(x, minlength=len(col.categories))
+                for col, x in zip(cols, raw, strict=True)
+            ]
+            d = len(raw)
+            taus = [kendall_tau_a(raw[i], raw[j]) for i in range(d) for j in range(i + 1, d)]
+            self._fit_dp(hists, np.array(taus), np.random.default_rng(seed_sequence(self.seed)))
+        self._factor = gaussian_factor(self.corr_)
+        self._fitted = True
+        return self
+
+    @property
+    def discretizer(self) -> Discretizer:
+        """The public bins the counted fit (:meth:`fit_counts`) and the DP histograms use."""
+        return Discretizer(self.schema, bins=self.bins, missing=self.missing)
+
+    def fit_counts(self, source: CountSource) -> Self:
+        """Fit from counts on the public bins (``source`` counted on ``self.discretizer``).
+
+        The marginals are the one-way histograms (numeric values uniform within their bin
+        when sampled) and R_ij = sin(pi tau_ij / 2) with Kendall's tau of the 2-way table of
+        each pair (:func:`kendall_tau_table`): tau_b without DP; with DP, tau_a noised as in
+        ``fit``, then turned into tau_b with the ties of the noisy histograms (post-processing;
+        binning ties many pairs, which pulls tau_a towards 0). tau_a of binned values keeps
+        sensitivity 4/n: a record's bins depend on that record alone, so replacing it changes
+        only its n - 1 pairs, each sign product by at most 2 (a tie counts 0), and S by at
+        most 2(n - 1) over n(n - 1)/2 pairs. All tables are asked of ``source`` in one request.
+        """
+        if self.marginals == "beta":
+            raise AssumptionError(
+                "marginals='beta' fits the data's min and max, which counts on public bins do "
+                "not hold",
+                assumption="fit_counts with marginals='empirical'",
+                admissible="marginals='empirical', or fit(table) in memory",
+            )
+        cards = self.discretizer.cardinalities
+        check_cardinalities(source, cards)
+        d = len(cards)
+        pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
+        tables = source.marginal([*((j,) for j in range(d)), *pairs])
+        n = source.rows
+        if n < 2:
+            raise DataError(f"the copula needs at least 2 complete rows, got {n}")
+        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.n_ = n
+        self.rows_dropped_missing_ = None  # the counts hold the kept rows only
+        self.binned_ = True
+        hists = [tables[(j,)] for j in range(d)]
+        if self.epsilon is None:
+            self._marginals = [h / n for h in hists]
+            taus = [kendall_tau_table(tables[p], variant="b") for p in pairs]
+            self.corr_ = correlation_from_taus(np.array(taus), d)
+        else:
+            taus = [kendall_tau_table(tables[p], variant="a") for p in pairs]
+            rng = np.random.default_rng(seed_sequence(self.seed))
+            self._fit_dp(hists, np.array(taus), rng, tie_corrected=True)
         self._factor = gaussian_factor(self.corr_)
         self._fitted = True
         return self
 
     def _fit_exact(self, raw: list[np.ndarray]) -> None:
         scores = np.empty((self.n_, len(raw)))
-        self._marginals: list[np.ndarray] = []
+        self._marginals: list[np.ndarray | BetaMarginal] = []
         for j, (col, x) in enumerate(zip(self.schema.columns, raw, strict=True)):
-            if isinstance(col, NumericColumn):
+            if isinstance(col, NumericColumn) and self.marginals == "beta":
+                beta = BetaMarginal.fit(x)
+                self._marginals.append(beta)
+                scores[:, j] = special.ndtri(np.clip(beta.cdf(x), 1e-12, 1 - 1e-12))
+            elif isinstance(col, NumericColumn):
                 self._marginals.append(np.sort(x))
                 scores[:, j] = normal_scores(x)
             else:
@@ -208,36 +388,47 @@ class GaussianCopulaSynthesizer(Synthesizer):
         np.fill_diagonal(corr, 1.0)
         self.corr_ = nearest_correlation(corr)
 
-    def _fit_dp(self, raw: list[np.ndarray], rng: np.random.Generator) -> None:
+    def _fit_dp(
+        self,
+        hists: list[np.ndarray],
+        taus: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        tie_corrected: bool = False,
+    ) -> None:
+        """Laplace-noised histograms (epsilon / d each of the marginal share) and Laplace-noised
+        Kendall tau_a of the pairs i < j (the rest), then R = sin(pi tau / 2) (DPCopula).
+
+        ``tie_corrected``: the noisy tau_a become tau_b with the ties of the noisy histograms
+        (``tau_b_from_tau_a``; post-processing of DP outputs and the public n, so free).
+        """
         eps = float(self.epsilon)  # type: ignore[arg-type]
-        d = len(raw)
+        d = len(hists)
         eps_marg = self.marginal_share * eps if d > 1 else eps
         eps_corr = eps - eps_marg
         self._marginals = []
-        for col, x in zip(self.schema.columns, raw, strict=True):
-            if isinstance(col, NumericColumn):
-                counts = np.bincount(numeric_bin_codes(x, col, self.bins), minlength=self.bins)
-            else:
-                counts = np.bincount(x, minlength=len(col.categories))
+        for col, counts in zip(self.schema.columns, hists, strict=True):
             # replacing one record moves one count down and one up: L1 sensitivity 2
             noisy = laplace_mechanism(
                 counts, 2.0, eps_marg / d, rng=rng, accountant=self.accountant,
                 name=f"laplace:marginal:{col.name}",
             )  # fmt: skip
             self._marginals.append(clip_normalise(noisy))
-        corr = np.eye(d)
-        pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
-        if pairs:
-            taus = np.array([kendall_tau_a(raw[i], raw[j]) for i, j in pairs])
-            # the vector of taus has L1 sensitivity len(pairs) * 4/n
-            noisy = laplace_mechanism(
-                taus, len(pairs) * kendall_tau_sensitivity(self.n_), eps_corr, rng=rng,
+        if len(taus):
+            # the vector of taus has L1 sensitivity len(taus) * 4/n
+            taus = laplace_mechanism(
+                taus, len(taus) * kendall_tau_sensitivity(self.n_), eps_corr, rng=rng,
                 accountant=self.accountant, name="laplace:kendall-tau",
             )  # fmt: skip
-            r = np.sin(np.pi * np.clip(noisy, -1.0, 1.0) / 2.0)
-            for (i, j), v in zip(pairs, r, strict=True):
-                corr[i, j] = corr[j, i] = v
-        self.corr_ = nearest_correlation(corr)
+        if tie_corrected:
+            m = self._marginals
+            pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
+            taus = np.array([
+                tau_b_from_tau_a(t, m[i], m[j], self.n_)
+                for t, (i, j) in zip(taus, pairs, strict=True)
+            ])  # fmt: skip
+        self.corr_ = correlation_from_taus(taus, d)
+        self.accountant.check_within_budget()
 
     # -- sampling ------------------------------------------------------------------------
     def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
@@ -253,14 +444,16 @@ class GaussianCopulaSynthesizer(Synthesizer):
             data[col.name] = self._invert(col, self._marginals[j], u[:, j])
         return typed_frame(self.schema, data)
 
-    def _invert(self, col, marginal: np.ndarray, u: np.ndarray) -> np.ndarray:
+    def _invert(self, col, marginal: np.ndarray | BetaMarginal, u: np.ndarray) -> np.ndarray:
+        if isinstance(marginal, BetaMarginal):
+            return marginal.fast_ppf(u)
         if isinstance(col, CategoricalColumn):
             cum = np.cumsum(marginal)
             return np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), len(cum) - 1)
-        if self.epsilon is None:  # empirical quantile (inverted CDF): values seen in the data
+        if not self.binned_:  # empirical quantile (inverted CDF): values seen in the data
             idx = np.clip(np.ceil(u * len(marginal)).astype(np.int64) - 1, 0, len(marginal) - 1)
             return marginal[idx]
-        # DP: piecewise-linear CDF over the public bins (uniform within the bin)
+        # DP or counted: piecewise-linear CDF over the public bins (uniform within the bin)
         cum = np.concatenate([[0.0], np.cumsum(marginal)])
         b = np.clip(np.searchsorted(cum, u, side="right") - 1, 0, self.bins - 1)
         p = marginal[b]

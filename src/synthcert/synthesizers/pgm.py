@@ -27,10 +27,12 @@ from synthcert.synthesizers._pgm_mechanisms import (
     PGMState,
     Progress,
     all_pairs,
+    needed_marginals,
     run_aim,
     run_mwem,
 )
 from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
+from synthcert.synthesizers.counts import CodesCounts, CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import seed_sequence
 
 DEFAULT_DELTA = 1e-5
@@ -129,29 +131,37 @@ class _PGMSynthesizer(Synthesizer):
         return all_pairs(names)
 
     def fit(self, table: pd.DataFrame) -> Self:
-        """Discretise, run the mechanism, keep the calibrated model (in memory only)."""
+        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`)."""
         codes = self.discretizer.transform(table)
-        if len(codes) == 0:
-            raise DataError(f"{type(self).__name__} needs at least one complete row")
+        return self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
+
+    def fit_counts(self, source: CountSource) -> Self:
+        """Run the mechanism (AIM or MWEM) on the marginals of ``source`` (counted on
+        ``self.discretizer``'s bins), and keep the calibrated model (in memory only).
+
+        Every marginal the mechanism may score or measure (the one-way marginals and the
+        workload's downward closure) is asked of ``source`` in one request.
+        """
+        cards = self.discretizer.cardinalities
+        check_cardinalities(source, cards)
         names = self.schema.names
-        sizes = dict(zip(names, self.discretizer.cardinalities, strict=True))
-        cols = {a: codes[:, j] for j, a in enumerate(names)}
+        sizes = dict(zip(names, cards, strict=True))
+        workload = self._workload()
+        needed = needed_marginals(names, workload)
+        counts = source.marginal([tuple(names.index(a) for a in cl) for cl in needed])
+        answers = {
+            cl: counts[tuple(names.index(a) for a in cl)].astype(np.float64) for cl in needed
+        }
+        n = source.rows
+        if n == 0:
+            raise DataError(f"{type(self).__name__} needs at least one complete row")
         rng = np.random.default_rng(seed_sequence(self.seed))
         self.accountant = PrivacyAccountant(self.epsilon, self.delta)
-        self.state_ = self._run(cols, sizes, rng)
-        self.accountant.check_within_budget()
-        self.n_ = len(codes)
-        self._fitted = True
-        return self
-
-    def _run(
-        self, cols: dict[str, np.ndarray], sizes: dict[str, int], rng: np.random.Generator
-    ) -> PGMState:
-        """Run the subclass's mechanism (AIM or MWEM) on the discretised columns."""
-        return type(self).mechanism(
-            cols,
+        self.state_ = type(self).mechanism(
+            answers,
+            n,
             sizes,
-            self._workload(),
+            workload,
             rho=self.rho,
             accountant=self.accountant,
             rng=rng,
@@ -162,6 +172,10 @@ class _PGMSynthesizer(Synthesizer):
             round_iters=self.round_iters,
             progress=self.progress,
         )
+        self.accountant.check_within_budget()
+        self.n_ = n
+        self._fitted = True
+        return self
 
     @property
     def selected(self) -> list[Clique]:

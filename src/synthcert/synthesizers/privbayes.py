@@ -33,11 +33,12 @@ from synthcert.synthesizers._bayesnet import (
     Node,
     ancestral_sample,
     conditional_table,
-    joint_counts,
     learn_structure,
+    prefetch_subsets,
 )
 from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
 from synthcert.synthesizers.copula import clip_normalise
+from synthcert.synthesizers.counts import CodesCounts, CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import seed_sequence
 
 Noise = Literal["laplace", "staircase"]
@@ -138,20 +139,36 @@ class PrivBayesSynthesizer(Synthesizer):
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Self:
-        """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3)."""
+        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`)."""
         codes = self.discretizer.transform(table)
-        n, d = codes.shape
-        if n < 2:
-            raise DataError(f"PrivBayes needs at least 2 complete rows, got {n}")
+        return self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
+
+    def fit_counts(self, source: CountSource) -> Self:
+        """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3) from the
+        joint counts of ``source`` (counted on ``self.discretizer``'s bins).
+
+        Every (child, parents) table is asked of ``source`` in batches: all the (k+1)-subsets
+        of the columns in one request when they hold at most ``PREFETCH_CELLS`` cells, else
+        the new candidates of each greedy step in one request (d-1 requests).
+        """
         cards = self.discretizer.cardinalities
+        check_cardinalities(source, cards)
+        d = len(cards)
         rng = np.random.default_rng(seed_sequence(self.seed))
         self.accountant = acc = PrivacyAccountant(self.epsilon, self.delta)
         eps = self.epsilon
         eps_g = eps * self.structure_share if eps is not None and d > 1 else 0.0
         eps_p = None if eps is None else eps - eps_g
-        self.degree_ = self.degree if self.degree is not None else choose_degree(
-            n, eps_p, cards, theta=self.theta
-        )  # fmt: skip
+        if self.degree is not None:
+            self.degree_ = self.degree
+        elif eps_p is None:
+            self.degree_ = DEFAULT_DEGREE
+        else:  # theta-usefulness needs n
+            self.degree_ = choose_degree(source.rows, eps_p, cards, theta=self.theta)
+        prefetch_subsets(source, self.degree_)
+        n = source.rows
+        if n < 2:
+            raise DataError(f"PrivBayes needs at least 2 complete rows, got {n}")
 
         if eps is None:
 
@@ -170,9 +187,10 @@ class PrivBayesSynthesizer(Synthesizer):
         # theta times the noise scale 2d/eps_p (Zhang et al. 2017, section 4.2)
         self.max_cells_ = None if eps_p is None else n * eps_p / (2.0 * d * self.theta)
         self.order_: list[Node] = learn_structure(
-            codes, cards, self.degree_, rng, choose, self.max_cells_
+            source, self.degree_, rng, choose, self.max_cells_
         )
-        self.tables_ = [self._table(codes, cards, node, eps_p, rng) for node in self.order_]
+        joints = source.marginal([(c, *ps) for c, ps in self.order_])
+        self.tables_ = [self._table(joints[(c, *ps)], c, eps_p, rng) for c, ps in self.order_]
         self.n_ = n
         acc.check_within_budget()
         self._cards = cards
@@ -181,17 +199,15 @@ class PrivBayesSynthesizer(Synthesizer):
 
     def _table(
         self,
-        codes: np.ndarray,
-        cards: list[int],
-        node: Node,
+        joint: np.ndarray,
+        child: int,
         eps_p: float | None,
         rng: np.random.Generator,
     ) -> np.ndarray:
         """Joint counts of (child, parents), noised when DP, clipped, renormalised, conditioned."""
-        child, parents = node
-        counts = joint_counts(codes, (child, *parents), cards)
+        counts = joint.astype(np.float64)
         if eps_p is not None:
-            eps_t = eps_p / len(cards)
+            eps_t = eps_p / len(self.schema.columns)
             name = f"{self.noise}:table:{self.schema.columns[child].name}"
             # replacing one record moves one count down and one up: L1 sensitivity 2
             if self.noise == "laplace":

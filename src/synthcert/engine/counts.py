@@ -1,0 +1,78 @@
+"""Marginal counts of a (large) input by engine passes: the CountSource of ``fit_counts``.
+
+Each request of cliques is one pass of :func:`synthcert.engine.marginals` over the input (every
+maximal clique counted per partition with the shared ``MarginalCounts`` accumulator, merged in
+the fixed tree), so the counts, and every fit made from them, are the same on every engine and
+equal to those of the rows in memory. Answers are cached: a set of columns is counted once, and
+any clique inside a counted set is summed out of it without reading the data again.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from synthcert.data.discretize import Discretizer
+from synthcert.data.io import CsvOptions
+from synthcert.engine.ops import RowProgress, marginals
+from synthcert.engine.plan import DEFAULT_CHUNK_ROWS, DEFAULT_PARTITION_ROWS
+from synthcert.errors import DataError
+from synthcert.synthesizers.counts import CachedCounts, Clique
+
+
+class EngineCounts(CachedCounts):
+    """Counts on ``discretizer``'s public bins of the rows of ``input_path`` (file, folder, glob).
+
+    ``engine``: an engine opened with :func:`synthcert.engine.open_engine` (reuse one cluster
+    for all passes), or ``"local"``/``"dask"`` with ``scheduler`` (opened for each pass).
+    ``rows`` is the number of rows kept by the discretizer's missing-value policy; read before
+    any request, it costs a pass of the one-way marginals (which later requests reuse).
+    """
+
+    def __init__(
+        self,
+        input_path: str | os.PathLike,
+        discretizer: Discretizer,
+        *,
+        engine: Any = "local",
+        scheduler: Any = None,
+        csv: CsvOptions | None = None,
+        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        partition_rows: int = DEFAULT_PARTITION_ROWS,
+        progress: RowProgress | None = None,
+    ) -> None:
+        super().__init__(discretizer.cardinalities)
+        self.input_path = input_path
+        self.discretizer = discretizer
+        self.engine = engine
+        self.scheduler = scheduler
+        self.csv = csv
+        self.chunk_rows = chunk_rows
+        self.partition_rows = partition_rows
+        self.progress = progress
+        self._rows: int | None = None
+
+    @property
+    def rows(self) -> int:
+        """Rows counted (the same in every pass, or the input changed and this raises)."""
+        if self._rows is None:
+            self.marginal([(j,) for j in range(len(self.cardinalities))])
+        assert self._rows is not None
+        return self._rows
+
+    def _count(self, sets: list[Clique]) -> dict[Clique, np.ndarray]:
+        """One pass of the engine over the input for all ``sets``."""
+        mc = marginals(
+            self.input_path, self.discretizer, sets, csv=self.csv, chunk_rows=self.chunk_rows,
+            partition_rows=self.partition_rows, engine=self.engine, scheduler=self.scheduler,
+            progress=self.progress,
+        )  # fmt: skip
+        if self._rows is not None and mc.rows != self._rows:
+            raise DataError(
+                f"{str(self.input_path)!r} gave {mc.rows} rows in this pass and {self._rows} "
+                "before: the input changed while it was being read; fit again"
+            )
+        self._rows = mc.rows
+        return {s: mc.table(s) for s in sets}
