@@ -156,8 +156,8 @@ def calibrate(
         axes = tuple(i for i, a in enumerate(src) if a not in dst)
         messages[(src, dst)] = Factor(sep, logsumexp(belief, axis=axes) if axes else belief)
 
-    for component in nx.connected_components(tree):
-        root = next(iter(component))
+    for component in sorted(nx.connected_components(tree), key=min):
+        root = min(component)  # not set order, which follows str hashing (varies by process)
         order = list(nx.dfs_postorder_nodes(tree, root))
         parent = dict(nx.bfs_predecessors(tree, root))
         for node in order:  # collect
@@ -187,8 +187,8 @@ def sample_codes(
     """
     drawn: dict[str, np.ndarray] = {}
     tree = calib.tree
-    for component in nx.connected_components(tree):
-        root = next(iter(component))
+    for component in sorted(nx.connected_components(tree), key=min):
+        root = min(component)  # not set order, which follows str hashing (varies by process)
         for node in nx.dfs_preorder_nodes(tree, root):
             sep = [a for a in node if a in drawn]
             new = [a for a in node if a not in drawn]
