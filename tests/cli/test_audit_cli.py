@@ -78,6 +78,17 @@ def test_audit_refuses_bad_options_cleanly(small_input, tmp_path):
     assert res.exit_code == 2
 
 
+def test_audit_passes_synthesizer_params(small_input, tmp_path):
+    data, schema = small_input
+    base = ["audit", str(data), "--schema", str(schema), "--synthesizer", "gaussian-copula"]
+    base += ["--attacks", "distance", "--trials", "1", "--generations", "5", "--json"]
+    res = runner.invoke(app, [*base, "--param", "marginals=beta", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["synthesizer"] == "gaussian-copula (marginals=beta)"
+    res = runner.invoke(app, [*base, "--param", "marginals=kde", "--out", str(tmp_path / "k")])
+    assert res.exit_code == 2 and "marginals must be" in res.output
+
+
 def test_help_texts():
     assert "mah-max" in runner.invoke(app, ["audit", "--help"]).output
     assert "--quick" in runner.invoke(app, ["reproduce", "setsubun", "--help"]).output

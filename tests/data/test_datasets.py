@@ -44,3 +44,38 @@ def test_demo_table_is_deterministic_and_within_its_public_bounds():
     assert report.rows_clipped == 0
     corr = np.corrcoef(a["years_of_education"], a["annual_income"])[0, 1]
     assert 0.3 < corr < 0.6  # the generator's correlation of 0.45 survives the marginals
+
+
+def test_california_in_scikit_learns_columns_derives_the_ratios(california):
+    features = datasets.california_sklearn_features(california)
+    assert list(features.columns) == datasets.CALIFORNIA_SKLEARN
+    assert features.shape == (20_433, 9)
+    row = features.loc[features["AveOccup"].idxmax()]
+    # block 19,006 of scikit-learn's copy: 7,460 people in 6 households
+    assert row["AveOccup"] == pytest.approx(7460 / 6)
+    assert row["MedHouseVal"] == pytest.approx(1.375)
+    _, report = Encoder(datasets.california_sklearn_schema()).encode(features)
+    assert report.rows_clipped == 0
+    sources = {c.name: c.source for c in datasets.california_sklearn_schema().columns}
+    assert sorted(k for k, v in sources.items() if v == "data") == [
+        "AveBedrms", "AveOccup", "AveRooms",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "path, build",
+    [
+        ("adult_schema.json", lambda: datasets.adult_schema()),
+        ("adult_numeric_schema.json", lambda: datasets.adult_schema(numeric_only=True)),
+        ("california_schema.json", lambda: datasets.california_schema()),
+        ("california_numeric_schema.json", lambda: datasets.california_schema(numeric_only=True)),
+        ("california_sklearn_schema.json", datasets.california_sklearn_schema),
+    ],
+)
+def test_example_schemas_are_the_loaders_schemas(path, build):
+    from pathlib import Path
+
+    from synthcert.data.schema import Schema
+
+    example = Path(__file__).resolve().parents[2] / "examples" / path
+    assert Schema.load(example) == build()

@@ -5,8 +5,9 @@ D_pos and D_neg to draw c2 shadow tables each and train the attacks (Algorithm 8
 on both (Algorithm 7, lines 8-9), draw ``generations`` tables of |D| rows from each fit and
 score every table with every attack.
 
-Work is split into jobs (one training job per trial, then blocks of generations) run on
-processes with joblib/loky. Every random draw is seeded from ``SeedSequence(seed,
+Work is split into jobs (the shadow tables of one side of a trial, the training of one
+attack, a block of generations), each started as soon as its inputs exist
+(``synthcert.audit.schedule``). Every random draw is seeded from ``SeedSequence(seed,
 spawn_key=(trial, role, index))``, so the IMs do not depend on the number of workers.
 """
 
@@ -20,10 +21,12 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from synthcert._result import Result
 from synthcert.audit.attacks import (
@@ -34,6 +37,7 @@ from synthcert.audit.attacks import (
     make_attack,
     parse_attacks,
 )
+from synthcert.audit.schedule import Job, open_slots, run_jobs
 from synthcert.audit.scoring import AttackScore, score_attack
 from synthcert.audit.targets import TargetChoice, choose_target, top_at_risk
 from synthcert.data.discretize import Discretizer
@@ -69,9 +73,11 @@ class SynthesizerSpec:
 
     @property
     def label(self) -> str:
-        """Name for reports, with epsilon if set."""
+        """Name for reports, with epsilon and the parameters given, e.g. ``x (marginals=beta)``."""
         base = self.name or type(self.prototype).__name__
-        return base if self.epsilon is None else f"{base} (epsilon={self.epsilon:g})"
+        given = {} if self.epsilon is None else {"epsilon": f"{self.epsilon:g}"}
+        given.update(self.params)
+        return f"{base} ({', '.join(f'{k}={v}' for k, v in given.items())})" if given else base
 
     def build(self, seed: int) -> tuple[Any, dict[str, Any]]:
         """A fresh unfitted synthesizer and the keyword arguments its ``fit`` takes (a seed)."""
@@ -146,14 +152,13 @@ class GameSetup:
 
 
 @dataclass
-class PreparedTrial:
-    """Output of a preparation job: shadow features per attack and the trial's two fits."""
+class PreparedSide:
+    """Output of a preparation job: one side's shadow features per attack and its game fit."""
 
     trial: int
-    shadow_pos: list[list[np.ndarray]]  # [attack][table] features
-    shadow_neg: list[list[np.ndarray]]
-    synth_pos: Any
-    synth_neg: Any
+    role: int  # _SHADOW_POS or _SHADOW_NEG
+    shadow: list[list[np.ndarray]]  # [attack][table] features
+    synth: Any  # fitted for Algorithm 7's generations
     privacy: dict[str, Any] | None
 
 
@@ -196,27 +201,28 @@ def _privacy_of(synth: Any) -> dict[str, Any] | None:
     return guarantee.to_dict() if hasattr(guarantee, "to_dict") else None
 
 
-def prepare_trial(setup: GameSetup, trial: int) -> PreparedTrial:
-    """Algorithm 8, lines 1-4 (shadow fits and c2 shadow tables a side) + Alg. 7, lines 8-9."""
+_SIDES = {  # shadow role: (data attribute, shadow fit role, game fit role)
+    _SHADOW_POS: ("d_pos", _FIT_SHADOW_POS, _FIT_POS),
+    _SHADOW_NEG: ("d_neg", _FIT_SHADOW_NEG, _FIT_NEG),
+}
+
+
+def prepare_side(setup: GameSetup, trial: int, role: int) -> PreparedSide:
+    """Algorithm 8, lines 1-4 for one side (shadow fit, c2 shadow tables) + Alg. 7, line 8 or 9."""
     attacks = [make_attack(name) for name in setup.attack_names]
     codes = any(a.needs_codes for a in attacks)
     s, schema = setup.seed, setup.spec.schema
-    shadow_pos = fit_synthesizer(setup.spec, setup.d_pos, derive_seed(s, trial, _FIT_SHADOW_POS))
-    shadow_neg = fit_synthesizer(setup.spec, setup.d_neg, derive_seed(s, trial, _FIT_SHADOW_NEG))
-    feats: dict[int, list[list[np.ndarray]]] = {}
-    for role, synth in ((_SHADOW_POS, shadow_pos), (_SHADOW_NEG, shadow_neg)):
-        per_table = []
-        for j in range(setup.ctx.params.c2):
-            frame = draw_table(synth, setup.n, derive_seed(s, trial, role, j), schema)
-            table = setup.view(frame, codes)
-            per_table.append(_table_features(attacks, table, setup, (trial, role, j), True))
-        feats[role] = [[f[i] for f in per_table] for i in range(len(attacks))]
-    privacy = _privacy_of(shadow_pos)
-    synth_pos = fit_synthesizer(setup.spec, setup.d_pos, derive_seed(s, trial, _FIT_POS))
-    synth_neg = fit_synthesizer(setup.spec, setup.d_neg, derive_seed(s, trial, _FIT_NEG))
-    return PreparedTrial(
-        trial, feats[_SHADOW_POS], feats[_SHADOW_NEG], synth_pos, synth_neg, privacy
-    )
+    attr, shadow_fit, game_fit = _SIDES[role]
+    data = getattr(setup, attr)
+    shadow = fit_synthesizer(setup.spec, data, derive_seed(s, trial, shadow_fit))
+    per_table = []
+    for j in range(setup.ctx.params.c2):
+        frame = draw_table(shadow, setup.n, derive_seed(s, trial, role, j), schema)
+        table = setup.view(frame, codes)
+        per_table.append(_table_features(attacks, table, setup, (trial, role, j), True))
+    feats = [[f[i] for f in per_table] for i in range(len(attacks))]
+    synth = fit_synthesizer(setup.spec, data, derive_seed(s, trial, game_fit))
+    return PreparedSide(trial, role, feats, synth, _privacy_of(shadow))
 
 
 def train_attack(
@@ -299,15 +305,109 @@ def _complete_rows(table: pd.DataFrame, schema: Schema) -> tuple[pd.DataFrame, n
     return frame.reset_index(drop=True), positions
 
 
-def _blocks(trials: int, generations: int, workers: int) -> list[tuple[int, range]]:
-    """Generation blocks: ``workers`` a trial, so every worker gets the same number of blocks."""
-    per_trial = max(1, min(generations, workers))
-    size = math.ceil(generations / per_trial)
-    return [
-        (t, range(a, min(a + size, generations)))
-        for t in range(trials)
-        for a in range(0, generations, size)
-    ]
+class _Play:
+    """The game's bookkeeping: turns each finished job into the jobs it makes ready."""
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        trials: int,
+        generations: int,
+        progress: Progress | None,
+        bound_delta: float | None,
+        confidence: float,
+    ) -> None:
+        self.setup = setup
+        self.bound_delta = bound_delta
+        self.confidence = confidence
+        self.scores: dict[str, AttackScore] = {}
+        self.generations = generations
+        self.progress = progress
+        self.total = trials + trials * generations
+        self.done = 0
+        self.blocks_per_trial = 1
+        self.sides: dict[int, dict[int, PreparedSide]] = {t: {} for t in range(trials)}
+        self.attacks: dict[int, dict[int, Attack]] = {t: {} for t in range(trials)}
+        names = setup.attack_names
+        self.pos_ims = {n: np.full((trials, generations), np.nan) for n in names}
+        self.neg_ims = {n: np.full((trials, generations), np.nan) for n in names}
+        self.privacy: dict[str, Any] | None = None
+        self._tick(0)
+
+    def _tick(self, units: int) -> None:
+        self.done += units
+        if self.progress:
+            self.progress(self.done, self.total)
+
+    def on_result(self, key: tuple, result: Any) -> list[Job]:
+        """Record ``result``; return the jobs it makes ready: a prepared trial's training, a
+        trained trial's generation blocks, the attacks' scores after the last block."""
+        kind, t = key[0], key[1]
+        names = self.setup.attack_names
+        if kind == "prep":
+            self.sides[t][result.role] = result
+            if result.role == _SHADOW_POS and t == 0:
+                self.privacy = result.privacy
+            if len(self.sides[t]) < len(_SIDES):
+                return []
+            pos, neg = self.sides[t][_SHADOW_POS], self.sides[t][_SHADOW_NEG]
+            return [
+                Job(
+                    (1, -make_attack(name).training_cost, t, i),
+                    ("train", t, i),
+                    train_attack,
+                    (self.setup, t, i, pos.shadow[i], neg.shadow[i]),
+                )
+                for i, name in enumerate(names)
+            ]
+        if kind == "train":
+            self.attacks[t][key[2]] = result[2]
+            if len(self.attacks[t]) < len(names):
+                return []
+            self._tick(1)
+            sides = self.sides.pop(t)
+            trained = TrainedTrial(
+                t,
+                [self.attacks[t][i] for i in range(len(names))],
+                sides[_SHADOW_POS].synth,
+                sides[_SHADOW_NEG].synth,
+                sides[_SHADOW_POS].privacy,
+            )
+            size = math.ceil(self.generations / self.blocks_per_trial)
+            return [
+                Job((2, t, a), ("score", t, a), score_block,
+                    (self.setup, trained, range(a, min(a + size, self.generations))))
+                for a in range(0, self.generations, size)
+            ]  # fmt: skip
+        if kind == "rate":
+            self.scores[result.name] = result
+            return []
+        _, gens, ims = result
+        for name, (p, q) in ims.items():
+            self.pos_ims[name][t, gens] = p
+            self.neg_ims[name][t, gens] = q
+        self._tick(len(gens))
+        return self._rating_jobs() if self.done == self.total else []
+
+    def _rating_jobs(self) -> list[Job]:
+        """Scores of every attack from all its IMs, once the last block is in."""
+        if self.bound_delta is None:
+            self.bound_delta = float((self.privacy or {}).get("delta") or 0.0)
+        seed = self.setup.seed
+        return [
+            Job(
+                (3, i),
+                ("rate", i),
+                partial(
+                    score_attack,
+                    delta=self.bound_delta,
+                    confidence=self.confidence,
+                    seed=derive_seed(seed, _TARGET_TRIAL, i) % 2**31,
+                ),
+                (name, self.pos_ims[name].ravel(), self.neg_ims[name].ravel()),
+            )
+            for i, name in enumerate(self.setup.attack_names)
+        ]
 
 
 def run_audit(
@@ -341,31 +441,7 @@ def run_audit(
     synthesizer claims, else 0). ``engine="dask"`` runs the trials on a Dask cluster (the
     ``scheduler`` address, or a new local cluster of ``workers`` processes); the IMs are the same.
     """
-    if engine == "dask":
-        from synthcert.engine.dask import joblib_backend
-
-        with joblib_backend(scheduler, n_workers=workers):
-            return run_audit(
-                table,
-                schema,
-                synthesizer,
-                epsilon=epsilon,
-                delta=delta,
-                synthesizer_params=synthesizer_params,
-                target=target,
-                attacks=attacks,
-                trials=trials,
-                generations=generations,
-                workers=workers,
-                seed=seed,
-                params=params,
-                alpha=alpha,
-                confidence=confidence,
-                bound_delta=bound_delta,
-                progress=progress,
-                engine="dask-active",
-            )
-    if engine not in ("local", "dask-active"):
+    if engine not in ("local", "dask"):
         raise SynthcertError(f"engine must be 'local' or 'dask', not {engine!r}")
     started = time.perf_counter()
     if trials < 1 or generations < 1:
@@ -391,70 +467,47 @@ def run_audit(
                     "define it at module level or use workers=1"
                 ) from exc
 
-    D, positions = _complete_rows(table, schema)
-    if len(D) < 3:
-        raise DataError(f"the game needs at least 3 complete rows, the table has {len(D)}")
-    X, _ = Encoder(schema, missing="drop").encode(D)
-    tgt = target
-    if isinstance(target, (int, np.integer)) or (isinstance(target, str) and target.isdigit()):
-        where = np.flatnonzero(positions == int(target))
-        if where.size == 0:
-            raise DataError(f"row {target} of the input is not a complete row (or does not exist)")
-        tgt = int(where[0])
-    choice, scores = choose_target(
-        X, tgt, seed=derive_seed(seed, _TARGET_TRIAL) % 2**31, alpha=alpha
-    )
-    rows, top = top_at_risk(scores, 20)
-    at_risk = [
-        {"row": int(positions[r]), "score": float(v)} for r, v in zip(rows, top, strict=True)
-    ]
+    # worker processes start now, while this one prepares the game
+    with open_slots(workers, engine, scheduler) as slots, threadpool_limits(1):
+        D, positions = _complete_rows(table, schema)
+        if len(D) < 3:
+            raise DataError(f"the game needs at least 3 complete rows, the table has {len(D)}")
+        X, _ = Encoder(schema, missing="drop").encode(D)
+        tgt = target
+        if isinstance(target, (int, np.integer)) or (isinstance(target, str) and target.isdigit()):
+            where = np.flatnonzero(positions == int(target))
+            if where.size == 0:
+                raise DataError(
+                    f"row {target} of the input is not a complete row (or does not exist)"
+                )
+            tgt = int(where[0])
+        choice, scores = choose_target(
+            X, tgt, seed=derive_seed(seed, _TARGET_TRIAL) % 2**31, alpha=alpha
+        )
+        rows, top = top_at_risk(scores, 20)
+        at_risk = [
+            {"row": int(positions[r]), "score": float(v)} for r, v in zip(rows, top, strict=True)
+        ]
 
-    d_neg = D.drop(index=choice.row).reset_index(drop=True)
-    cards = Discretizer(schema, bins=params.bins).cardinalities
-    ctx = AttackContext(target=X[choice.row].copy(), cardinalities=cards, params=params, seed=seed)
-    setup = GameSetup(spec, D, d_neg, names, ctx, seed, generations, len(D))
-    light = setup.without_data()
+        d_neg = D.drop(index=choice.row).reset_index(drop=True)
+        cards = Discretizer(schema, bins=params.bins).cardinalities
+        ctx = AttackContext(
+            target=X[choice.row].copy(), cardinalities=cards, params=params, seed=seed
+        )
+        setup = GameSetup(spec, D, d_neg, names, ctx, seed, generations, len(D))
+        light = setup.without_data()
 
-    total = trials + trials * generations
-    done = 0
-    if progress:
-        progress(0, total)
-    runner = _Runner(workers, backend="dask" if engine == "dask-active" else "loky")
-    prepared: dict[int, PreparedTrial] = {}
-    for prep in runner.map(prepare_trial, [(setup, t) for t in range(trials)]):
-        prepared[prep.trial] = prep
-    fitted: dict[int, list[Any]] = {t: [None] * len(names) for t in range(trials)}
-    jobs = [
-        (light, t, i, prepared[t].shadow_pos[i], prepared[t].shadow_neg[i])
-        for t in range(trials)
-        for i in range(len(names))
-    ]
-    left = {t: len(names) for t in range(trials)}
-    for t, i, attack in runner.map(train_attack, jobs):
-        fitted[t][i] = attack
-        left[t] -= 1
-        if left[t] == 0:
-            done += 1
-            if progress:
-                progress(done, total)
-    trained = {
-        t: TrainedTrial(t, fitted[t], p.synth_pos, p.synth_neg, p.privacy)
-        for t, p in prepared.items()
-    }
-    pos_ims = {n: np.full((trials, generations), np.nan) for n in names}
-    neg_ims = {n: np.full((trials, generations), np.nan) for n in names}
-    jobs = [(light, trained[t], g) for t, g in _blocks(trials, generations, workers)]
-    for t, gens, ims in runner.map(score_block, jobs):
-        for name, (p, q) in ims.items():
-            pos_ims[name][t, gens] = p
-            neg_ims[name][t, gens] = q
-        done += len(gens)
-        if progress:
-            progress(done, total)
+        play = _Play(light, trials, generations, progress, bound_delta, confidence)
+        play.blocks_per_trial = min(generations, max(4, 2 * sum(x.capacity for x in slots)))
+        first = [
+            Job((0, t, role), ("prep", t, role), prepare_side, (setup, t, role))
+            for t in range(trials)
+            for role in _SIDES
+        ]
+        run_jobs(first, play.on_result, slots)
+    pos_ims, neg_ims = play.pos_ims, play.neg_ims
 
-    privacy = trained[0].privacy
-    if bound_delta is None:
-        bound_delta = float((privacy or {}).get("delta") or 0.0)
+    privacy = play.privacy
     notes = []
     model = (privacy or {}).get("model", "none")
     if model in ("pure-dp", "approx-dp", "zcdp") and generations > 1:
@@ -463,17 +516,7 @@ def run_audit(
             "synthesizer is drawn at fit time, so tables of one fit are not independent runs. "
             "For a valid bound use --generations 1 with many --trials."
         )
-    scores_out = {
-        n: score_attack(
-            n,
-            pos_ims[n].ravel(),
-            neg_ims[n].ravel(),
-            delta=bound_delta,
-            confidence=confidence,
-            seed=derive_seed(seed, _TARGET_TRIAL, i) % 2**31,
-        )
-        for i, n in enumerate(names)
-    }
+    scores_out = {n: play.scores[n] for n in names}
     return AuditResult(
         synthesizer=spec.label,
         privacy=privacy,
@@ -497,32 +540,3 @@ def run_audit(
         elapsed_seconds=time.perf_counter() - started,
         notes=notes,
     )
-
-
-class _Runner:
-    """Runs jobs in-process (one worker), on loky processes, or on the active Dask client."""
-
-    def __init__(self, workers: int, backend: str = "loky") -> None:
-        self.workers = workers
-        self.backend = backend
-
-    def map(self, func: Callable, args: list[tuple]) -> Any:
-        """Yield ``func(*a)`` for every ``a``; BLAS/OpenMP limited to one thread per job."""
-        if self.backend != "dask" and (self.workers == 1 or len(args) == 1):
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(1):
-                for a in args:
-                    yield func(*a)
-            return
-        from joblib import Parallel, delayed, parallel_config
-
-        if self.backend == "dask":  # inside synthcert.engine.dask.joblib_backend
-            parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
-            yield from parallel(delayed(func)(*a) for a in args)
-            return
-        with parallel_config(backend="loky", inner_max_num_threads=1):
-            parallel = Parallel(
-                n_jobs=min(self.workers, len(args)), return_as="generator_unordered"
-            )
-            yield from parallel(delayed(func)(*a) for a in args)

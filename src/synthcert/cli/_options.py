@@ -91,3 +91,11 @@ SchedulerOpt = Annotated[
         "--engine dask and no address, a LocalCluster on 127.0.0.1 is started.",
     ),
 ]
+ParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help="Extra synthesizer parameter key=value (repeatable), e.g. --param degree=2 "
+        "--param noise=staircase, or --param marginals=beta for the thesis's copula.",
+    ),
+]

@@ -24,6 +24,7 @@ from synthcert.cli._options import (
     JsonOpt,
     NaOpt,
     NoHeaderOpt,
+    ParamOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
@@ -85,6 +86,7 @@ def audit_command(
         int, typer.Option("--workers", help="Worker processes; IMs do not depend on it.")
     ] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random draw of the game.")] = 0,
+    param: ParamOpt = None,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
     report: ReportOpt = None,
@@ -103,6 +105,7 @@ def audit_command(
     """
     from synthcert.audit.game import run_audit
     from synthcert.audit.outputs import audit_summary, write_audit
+    from synthcert.cli.synthesize_commands import parse_params
     from synthcert.data.io import read_table
 
     sch = Schema.load(schema)
@@ -122,6 +125,7 @@ def audit_command(
             synthesizer,
             epsilon=eps,
             delta=dlt,
+            synthesizer_params=parse_params(param),
             target=target,
             attacks=attacks,
             trials=n_trials,

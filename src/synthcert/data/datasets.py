@@ -101,6 +101,22 @@ _CALIFORNIA_BOUNDS = {
     "median_house_value": (0, 500_001),
 }
 CALIFORNIA_CATEGORIES = ("<1H OCEAN", "INLAND", "ISLAND", "NEAR BAY", "NEAR OCEAN")
+# The same blocks as scikit-learn's fetch_california_housing, the copy the thesis audits
+# (seed 003, section 3.4.1: nine numeric columns, largest Mahalanobis distance 119.52): the
+# per-household ratios are derived from the census counts. Bounds of the ratios come from the
+# data (source "data"): fine for an audit, whose adversary knows D, not for a DP release.
+CALIFORNIA_SKLEARN_BOUNDS: dict[str, tuple[float, float, str]] = {
+    "MedInc": (0.0, 15.0001, "public"),
+    "HouseAge": (0.0, 52.0, "public"),
+    "AveRooms": (0.0, 142.0, "data"),
+    "AveBedrms": (0.0, 35.0, "data"),
+    "Population": (0.0, 36_000.0, "public"),
+    "AveOccup": (0.0, 1244.0, "data"),
+    "Latitude": (32.5, 42.0, "public"),
+    "Longitude": (-124.5, -114.0, "public"),
+    "MedHouseVal": (0.0, 5.00001, "public"),
+}
+CALIFORNIA_SKLEARN = list(CALIFORNIA_SKLEARN_BOUNDS)
 
 
 def data_home(path: str | os.PathLike | None = None) -> Path | None:
@@ -189,6 +205,34 @@ def load_california_housing(
     path = find_or_download("california_housing.csv", CALIFORNIA_URL, data_home)
     df = read_table(path).dropna().reset_index(drop=True)
     return df[CALIFORNIA_NUMERIC] if numeric_only else df
+
+
+def california_sklearn_features(census: pd.DataFrame) -> pd.DataFrame:
+    """scikit-learn's nine columns from the census ones (ratios per household, value / 1e5)."""
+    households = census["households"]
+    return pd.DataFrame(
+        {
+            "MedInc": census["median_income"],
+            "HouseAge": census["housing_median_age"],
+            "AveRooms": census["total_rooms"] / households,
+            "AveBedrms": census["total_bedrooms"] / households,
+            "Population": census["population"],
+            "AveOccup": census["population"] / households,
+            "Latitude": census["latitude"],
+            "Longitude": census["longitude"],
+            "MedHouseVal": census["median_house_value"] / 1e5,
+        }
+    )
+
+
+def california_sklearn_schema() -> Schema:
+    """Schema of :func:`california_sklearn_features` (ratio bounds marked ``source: data``)."""
+    return Schema(
+        tuple(
+            NumericColumn(name, lo, hi, source=src)  # type: ignore[arg-type]
+            for name, (lo, hi, src) in CALIFORNIA_SKLEARN_BOUNDS.items()
+        )
+    )
 
 
 DEMO_COLUMNS = {

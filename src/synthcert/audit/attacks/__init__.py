@@ -60,6 +60,7 @@ class Attack(ABC):
     name: ClassVar[str] = ""
     feature_key: ClassVar[str] = ""  # attacks with the same key share one feature computation
     needs_codes: ClassVar[bool] = False
+    training_cost: ClassVar[float] = 0.0  # relative training time; only orders the game's jobs
 
     def fit(
         self,

@@ -28,6 +28,9 @@ MODELS = ("rf", "lr", "mlp", "xgb")
 FEATURE_SETS = ("dataset", "hist")
 LEARNED_ATTACKS = tuple(f"{m}-{f}" for m in MODELS for f in FEATURE_SETS)
 PROBA_CLIP = 1e-6
+# Training seconds on Adult's numeric columns (benchmarks/audit_workers.py), to start the
+# slowest first; the hist attacks train on c2 rows a side, the dataset ones on c2·chunks.
+TRAINING_COST = {"rf": 1.2, "mlp": 0.64, "xgb": 0.16, "lr": 0.01}
 
 
 def chunk_features(X: np.ndarray, c1: int, chunks: int, rng: np.random.Generator) -> np.ndarray:
@@ -103,6 +106,8 @@ class LearnedAttack(Attack):
         self.name = f"{model}-{featureset}"  # type: ignore[misc]
         self.feature_key = "chunks" if featureset == "dataset" else "hist"  # type: ignore[misc]
         self.needs_codes = featureset == "hist"  # type: ignore[misc]
+        scale = 1.0 if featureset == "dataset" else 0.1
+        self.training_cost = TRAINING_COST[model] * scale  # type: ignore[misc]
 
     def features(
         self, table: SyntheticTable, ctx: AttackContext, rng: np.random.Generator

@@ -1,0 +1,122 @@
+"""Run a graph of jobs as they become ready, on this process and on a pool of workers.
+
+The game's jobs form a small graph (a trial's shadow tables → its attacks' training → its
+scored generations). Running them phase by phase leaves workers idle at every barrier, and a
+fresh process pool is idle for its start-up (importing scikit-learn, XGBoost); here a job
+starts as soon as its inputs exist, the most expensive ready job first, and with ``k`` workers
+one of them is a thread of this process (already warm) beside ``k - 1`` loky processes.
+On Dask every worker thread of the cluster is a slot and this process only schedules.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(order=True)
+class Job:
+    """``func(*args)``, identified by ``key``; lower ``priority`` runs first."""
+
+    priority: tuple
+    key: Hashable = field(compare=False)
+    func: Callable[..., Any] = field(compare=False)
+    args: tuple = field(compare=False, default=())
+
+
+# Called with a finished job's key and result; returns the jobs this makes ready.
+OnResult = Callable[[Hashable, Any], Iterable[Job]]
+
+
+@dataclass
+class Slot:
+    """An executor and how many jobs it runs at once."""
+
+    executor: Executor
+    capacity: int
+    running: int = 0
+
+
+WARM_MODULES = (
+    "synthcert.audit.game",
+    "sklearn.ensemble",
+    "sklearn.linear_model",
+    "sklearn.neural_network",
+    "xgboost",
+)
+
+
+def _single_threaded(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` with BLAS and OpenMP held to one thread (the slots are the parallelism)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return func(*args)
+
+
+def _warm() -> None:
+    """Import what the jobs need, so a new worker process does it before its first job."""
+    import importlib
+
+    for name in WARM_MODULES:
+        with suppress(ImportError):
+            importlib.import_module(name)
+
+
+@contextmanager
+def open_slots(workers: int, engine: str = "local", scheduler: Any = None) -> Iterator[list[Slot]]:
+    """Local: one thread here + ``workers - 1`` loky processes. Dask: every worker thread of the
+    cluster at ``scheduler`` (an address or a Client; None starts a LocalCluster of
+    ``workers`` processes), closed at the end if started here."""
+    with ExitStack() as stack:
+        if engine == "dask":
+            from synthcert.engine.dask import dask_client
+
+            client = stack.enter_context(dask_client(scheduler, n_workers=workers))
+            threads = sum(client.nthreads().values()) or 1
+            yield [Slot(client.get_executor(pure=False), threads)]
+            return
+        slots = [Slot(stack.enter_context(ThreadPoolExecutor(1)), 1)]
+        if workers > 1:
+            from joblib.externals.loky import get_reusable_executor
+
+            one = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+            pool = get_reusable_executor(max_workers=workers - 1, reuse=True, env=one)
+            for _ in range(workers - 1):
+                pool.submit(_warm)
+            slots.append(Slot(pool, workers - 1))
+        yield slots
+
+
+def run_jobs(jobs: Iterable[Job], on_result: OnResult, slots: list[Slot]) -> None:
+    """Run ``jobs`` and every job ``on_result`` releases, until none is left.
+
+    ``on_result`` runs in this thread, in completion order; what it records must therefore not
+    depend on that order (the game keys every result by trial and generation).
+    """
+    ready: list[Job] = []
+    tie = itertools.count()  # keeps equal priorities in submission order
+
+    def push(new: Iterable[Job]) -> None:
+        for job in new:
+            heapq.heappush(ready, (job, next(tie)))
+
+    push(jobs)
+    running: dict[Future, tuple[Job, Slot]] = {}
+    while ready or running:
+        for slot in slots:
+            while ready and slot.running < slot.capacity:
+                job, _ = heapq.heappop(ready)
+                future = slot.executor.submit(_single_threaded, job.func, *job.args)
+                running[future] = (job, slot)
+                slot.running += 1
+        done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+        for future in done:
+            job, slot = running.pop(future)
+            slot.running -= 1
+            push(on_result(job.key, future.result()))
