@@ -253,3 +253,21 @@ def test_synthesize_writes_a_report_of_the_spent_budget(adult_files, tmp_path):
     assert res.exit_code == 0, res.output
     html = (tmp_path / "r.html").read_text()
     assert "privbayes" in html and "<html" in html
+
+
+def test_synthesize_to_a_folder_writes_a_partitioned_dataset(adult, tmp_path):
+    from synthcert.engine import read_manifest
+
+    data = tmp_path / "adult.parquet"
+    adult.iloc[:3000].to_parquet(data, index=False)
+    schema = tmp_path / "schema.json"
+    schema.write_text(adult_schema().to_json())
+    args = ["synthesize", str(data), "--schema", str(schema), "--synthesizer", "privbayes"]
+    args += ["--epsilon", "1", "--n-out", "5e3", "--seed", "5", "--json"]
+    doc = _json([*args, "--out", f"{tmp_path / 'syn'}/"])
+    manifest = read_manifest(tmp_path / "syn")
+    assert doc["rows_out"] == manifest.rows == 5_000 and manifest.seed == 5
+    assert [p.rows for p in manifest.parts] == [5_000]
+    out = pd.read_parquet(tmp_path / "syn")
+    assert len(out) == 5_000 and set(out["sex"]) <= {"Female", "Male"}
+    assert not list((tmp_path).glob(".syn*"))  # no temporary folder left behind

@@ -101,6 +101,30 @@ def test_same_seed_same_rows_with_one_and_two_workers(
     pd.testing.assert_frame_equal(outs[0], synth.sample(420_000, seed=5))
 
 
+def test_any_synthesizer_samples_a_dataset_part_by_part_alike_on_one_and_two_workers(
+    tmp_path, client, client_one, adult_files, adult_mixed_schema
+):
+    """Chunk i of a non-Gaussian synthesizer is synth.sample(rows_i, seed=child i)."""
+    _, frame = adult_files
+    synth = PrivBayesSynthesizer(adult_mixed_schema, epsilon=1.0, seed=4).fit(frame)
+    outs = []
+    for name, c in (("two", client), ("one", client_one), ("local", None)):
+        out = tmp_path / name
+        manifest = engine.sample_partitioned(
+            synth, 4_500, out, seed=9, partition_rows=2_000, chunk_rows=1_000,
+            engine="local" if c is None else "dask", scheduler=c, manifest_seed=9,
+        )  # fmt: skip
+        assert [p.rows for p in manifest.parts] == [2_000, 2_000, 500]
+        assert manifest.seed == 9 and manifest.chunk_rows == 1_000
+        outs.append(pd.read_parquet(out))
+    pd.testing.assert_frame_equal(outs[0], outs[1])
+    pd.testing.assert_frame_equal(outs[0], outs[2])
+    children = np.random.SeedSequence(9).spawn(5)
+    chunks = [synth.sample(1_000, seed=c) for c in children[:4]]
+    expected = pd.concat([*chunks, synth.sample(500, seed=children[4])], ignore_index=True)
+    pd.testing.assert_frame_equal(outs[0], expected, check_categorical=False)
+
+
 def test_histograms_and_marginals_on_dask_equal_local(client, adult_files, adult_mixed_schema):
     folder, _ = adult_files
     disc = Discretizer(adult_mixed_schema, bins=20)

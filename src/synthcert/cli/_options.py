@@ -99,3 +99,11 @@ ParamOpt = Annotated[
         "--param noise=staircase, or --param marginals=beta for the thesis's copula.",
     ),
 ]
+OutOpt = Annotated[
+    str,
+    typer.Option(
+        "--out",
+        help="Output file (.csv or .parquet), or a folder (a path ending in / or an "
+        "existing folder) for a partitioned Parquet dataset with a _manifest.json.",
+    ),
+]

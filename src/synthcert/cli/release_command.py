@@ -28,6 +28,7 @@ from synthcert.cli._options import (
     MissingOpt,
     NaOpt,
     NoHeaderOpt,
+    OutOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
@@ -46,14 +47,7 @@ def release_command(
         str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
     ],
     schema: SchemaOpt,
-    out: Annotated[
-        str,
-        typer.Option(
-            "--out",
-            help="Output file (.csv or .parquet), or a folder (a path ending in / or an "
-            "existing folder) for a partitioned Parquet dataset with a _manifest.json.",
-        ),
-    ],
+    out: OutOpt,
     n_out: Annotated[
         str | None,
         typer.Option(

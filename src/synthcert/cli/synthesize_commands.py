@@ -31,6 +31,7 @@ from synthcert.cli._options import (
     JsonOpt,
     NaOpt,
     NoHeaderOpt,
+    OutOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
@@ -89,7 +90,7 @@ def synthesize_command(
     synthesizer: Annotated[
         str, typer.Option("--synthesizer", help="A name from `synthcert synthesizers`.")
     ],
-    out: Annotated[Path, typer.Option("--out", help="Output table (.csv or .parquet).")],
+    out: OutOpt,
     epsilon: Annotated[
         str | None,
         typer.Option(
@@ -162,16 +163,23 @@ def synthesize_command(
             f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
             "rows in memory: use --engine local"
         )
-    with progress_bar(disable=json_out, unit="") as bar:
+    from synthcert.engine import is_dataset_target, open_engine, sample_partitioned
+
+    partitioned = is_dataset_target(out)
+    notify = lambda text: err_console.print(text, soft_wrap=True)  # noqa: E731
+    with (
+        progress_bar(disable=json_out, unit="") as bar,
+        open_engine(engine, scheduler, notify=notify) as eng,
+    ):
         task = bar.add_task(f"fitting {synthesizer}")
         t0 = time.perf_counter()
         if streamed:
             from synthcert.engine import fit_gaussian
 
-            fit_gaussian(input, synth, csv=csv, engine=engine, scheduler=scheduler)
+            fit_gaussian(input, synth, csv=csv, engine=eng)
             rows_in = synth.fit_.n
         elif counted:
-            rows_in = fit_from_counts(synth, input, csv, engine, scheduler, bar, task)
+            rows_in = fit_from_counts(synth, input, csv, eng, bar, task)
         else:
             table = read_table(input, csv)
             rows_in = len(table)
@@ -180,10 +188,16 @@ def synthesize_command(
         n = parse_count(n_out) if n_out is not None else rows_in
         bar.update(task, description=f"sampling {n:,} rows")
         t0 = time.perf_counter()
-        syn = synth.sample(n, seed=sample_seed)
+        if partitioned:  # drawn and written part by part on the engine
+            sample_partitioned(
+                synth, n, out, seed=sample_seed, engine=eng, protect=[input], manifest_seed=seed,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )  # fmt: skip
+        else:
+            syn = synth.sample(n, seed=sample_seed)
+            bar.update(task, description=f"writing {out}")
+            write_table(syn, out, protect=[input])
         t_sample = time.perf_counter() - t0
-        bar.update(task, description=f"writing {out}")
-        write_table(syn, out, protect=[input])
     spent = budget_report(synth, n)
     if report is not None:
         from synthcert.report.build import write_report
@@ -238,25 +252,16 @@ def partitioned_input(path: str) -> bool:
 
 
 def fit_from_counts(
-    synth: Any,
-    input: str,
-    csv: CsvOptions,
-    engine: str,
-    scheduler: str | None,
-    bar: Progress,
-    task: TaskID,
+    synth: Any, input: str, csv: CsvOptions, engine: Any, bar: Progress, task: TaskID
 ) -> int:
-    """``synth.fit_counts`` from engine passes over ``input``; returns the rows counted."""
-    from synthcert.engine import EngineCounts, open_engine
+    """``synth.fit_counts`` from passes of the opened ``engine`` over ``input``; rows counted."""
+    from synthcert.engine import EngineCounts
 
     def on_rows(done: int, total: int | None) -> None:
         bar.update(task, description=f"counting, pass {source.passes + 1}: {done:,} rows")
 
-    with open_engine(
-        engine, scheduler, notify=lambda t: err_console.print(t, soft_wrap=True)
-    ) as eng:
-        source = EngineCounts(input, synth.discretizer, engine=eng, csv=csv, progress=on_rows)
-        synth.fit_counts(source)
+    source = EngineCounts(input, synth.discretizer, engine=engine, csv=csv, progress=on_rows)
+    synth.fit_counts(source)
     return source.rows
 
 

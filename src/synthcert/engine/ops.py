@@ -42,6 +42,7 @@ from synthcert.engine.sample import (
     chunk_frame,
     chunk_specs,
     part_specs,
+    sampler_for,
     write_part,
 )
 from synthcert.errors import DataError
@@ -198,38 +199,47 @@ def sample_frames(
 
 
 def sample_partitioned(
-    synth: GaussianSynthesizer,
+    synth: Any,
     n: int,
     out: str | os.PathLike,
     *,
-    seed: int | None = None,
+    seed: Any = None,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
     engine: Any = "local",
     scheduler: Any = None,
     protect: Sequence[str | os.PathLike] = (),
     progress: RowProgress | None = None,
+    manifest_seed: int | None = None,
+    chunk_rows: int | None = None,
 ) -> Manifest:
     """Write ``n`` rows as a partitioned Parquet dataset folder ``out``, atomically.
 
-    Files hold ``partition_rows`` rows (rounded to whole chunks of ``synth.chunk_rows``); each
-    worker draws and writes its files one chunk at a time. The rows equal those of
-    ``synth.sample(n, seed=seed)`` in order, whatever the engine and number of workers.
+    Files hold ``partition_rows`` rows, rounded to whole chunks of ``chunk_rows`` (default
+    ``synth.chunk_rows``, or 2^20 rows for synthesizers without one; M_G's rows equal its
+    ``sample`` only with its own); each worker draws and writes its files one chunk
+    at a time. For M_G the rows equal ``synth.sample(n, seed=seed)``; for any fitted synthesizer
+    chunk i is ``synth.sample(rows_i, seed=child_i of seed)``: the same rows whatever the
+    engine and number of workers. The manifest records ``manifest_seed`` (default: an int
+    ``seed``).
     """
+    chunk_rows = int(chunk_rows or getattr(synth, "chunk_rows", DEFAULT_CHUNK_ROWS))
+    sampler = sampler_for(synth)
+    if manifest_seed is None and isinstance(seed, int):
+        manifest_seed = seed
     writer = PartitionedDatasetWriter(out, protect=protect)
     try:
-        chunks = chunk_specs(int(n), seed, synth.chunk_rows)
-        per_part = max(1, round(partition_rows / synth.chunk_rows))
+        chunks = chunk_specs(int(n), seed, chunk_rows)
+        per_part = max(1, round(partition_rows / chunk_rows))
         parts = part_specs(chunks, per_part, writer.part_path)
-        params = SamplerParams.of(synth)
         rows: list[int] = []
         done = 0
         with open_engine(engine, scheduler) as eng:
-            for r in eng.map_ordered(write_part, parts, params):
+            for r in eng.map_ordered(write_part, parts, sampler):
                 rows.append(r)
                 done += r
                 if progress:
                     progress(done, int(n))
-        return writer.commit(rows, synth.schema.names, seed=seed, chunk_rows=synth.chunk_rows)
+        return writer.commit(rows, synth.schema.names, seed=manifest_seed, chunk_rows=chunk_rows)
     finally:
         writer.abort()
 

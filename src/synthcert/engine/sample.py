@@ -1,7 +1,8 @@
-"""Partitioned sampling of M_G: chunk i of the output is drawn from child i of SeedSequence(seed).
+"""Partitioned sampling: chunk i of the output is drawn from child i of SeedSequence(seed).
 
-These are the draws of ``GaussianSynthesizer.sample_encoded_chunks`` (same chunking, same child
-streams, same arithmetic), split into tasks that hold one chunk at a time; so the rows depend on
+For M_G these are the draws of ``GaussianSynthesizer.sample_encoded_chunks`` (same chunking,
+same child streams, same arithmetic); for any other synthesizer chunk i is
+``synth.sample(rows_i, seed=child_i)``. Tasks hold one chunk at a time, so the rows depend on
 the seed and the chunk size only, not on the engine, the partitioning into files or the number
 of workers.
 """
@@ -9,6 +10,7 @@ of workers.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -32,6 +34,37 @@ class SamplerParams:
         """The parameters of a fitted synthesizer (the same factor it samples with)."""
         synth._check_fitted()
         return cls(synth.mean_, gaussian_factor(synth.cov_), synth.encoder)
+
+    def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
+        """One decoded chunk."""
+        return chunk_frame(chunk, self)
+
+
+@dataclass(frozen=True)
+class SynthesizerSampler:
+    """Any fitted synthesizer with ``sample(n, seed=...)``: chunk i is one call on child i."""
+
+    synth: Any
+
+    def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
+        """``synth.sample(chunk.rows, seed=chunk.seed)``."""
+        return self.synth.sample(chunk.rows, seed=chunk.seed)
+
+
+class Sampler(Protocol):
+    """Draws the decoded rows of one chunk (sent to the workers: it must pickle)."""
+
+    def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
+        """The rows of ``chunk``."""
+        ...
+
+
+def sampler_for(synth: Any) -> Sampler:
+    """M_G's parameters (its own chunked arithmetic), else the synthesizer itself."""
+    if isinstance(synth, GaussianSynthesizer):
+        return SamplerParams.of(synth)
+    synth._check_fitted()
+    return SynthesizerSampler(synth)
 
 
 @dataclass(frozen=True)
@@ -80,17 +113,17 @@ def chunk_frame(chunk: ChunkSpec, params: SamplerParams) -> pd.DataFrame:
     return params.encoder.decode(draw_chunk(chunk, params))
 
 
-def write_part(part: PartSpec, params: SamplerParams) -> int:
+def write_part(part: PartSpec, sampler: Sampler) -> int:
     """Draw the part's chunks one at a time and write them to its Parquet file; return rows."""
     writer: pq.ParquetWriter | None = None
     try:
         for chunk in part.chunks:
-            table = pa.Table.from_pandas(chunk_frame(chunk, params), preserve_index=False)
+            table = pa.Table.from_pandas(sampler.frame(chunk), preserve_index=False)
             if writer is None:
                 writer = pq.ParquetWriter(part.path, table.schema)
             writer.write_table(table)
         if writer is None:  # an empty release still gets a readable (empty) part
-            empty = params.encoder.decode(np.empty((0, params.encoder.dim)))
+            empty = sampler.frame(ChunkSpec(0, 0, np.random.SeedSequence(0)))
             pq.write_table(pa.Table.from_pandas(empty, preserve_index=False), part.path)
     finally:
         if writer is not None:
