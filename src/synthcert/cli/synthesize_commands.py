@@ -143,6 +143,8 @@ def synthesize_command(
     dask, or when INPUT is a folder, a glob or a Parquet file of more than 10^7 rows; a single
     smaller file fits in memory (for privbayes, mwem-pgm and aim the fit is the same; the
     copula's counted fit uses binned marginals and Kendall taus). ctgan fits in memory only.
+    With --out a folder, the rows are drawn and written part by part on the engine (chunk i
+    from child i of the seed), the same rows on any number of workers.
     """
     sch = Schema.load(schema)
     eps = parse_float(epsilon) if epsilon is not None else None
