@@ -199,16 +199,15 @@ def release(
         return None if progress is None else (lambda done, total: progress(name, done, total))
 
     with eng_mod.open_engine(engine, scheduler, workers=workers, notify=notify) as eng:
-        partial = eng_mod.fit_moments(
+        eng_mod.fit_gaussian(
             input_path,
-            synth.encoder,
+            synth,
             csv=csv,
             chunk_rows=chunk_rows,
             partition_rows=partition_rows,
             engine=eng,
             progress=stage("fit"),
         )
-        synth.fit_moments(partial.acc, [partial.report])
         cert, budget = plan_release(
             synth, n_out=n_out, epsilon=epsilon, delta=delta, alpha=alpha, conversion=conversion
         )

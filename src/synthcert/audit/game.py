@@ -282,21 +282,23 @@ class AuditResult(Result):
     elapsed_seconds: float
     notes: list[str]
 
+    def auc_rows(self) -> list[dict[str, Any]]:
+        """One dict per attack: AUC, its interval, TPR at 1 % FPR, ε lower bound."""
+        return [
+            {
+                "attack": name,
+                "auc": s.auc,
+                "auc_low": s.auc_ci[0],
+                "auc_high": s.auc_ci[1],
+                "tpr_at_1pct_fpr": s.tpr_at_1pct_fpr,
+                "epsilon_lower_bound": s.epsilon_lower_bound,
+            }
+            for name, s in self.attacks.items()
+        ]
+
     def auc_table(self) -> pd.DataFrame:
-        """One row per attack: AUC, its interval, TPR at 1 % FPR, ε lower bound."""
-        return pd.DataFrame(
-            [
-                {
-                    "attack": name,
-                    "auc": s.auc,
-                    "auc_low": s.auc_ci[0],
-                    "auc_high": s.auc_ci[1],
-                    "tpr_at_1pct_fpr": s.tpr_at_1pct_fpr,
-                    "epsilon_lower_bound": s.epsilon_lower_bound,
-                }
-                for name, s in self.attacks.items()
-            ]
-        )
+        """:meth:`auc_rows` as a frame."""
+        return pd.DataFrame(self.auc_rows())
 
 
 def _complete_rows(table: pd.DataFrame, schema: Schema) -> tuple[pd.DataFrame, np.ndarray]:
@@ -316,8 +318,10 @@ class _Play:
         progress: Progress | None,
         bound_delta: float | None,
         confidence: float,
+        blocks_per_trial: int,
     ) -> None:
         self.setup = setup
+        self.blocks_per_trial = blocks_per_trial
         self.bound_delta = bound_delta
         self.confidence = confidence
         self.scores: dict[str, AttackScore] = {}
@@ -325,7 +329,6 @@ class _Play:
         self.progress = progress
         self.total = trials + trials * generations
         self.done = 0
-        self.blocks_per_trial = 1
         self.sides: dict[int, dict[int, PreparedSide]] = {t: {} for t in range(trials)}
         self.attacks: dict[int, dict[int, Attack]] = {t: {} for t in range(trials)}
         names = setup.attack_names
@@ -497,8 +500,8 @@ def run_audit(
         setup = GameSetup(spec, D, d_neg, names, ctx, seed, generations, len(D))
         light = setup.without_data()
 
-        play = _Play(light, trials, generations, progress, bound_delta, confidence)
-        play.blocks_per_trial = min(generations, max(4, 2 * sum(x.capacity for x in slots)))
+        blocks = min(generations, max(4, 2 * sum(x.capacity for x in slots)))
+        play = _Play(light, trials, generations, progress, bound_delta, confidence, blocks)
         first = [
             Job((0, t, role), ("prep", t, role), prepare_side, (setup, t, role))
             for t in range(trials)

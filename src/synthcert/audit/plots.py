@@ -11,7 +11,7 @@ import pandas as pd
 
 from synthcert.audit.attacks import THESIS_LABELS
 from synthcert.audit.scoring import auc, roc_curve
-from synthcert.data.io import atomic_write_path
+from synthcert.data.io import save_figure
 
 POS_COLOR, NEG_COLOR = "tab:red", "tab:blue"
 RANDOM_COLOR, MAHMAX_COLOR = "tab:blue", "tab:orange"
@@ -20,8 +20,7 @@ RANDOM_COLOR, MAHMAX_COLOR = "tab:blue", "tab:orange"
 def _save(fig, path: str | Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "png", dpi=120, bbox_inches="tight")
+    save_figure(fig, path, dpi=120)
     import matplotlib.pyplot as plt
 
     plt.close(fig)

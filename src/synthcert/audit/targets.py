@@ -28,15 +28,32 @@ class TargetChoice(Result):
     ranking_method: str
 
 
-def _range_basis(X: np.ndarray, rtol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, and eigen-pairs of the biased covariance restricted to its range (pseudo-inverse)."""
+def biased_moments(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and biased covariance (1/n) Σ (x-μ)(x-μ)ᵗ of the rows of X.
+
+    An outer product: the thesis (Def. 3.3.1) writes xᵗx − μᵗμ, a slip.
+    """
     mu = X.mean(axis=0)
     C = X - mu
-    # Outer product (1/n) Σ (x-μ)(x-μ)ᵗ: the thesis (Def. 3.3.1) writes xᵗx − μᵗμ, a slip.
-    cov = C.T @ C / X.shape[0]
+    return mu, C.T @ C / max(X.shape[0], 1)
+
+
+def _range_basis(X: np.ndarray, rtol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean, and eigen-pairs of the biased covariance restricted to its range (pseudo-inverse)."""
+    mu, cov = biased_moments(X)
     w, V = np.linalg.eigh(cov)
     keep = w > rtol * max(float(w[-1]), np.finfo(float).tiny)
     return mu, w[keep], V[:, keep]
+
+
+def _squared_distances(X: np.ndarray) -> tuple[np.ndarray, int]:
+    """M(D,x)² for every row of X, and the rank of the covariance."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise SynthcertError("Mahalanobis distances need an (n, d) array with n >= 2")
+    mu, w, V = _range_basis(X)
+    Z = ((X - mu) @ V) / np.sqrt(w)
+    return np.einsum("ij,ij->i", Z, Z), w.size
 
 
 def mahalanobis_distances(X: np.ndarray) -> np.ndarray:
@@ -48,12 +65,7 @@ def mahalanobis_distances(X: np.ndarray) -> np.ndarray:
     M² = n·h − 1 where h ≤ 1 is the record's leverage, so M ≤ sqrt(n − 1) always, with
     equality for a record that is alone in some direction (e.g. the only member of a category).
     """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise SynthcertError("Mahalanobis distances need an (n, d) array with n >= 2")
-    mu, w, V = _range_basis(X)
-    Z = ((X - mu) @ V) / np.sqrt(w)
-    return np.sqrt(np.einsum("ij,ij->i", Z, Z))
+    return np.sqrt(_squared_distances(X)[0])
 
 
 def divergence_scores(X: np.ndarray, alpha: float = 2.0) -> np.ndarray:
@@ -73,9 +85,8 @@ def divergence_scores(X: np.ndarray, alpha: float = 2.0) -> np.ndarray:
             assumption="alpha > 1",
             admissible="alpha > 1",
         )
-    X = np.asarray(X, dtype=np.float64)
-    n, k = X.shape[0], _range_basis(X)[1].size
-    s = mahalanobis_distances(X) ** 2
+    s, k = _squared_distances(X)
+    n = s.size
     c = n / (n - 1.0)
     lam_u = np.clip(c * (1.0 - s / (n - 1.0)), 0.0, None)  # whitened variance of D' along v
     delta2 = s / (n - 1.0) ** 2  # squared whitened mean shift

@@ -43,6 +43,20 @@ def parse_count(text: str) -> int:
     return int(value)
 
 
+def parse_params(items: list[str] | None) -> dict[str, Any]:
+    """``key=value`` pairs; values parsed as JSON when they are JSON (numbers, true, null)."""
+    params: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"--param expects key=value, got {item!r}")
+        try:
+            params[key.replace("-", "_")] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key.replace("-", "_")] = value
+    return params
+
+
 def parse_float(text: str) -> float:
     """Parse a float written as ``0.01``, ``1e-5`` or ``inf``."""
     try:
@@ -93,6 +107,11 @@ def progress_bar(*, disable: bool = False, unit: str = "") -> Progress:
         transient=True,
         disable=disable,
     )
+
+
+def notify(text: str) -> None:
+    """Print an engine status line (cluster address, dashboard) on stderr, unwrapped."""
+    err_console.print(text, soft_wrap=True)
 
 
 def warn(message: str) -> None:

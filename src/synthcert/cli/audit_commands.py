@@ -15,6 +15,7 @@ from synthcert.cli._common import (
     handle_errors,
     parse_count,
     parse_float,
+    parse_params,
     progress_bar,
     warn,
 )
@@ -105,7 +106,6 @@ def audit_command(
     """
     from synthcert.audit.game import run_audit
     from synthcert.audit.outputs import audit_summary, write_audit
-    from synthcert.cli.synthesize_commands import parse_params
     from synthcert.data.io import read_table
 
     sch = Schema.load(schema)

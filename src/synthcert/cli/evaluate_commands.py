@@ -111,6 +111,7 @@ def evaluate_command(
         real_df, synth_df, sch, target=target or None, holdout=hold_df, bins=bins, seed=seed
     )
     files: list[Path] = []
+    protect = [p for p in (real, synth, holdout) if p is not None]
     if out is not None:
         from synthcert.utility.plots import (
             plot_column_distances,
@@ -118,7 +119,6 @@ def evaluate_command(
             plot_matrix_difference,
         )
 
-        protect = [p for p in (real, synth, holdout) if p is not None]
         files.append(
             write_text(
                 json.dumps(result.to_dict(), indent=2) + "\n",
@@ -147,7 +147,6 @@ def evaluate_command(
     if report is not None:
         from synthcert.report.build import write_report
 
-        protect = [p for p in (real, synth, holdout) if p is not None]
         write_report(
             report, certificate=None, evaluation=result.to_dict(), schema=sch, protect=protect
         )

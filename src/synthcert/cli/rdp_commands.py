@@ -39,7 +39,9 @@ def _neighboring(value: str) -> str:
 
 
 def _conversion(value: str) -> str:
-    if value not in ("mironov", "ckm"):
+    from synthcert.privacy.conversion import CONVERSIONS
+
+    if value not in CONVERSIONS:
         raise typer.BadParameter("--conversion must be 'mironov' or 'ckm'")
     return value
 
@@ -91,8 +93,7 @@ def account_command(
         conversion=_conversion(conversion),  # type: ignore[arg-type]
     )
     if as_json:
-        payload = result.to_dict()
-        emit_json(payload)
+        emit_json(result)
     else:
         rows = [
             ("neighbouring", result.neighboring),

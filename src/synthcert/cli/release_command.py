@@ -13,9 +13,9 @@ from synthcert.cli._app import app
 from synthcert.cli._common import (
     console,
     emit_json,
-    err_console,
     handle_errors,
     key_value_table,
+    notify,
     parse_count,
     parse_float,
     progress_bar,
@@ -190,7 +190,7 @@ def release_command(
             scheduler=scheduler,
             workers=workers,
             partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
-            notify=lambda text: err_console.print(text, soft_wrap=True),
+            notify=notify,
         )
     if report is not None:
         from synthcert.report.build import write_report

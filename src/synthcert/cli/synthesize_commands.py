@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,11 +17,12 @@ from synthcert.cli._app import app
 from synthcert.cli._common import (
     console,
     emit_json,
-    err_console,
     handle_errors,
     key_value_table,
+    notify,
     parse_count,
     parse_float,
+    parse_params,
     progress_bar,
 )
 from synthcert.cli._options import (
@@ -32,6 +32,7 @@ from synthcert.cli._options import (
     NaOpt,
     NoHeaderOpt,
     OutOpt,
+    ParamOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
@@ -64,20 +65,6 @@ def synthesizers_command(json_out: JsonOpt = False) -> None:
     for row in rows:
         table.add_row(row["name"], row["privacy"], row["description"])
     console.print(table)
-
-
-def parse_params(items: list[str] | None) -> dict[str, Any]:
-    """``key=value`` pairs; values parsed as JSON when they are JSON (numbers, true, null)."""
-    params: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(f"--param expects key=value, got {item!r}")
-        try:
-            params[key.replace("-", "_")] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key.replace("-", "_")] = value
-    return params
 
 
 @app.command("synthesize")
@@ -117,14 +104,7 @@ def synthesize_command(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Random seed: same seed, same output.")
     ] = None,
-    param: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--param",
-            help="Extra synthesizer parameter key=value (repeatable), e.g. "
-            "--param degree=2 --param noise=staircase.",
-        ),
-    ] = None,
+    param: ParamOpt = None,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
     report: ReportOpt = None,
@@ -165,10 +145,9 @@ def synthesize_command(
             f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
             "rows in memory: use --engine local"
         )
-    from synthcert.engine import is_dataset_target, open_engine, sample_partitioned
+    from synthcert.engine import fit_gaussian, is_dataset_target, open_engine, sample_partitioned
 
     partitioned = is_dataset_target(out)
-    notify = lambda text: err_console.print(text, soft_wrap=True)  # noqa: E731
     with (
         progress_bar(disable=json_out, unit="") as bar,
         open_engine(engine, scheduler, notify=notify) as eng,
@@ -176,8 +155,6 @@ def synthesize_command(
         task = bar.add_task(f"fitting {synthesizer}")
         t0 = time.perf_counter()
         if streamed:
-            from synthcert.engine import fit_gaussian
-
             fit_gaussian(input, synth, csv=csv, engine=eng)
             rows_in = synth.fit_.n
         elif counted:

@@ -8,6 +8,7 @@ nearest category. Decoding is post-processing and keeps any privacy guarantee.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -34,6 +35,19 @@ class EncodeReport(Result):
     def rows_clipped(self) -> int:
         """Total number of clipped values (a row with two clipped values counts twice)."""
         return int(sum(self.values_clipped.values()))
+
+
+def merge_reports(reports: Iterable[EncodeReport]) -> EncodeReport:
+    """Sum encode reports of disjoint pieces of a table."""
+    rows_in = kept = dropped = 0
+    clipped: dict[str, int] = {}
+    for r in reports:
+        rows_in += r.rows_in
+        kept += r.rows_kept
+        dropped += r.rows_dropped_missing
+        for k, v in r.values_clipped.items():
+            clipped[k] = clipped.get(k, 0) + int(v)
+    return EncodeReport(rows_in, kept, dropped, clipped)
 
 
 def prepare_frame(
@@ -158,9 +172,7 @@ class Encoder:
                 x += col.lower
                 if col.integer:
                     np.rint(x, out=x)
-                    target[:] = x
-                else:
-                    target[:] = x
+                target[:] = x
                 j += 1
             else:
                 target[:] = nearest_category(X[:, j : j + col.width])

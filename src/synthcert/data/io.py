@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -154,6 +155,15 @@ def atomic_write_path(path: str | os.PathLike, *, protect: Sequence[str | os.Pat
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
         raise
+
+
+def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 110) -> Path:
+    """Write a matplotlib figure atomically; the format follows the file extension."""
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    with atomic_write_path(path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
+    return path
 
 
 def refuse_overwriting_inputs(target: Path, protect: Sequence[str | os.PathLike]) -> None:

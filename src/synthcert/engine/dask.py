@@ -15,10 +15,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from synthcert.engine.local import Done, in_order
 from synthcert.engine.reduce import merge_copy, tree_pairs
 from synthcert.errors import SynthcertError
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 Notify = Callable[[str], None]
-Done = Callable[[int], None]
 
 
 def _apply(item: Any, fn: Callable[..., T], args: tuple = ()) -> T:
@@ -121,15 +120,8 @@ class DaskEngine:
     ) -> Iterator[T]:
         """Yield ``func(item, *args)`` in item order, with at most ``window`` tasks in flight."""
         window = window or 2 * self.n_workers
-        pending: deque = deque()
-        nxt = 0
-        while nxt < len(items) or pending:
-            while nxt < len(items) and len(pending) < window:
-                pending.append(
-                    (nxt, self.client.submit(_apply, items[nxt], func, args, pure=False))
-                )
-                nxt += 1
-            i, fut = pending.popleft()
+        submit = self.client.submit
+        for i, fut in in_order(lambda x: submit(_apply, x, func, args, pure=False), items, window):
             value = fut.result()
             fut.release()
             if on_done:

@@ -9,14 +9,28 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from synthcert.engine.reduce import TreeMerger
 
 T = TypeVar("T")
+F = TypeVar("F")  # a future
 
 Done = Callable[[int], None]  # called with the index of each item when it is finished
+
+
+def in_order(
+    submit: Callable[[Any], F], items: Sequence[Any], window: int
+) -> Iterator[tuple[int, F]]:
+    """``(i, submit(items[i]))`` in item order, with at most ``window`` submitted and unconsumed."""
+    pending: deque[tuple[int, F]] = deque()
+    nxt = 0
+    while nxt < len(items) or pending:
+        while nxt < len(items) and len(pending) < window:
+            pending.append((nxt, submit(items[nxt])))
+            nxt += 1
+        yield pending.popleft()
 
 
 class LocalEngine:
@@ -43,13 +57,7 @@ class LocalEngine:
         """Yield ``func(item, *args)`` in item order, with at most ``window`` items in flight."""
         window = window or 2 * self.workers
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            pending: deque[tuple[int, Future]] = deque()
-            nxt = 0
-            while nxt < len(items) or pending:
-                while nxt < len(items) and len(pending) < window:
-                    pending.append((nxt, pool.submit(func, items[nxt], *args)))
-                    nxt += 1
-                i, fut = pending.popleft()
+            for i, fut in in_order(lambda x: pool.submit(func, x, *args), items, window):
                 value = fut.result()
                 if on_done:
                     on_done(i)

@@ -38,7 +38,6 @@ from synthcert.engine.reduce import (
     partition_moments,
 )
 from synthcert.engine.sample import (
-    SamplerParams,
     chunk_frame,
     chunk_specs,
     part_specs,
@@ -187,11 +186,11 @@ def sample_frames(
     progress: RowProgress | None = None,
 ) -> Iterator[pd.DataFrame]:
     """Decoded chunks in order, drawn by the engine: the rows of ``synth.sample_chunks``."""
-    params = SamplerParams.of(synth)
+    sampler = sampler_for(synth)
     chunks = chunk_specs(int(n), seed, synth.chunk_rows)
     done = 0
     with open_engine(engine, scheduler) as eng:
-        for frame in eng.map_ordered(chunk_frame, chunks, params):
+        for frame in eng.map_ordered(chunk_frame, chunks, sampler):
             done += len(frame)
             if progress:
                 progress(done, int(n))

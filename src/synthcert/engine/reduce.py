@@ -9,7 +9,7 @@ accumulators of ``synthcert.data.accumulate``; Chan, Golub & LeVeque 1979 for th
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from synthcert.data.accumulate import HistogramAccumulator, MomentAccumulator
 from synthcert.data.discretize import Discretizer
-from synthcert.data.encode import Encoder, EncodeReport
+from synthcert.data.encode import Encoder, EncodeReport, merge_reports
 from synthcert.data.io import CsvOptions
 from synthcert.engine.plan import DEFAULT_CHUNK_ROWS, Partition, iter_partition
 from synthcert.errors import DataError
@@ -74,19 +74,6 @@ class MarginalCounts:
         return self.counts[key].reshape(self.shapes[key])
 
 
-def merge_reports(reports: Iterable[EncodeReport]) -> EncodeReport:
-    """Sum encode reports of disjoint pieces of a table."""
-    rows_in = kept = dropped = 0
-    clipped: dict[str, int] = {}
-    for r in reports:
-        rows_in += r.rows_in
-        kept += r.rows_kept
-        dropped += r.rows_dropped_missing
-        for k, v in r.values_clipped.items():
-            clipped[k] = clipped.get(k, 0) + int(v)
-    return EncodeReport(rows_in, kept, dropped, clipped)
-
-
 def _located(part: Partition, exc: DataError) -> DataError:
     """The same error, naming the file when it is not already named."""
     text = str(exc)
@@ -114,6 +101,24 @@ def partition_moments(
     return MomentPartial(acc, merge_reports(reports))
 
 
+def _count_codes(
+    part: Partition,
+    discretizer: Discretizer,
+    acc: T,
+    csv: CsvOptions | None,
+    chunk_rows: int,
+) -> T:
+    """Add the partition's codes on the discretizer's public bins to ``acc``, chunk by chunk."""
+    try:
+        for chunk in iter_partition(
+            part, drop=discretizer.schema.drop, csv=csv, chunk_rows=chunk_rows
+        ):
+            acc.update(discretizer.transform(chunk))  # type: ignore[attr-defined]
+    except DataError as exc:
+        raise _located(part, exc) from None
+    return acc
+
+
 def partition_histograms(
     part: Partition,
     discretizer: Discretizer,
@@ -122,14 +127,7 @@ def partition_histograms(
 ) -> HistogramAccumulator:
     """One-way counts on the discretizer's public bins for one partition."""
     acc = HistogramAccumulator(discretizer.cardinalities)
-    try:
-        for chunk in iter_partition(
-            part, drop=discretizer.schema.drop, csv=csv, chunk_rows=chunk_rows
-        ):
-            acc.update(discretizer.transform(chunk))
-    except DataError as exc:
-        raise _located(part, exc) from None
-    return acc
+    return _count_codes(part, discretizer, acc, csv, chunk_rows)
 
 
 def partition_marginals(
@@ -142,14 +140,7 @@ def partition_marginals(
     """k-way counts of each clique (tuples of column positions) for one partition."""
     card = discretizer.cardinalities
     acc = MarginalCounts({tuple(c): tuple(card[j] for j in c) for c in cliques})
-    try:
-        for chunk in iter_partition(
-            part, drop=discretizer.schema.drop, csv=csv, chunk_rows=chunk_rows
-        ):
-            acc.update(discretizer.transform(chunk))
-    except DataError as exc:
-        raise _located(part, exc) from None
-    return acc
+    return _count_codes(part, discretizer, acc, csv, chunk_rows)
 
 
 def merge_copy(a: T, b: T) -> T:

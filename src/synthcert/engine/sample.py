@@ -1,10 +1,10 @@
 """Partitioned sampling: chunk i of the output is drawn from child i of SeedSequence(seed).
 
-For M_G these are the draws of ``GaussianSynthesizer.sample_encoded_chunks`` (same chunking,
-same child streams, same arithmetic); for any other synthesizer chunk i is
-``synth.sample(rows_i, seed=child_i)``. Tasks hold one chunk at a time, so the rows depend on
-the seed and the chunk size only, not on the engine, the partitioning into files or the number
-of workers.
+For M_G chunk i is drawn by the synthesizer's own ``_draw`` on child i, as in
+``GaussianSynthesizer.sample_encoded_chunks`` (same chunking, same child streams); for any
+other synthesizer chunk i is ``synth.sample(rows_i, seed=child_i)``. Tasks hold one chunk at a
+time, so the rows depend on the seed and the chunk size only, not on the engine, the
+partitioning into files or the number of workers.
 """
 
 from __future__ import annotations
@@ -17,27 +17,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from synthcert.data.encode import Encoder
-from synthcert.synthesizers.gaussian import GaussianSynthesizer, gaussian_factor, seed_sequence
+from synthcert.synthesizers.gaussian import GaussianSynthesizer, seed_sequence
 
 
 @dataclass(frozen=True)
-class SamplerParams:
-    """What a worker needs to draw: mean, a factor of the covariance, the decoder (private)."""
+class GaussianSampler:
+    """M_G's own chunk arithmetic (``GaussianSynthesizer._draw``), decoded (sent to workers)."""
 
-    mean: np.ndarray
-    factor: np.ndarray
-    encoder: Encoder
-
-    @classmethod
-    def of(cls, synth: GaussianSynthesizer) -> SamplerParams:
-        """The parameters of a fitted synthesizer (the same factor it samples with)."""
-        synth._check_fitted()
-        return cls(synth.mean_, gaussian_factor(synth.cov_), synth.encoder)
+    synth: GaussianSynthesizer
 
     def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
-        """One decoded chunk."""
-        return chunk_frame(chunk, self)
+        """One decoded chunk: the rows of ``synth.sample_chunks`` for this chunk."""
+        return self.synth.encoder.decode(self.synth._draw(chunk.rows, chunk.seed))
 
 
 @dataclass(frozen=True)
@@ -60,10 +51,10 @@ class Sampler(Protocol):
 
 
 def sampler_for(synth: Any) -> Sampler:
-    """M_G's parameters (its own chunked arithmetic), else the synthesizer itself."""
-    if isinstance(synth, GaussianSynthesizer):
-        return SamplerParams.of(synth)
+    """M_G's own chunked arithmetic, else the synthesizer's ``sample``."""
     synth._check_fitted()
+    if isinstance(synth, GaussianSynthesizer):
+        return GaussianSampler(synth)
     return SynthesizerSampler(synth)
 
 
@@ -98,19 +89,9 @@ def chunk_specs(n: int, seed, chunk_rows: int) -> list[ChunkSpec]:
     return [ChunkSpec(i, size, child) for i, (size, child) in pairs]
 
 
-def draw_chunk(chunk: ChunkSpec, params: SamplerParams) -> np.ndarray:
-    """Clipped encoded rows of one chunk: mu + L z, z ~ N(0, I), clipped to [-1,1]^d."""
-    rng = np.random.default_rng(chunk.seed)
-    Z = rng.standard_normal((chunk.rows, params.encoder.dim))
-    X = Z @ params.factor.T
-    X += params.mean
-    np.clip(X, -1.0, 1.0, out=X)
-    return X
-
-
-def chunk_frame(chunk: ChunkSpec, params: SamplerParams) -> pd.DataFrame:
-    """One decoded chunk."""
-    return params.encoder.decode(draw_chunk(chunk, params))
+def chunk_frame(chunk: ChunkSpec, sampler: Sampler) -> pd.DataFrame:
+    """One decoded chunk (module-level so that workers can unpickle it)."""
+    return sampler.frame(chunk)
 
 
 def write_part(part: PartSpec, sampler: Sampler) -> int:

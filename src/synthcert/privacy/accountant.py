@@ -17,6 +17,7 @@ import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
+from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
 
 Kind = Literal["pure", "exponential", "approx", "zcdp", "rdp"]
 Route = Literal["none", "basic", "zcdp", "rdp"]
@@ -70,24 +71,15 @@ def zcdp_to_dp_fallback(rho: float, delta: float) -> float:
 
 
 def zcdp_epsilon(rho: float, delta: float) -> float:
-    """epsilon of rho-zCDP at delta: synthcert.privacy.conversion (thesis Prop. 2.3.9), else B&S."""
+    """epsilon of rho-zCDP at delta by synthcert.privacy.conversion (thesis Prop. 2.3.9)."""
     if rho == 0:
         return 0.0
-    try:
-        from synthcert.privacy.conversion import zcdp_to_dp
-    except ImportError:
-        return zcdp_to_dp_fallback(rho, delta)
-    return float(getattr(zcdp_to_dp(rho, delta), "epsilon", zcdp_to_dp(rho, delta)))
+    return float(zcdp_to_dp(rho, delta))
 
 
 def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
-    """(alpha, eps)-RDP -> (eps', delta)-DP by privacy.conversion, else Mironov Prop. 3."""
-    try:
-        from synthcert.privacy.conversion import rdp_to_dp
-    except ImportError:
-        return epsilon_rdp + math.log(1.0 / delta) / (alpha - 1.0)
-    out = rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)
-    return float(np.asarray(getattr(out, "epsilon", out)).ravel()[0])
+    """(alpha, eps)-RDP -> (eps', delta)-DP by synthcert.privacy.conversion.rdp_to_dp."""
+    return float(rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)[0])
 
 
 def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:

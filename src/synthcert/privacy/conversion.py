@@ -170,8 +170,9 @@ def zcdp_to_dp(rho: float, delta: float, method: Literal["bun-steinke", "cks"] =
         raise AssumptionError(f"ρ must be finite and ≥ 0 (got {rho!r})", assumption="ρ ≥ 0")
     if rho == 0:
         return 0.0
+    bun_steinke = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
     if method == "bun-steinke":
-        return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+        return bun_steinke
     if method != "cks":
         raise AssumptionError(f"unknown method {method!r}", admissible="bun-steinke, cks")
     guess = 1.0 + math.sqrt(math.log(1.0 / delta) / rho)
@@ -184,4 +185,4 @@ def zcdp_to_dp(rho: float, delta: float, method: Literal["bun-steinke", "cks"] =
         lambda a: rdp_to_dp(a, a * rho, delta, "ckm"), 1.0 + 1e-9, alpha_max, scalar
     )
     # The BS bound is implied by CKS (it is CKS's Mironov-type relaxation); never report more.
-    return min(eps, rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)))
+    return min(eps, bun_steinke)

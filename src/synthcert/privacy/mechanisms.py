@@ -202,7 +202,7 @@ def staircase_gamma_1d(epsilon: float) -> float:
     return 1.0 / (1.0 + math.exp(_positive("epsilon", epsilon) / 2.0))
 
 
-def _log_terms(d: int, gamma: float, epsilon: float, power: int) -> np.ndarray:
+def _log_terms(gamma: float, epsilon: float, power: int) -> np.ndarray:
     """log of e^{-k epsilon} (k + gamma)^power for k = 0..K, K far enough past the mode."""
     mode = max(power / epsilon - gamma, 0.0)
     k_max = math.ceil(mode + (80.0 + 12.0 * math.sqrt(power)) / epsilon) + 4
@@ -213,7 +213,7 @@ def _log_terms(d: int, gamma: float, epsilon: float, power: int) -> np.ndarray:
 
 def staircase_log_s(d: int, gamma: float, epsilon: float) -> float:
     """log S_d(gamma, epsilon) = log sum_k e^{-k epsilon} (gamma + k)^d (thesis eq. (2.2))."""
-    return float(special.logsumexp(_log_terms(d, gamma, epsilon, d)))
+    return float(special.logsumexp(_log_terms(gamma, epsilon, d)))
 
 
 def staircase_mean_l1(d: int, gamma: float, epsilon: float, sensitivity: float = 1.0) -> float:

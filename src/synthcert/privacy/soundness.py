@@ -189,15 +189,15 @@ def audit_dataset(
             return _pair_divergence(alpha, x, np.vstack([x, rec]))
 
         scored = sorted(((add_score(r), name, r) for name, r in cands), key=lambda t: -t[0])
-        chosen = [(name, r) for _, name, r in scored[:top]]
+        chosen = scored[:top]
         if optimise:
-            chosen.append(("optimised", _optimise_record(add_score, [r for _, r in chosen[:2]])))
-        best_add = max(chosen, key=lambda t: add_score(t[1]))[1]
-        for name, rec in chosen:
+            rec = _optimise_record(add_score, [r for _, _, r in chosen[:2]])
+            chosen.append((add_score(rec), "optimised", rec))
+        best_add = max(chosen, key=lambda t: t[0])[2]
+        for exact, name, rec in chosen:
             x2 = np.vstack([x, rec])
             s_pair = min(sig, smallest_eigenvalue(x2))
             bound = _unbounded_bound(alpha, n, d, s_pair)
-            exact = add_score(rec)
             cases.append(
                 AuditCase(
                     kind,

@@ -18,11 +18,12 @@ from typing import Any
 import jinja2
 import numpy as np
 
+from synthcert.data.discretize import bin_edges
 from synthcert.data.io import write_text
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import DataError
 from synthcert.report import figures as F  # noqa: N812
-from synthcert.report.curves import CertificateCurves, can_recompute, certificate_curves
+from synthcert.report.curves import CertificateCurves, _num, can_recompute, certificate_curves
 from synthcert.report.provenance import collect_provenance
 
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -49,16 +50,6 @@ SYNTHESIZER_TEXT = {
     "aim": "rows from a private graphical model chosen adaptively (AIM)",
     "ctgan": "rows from a generative adversarial network (CTGAN)",
 }
-
-
-def _num(value: Any) -> float | None:
-    """A JSON number, or synthcert's 'inf' strings, as float; None if absent or not a number."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _mapping(value: Any) -> Mapping:
@@ -175,7 +166,7 @@ def assumptions(cert: Mapping[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def summary_facts(cert: Mapping[str, Any], evaluation: Mapping, audit: Mapping) -> list[tuple]:
+def summary_facts(cert: Mapping[str, Any], audit: Mapping) -> list[tuple]:
     """Key facts for the summary list: (label, value)."""
     facts = []
     synth = str(cert.get("synthesizer") or audit.get("synthesizer") or "unknown")
@@ -358,7 +349,7 @@ def marginal_specs(evaluation: Mapping[str, Any], schema: Schema | None = None) 
                 spec["categories"] = [f"category {i + 1}" for i in range(k)]
         if kind != "categorical" and not isinstance(spec.get("bins"), list):
             if isinstance(schema_col, NumericColumn):
-                spec["bins"] = np.linspace(schema_col.lower, schema_col.upper, k + 1).tolist()
+                spec["bins"] = bin_edges(schema_col, k).tolist()
             elif n_bins is not None and int(n_bins) == k:
                 spec["bins"] = list(range(k + 1))
                 spec["bin_index"] = True
@@ -539,7 +530,7 @@ def _finite(values: Any) -> list[float]:
     """The finite numbers of a JSON list (NaN entries of unplayed games dropped)."""
     if not isinstance(values, Sequence) or isinstance(values, str):
         return []
-    arr = np.array([_num(v) if _num(v) is not None else np.nan for v in values], dtype=float)
+    arr = np.array([_num(v) for v in values], dtype=float)  # None -> NaN
     return arr[np.isfinite(arr)].tolist()
 
 
@@ -673,7 +664,7 @@ def build_context(
         "sections": SECTIONS,
         "guarantee": guarantee_sentence(cert) if cert else "No certificate was supplied.",
         "strength": strength_note(eps),
-        "facts": summary_facts(cert, ev, au),
+        "facts": summary_facts(cert, au),
         "assumptions": assumptions(cert),
         "warnings": [str(w) for w in cert.get("warnings") or []],
         "verdict": audit_verdict(cert, au),

@@ -73,7 +73,8 @@ class CertificateCurves(Result):
 
 
 def _num(value: Any) -> float | None:
-    """A JSON number (or the 'inf'/'-inf' strings synthcert writes) as float; None if absent."""
+    """A JSON number (or the 'inf'/'-inf' strings synthcert writes) as float; None if absent or
+    not a number (shared by the report builder)."""
     if value is None or isinstance(value, bool):
         return None
     try:

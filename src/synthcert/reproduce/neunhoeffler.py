@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 from synthcert._result import Result, jsonable
-from synthcert.data.io import atomic_write_path
+from synthcert.data.io import atomic_write_path, write_text
 from synthcert.privacy.gaussian_zcdp import (
     bayesian_known_variance_records,
     mean_sensitivity,
@@ -174,11 +174,6 @@ def plot_figure1(result: Figure1Result, path: Path) -> None:
     plt.close(fig)
 
 
-def _write_text(text: str, path: Path) -> None:
-    with atomic_write_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-
-
 def table_markdown(rows: list[dict]) -> str:
     """The n_syn table as Markdown."""
     lines = [
@@ -213,27 +208,29 @@ def reproduce(
     out.mkdir(parents=True, exist_ok=True)
     fig = figure1(repetitions=repetitions, seed=seed, progress=progress)
     rows = nsyn_table()
-    png = out / "neunhoeffler_figure1.png"
-    plot_figure1(fig, png)
-    summary = fig.summary()
-    _write_text(json.dumps(jsonable(summary), indent=2) + "\n", out / "neunhoeffler_figure1.json")
-    csv = "n,rho,n_syn_plugin,n_syn_bayesian\n" + "".join(
-        f"{r['n']},{r['rho']:g},{r['n_syn_plugin']},"
-        f"{'' if r['n_syn_bayesian'] is None else r['n_syn_bayesian']}\n"
-        for r in rows
-    )
-    _write_text(csv, out / "neunhoeffler_nsyn.csv")
-    _write_text(table_markdown(rows), out / "neunhoeffler_nsyn.md")
-    files = tuple(
-        str(out / f)
+    files = [
+        out / f
         for f in (
             "neunhoeffler_figure1.png",
             "neunhoeffler_figure1.json",
             "neunhoeffler_nsyn.csv",
             "neunhoeffler_nsyn.md",
         )
+    ]
+    png_path, json_path, csv_path, md_path = files
+    plot_figure1(fig, png_path)
+    summary = fig.summary()
+    write_text(json.dumps(jsonable(summary), indent=2) + "\n", json_path)
+    csv = "n,rho,n_syn_plugin,n_syn_bayesian\n" + "".join(
+        f"{r['n']},{r['rho']:g},{r['n_syn_plugin']},"
+        f"{'' if r['n_syn_bayesian'] is None else r['n_syn_bayesian']}\n"
+        for r in rows
     )
-    return ReproductionResult(out_dir=str(out), files=files, figure1=summary, table=rows)
+    write_text(csv, csv_path)
+    write_text(table_markdown(rows), md_path)
+    return ReproductionResult(
+        out_dir=str(out), files=tuple(str(f) for f in files), figure1=summary, table=rows
+    )
 
 
 __all__ = ["Figure1Result", "ReproductionResult", "figure1", "nsyn_table", "reproduce"]

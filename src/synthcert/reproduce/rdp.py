@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from synthcert._result import Result
+from synthcert.data.io import atomic_write_path, save_figure, write_text
 from synthcert.privacy.budget import max_records_rdp
 from synthcert.privacy.conversion import optimal_dp, rdp_to_dp
 from synthcert.privacy.inherent import (
@@ -120,8 +121,6 @@ def matches_truncated(value: float, printed: str) -> bool:
 
 def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     """Write a CSV atomically."""
-    from synthcert.data.io import atomic_write_path
-
     with atomic_write_path(path) as tmp, open(tmp, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(header)
@@ -252,14 +251,12 @@ def thesis_554() -> list[dict[str, object]]:
         lim = alpha_limit(n, D, SIGMA, rel)
         grid = THESIS_ALPHA_GRID[lim > THESIS_ALPHA_GRID]
         per_grid = epsilon_per_record(grid, n, D, SIGMA, rel, variant="paper")
+
+        def curve(a: np.ndarray, rel: str = rel, n: int = n) -> np.ndarray:
+            return epsilon_per_record(a, n, D, SIGMA, rel) * n
+
         for dl, printed in zip((1e-10, 1.0 / n**2), printed_pair, strict=True):
-            out = {}
-            for conv in ("mironov", "ckm"):
-
-                def curve(a: np.ndarray, rel: str = rel, n: int = n) -> np.ndarray:
-                    return epsilon_per_record(a, n, D, SIGMA, rel) * n
-
-                out[conv] = optimal_dp(curve, dl, lim, conversion=conv)
+            out = {conv: optimal_dp(curve, dl, lim, conversion=conv) for conv in ("mironov", "ckm")}
             thesis_vals = rdp_to_dp(grid, per_grid * n, dl, "mironov")
             k = int(np.argmin(thesis_vals))
             thesis_eps, thesis_alpha = float(thesis_vals[k]), float(grid[k])
@@ -311,10 +308,7 @@ def _plt():
 
 
 def _save(fig, path: Path) -> None:
-    from synthcert.data.io import atomic_write_path
-
-    with atomic_write_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=130, bbox_inches="tight")
+    save_figure(fig, path, dpi=130)
 
 
 def figure_alpha_eps(out: Path, d: int) -> Path:
@@ -565,12 +559,7 @@ def reproduce_rdp(
             step(f"Figure bars n = {n:.0e}")
             files.append(figure_dp_bars(out, n, t554))
     seconds = time.perf_counter() - start
-    md = out / "summary.md"
-    from synthcert.data.io import atomic_write_path
-
-    with atomic_write_path(md) as tmp:
-        tmp.write_text(summary_markdown(t1, t2, t52, t554, seconds), encoding="utf-8")
-    files.append(md)
+    files.append(write_text(summary_markdown(t1, t2, t52, t554, seconds), out / "summary.md"))
     compared = [*t1, *t2, *t52, *t554]
     differing = tuple(
         f"{r.get('neighboring')} n={r.get('n')} printed {r.get('printed')}"

@@ -168,22 +168,17 @@ def reproduce_setsubun(
         except SynthcertError as exc:
             skipped.append({"synthesizer": sy, "dataset": ds, "target": tg, "reason": str(exc)})
             continue
-        for name, s in res.attacks.items():
-            rows.append(
-                {
-                    "dataset": ds,
-                    "target": tg,
-                    "synthesizer": sy,
-                    "attack": name,
-                    "auc": s.auc,
-                    "auc_low": s.auc_ci[0],
-                    "auc_high": s.auc_ci[1],
-                    "tpr_at_1pct_fpr": s.tpr_at_1pct_fpr,
-                    "epsilon_lower_bound": s.epsilon_lower_bound,
-                    "target_row": res.target_row,
-                    "target_mahalanobis": res.target_mahalanobis,
-                }
-            )
+        rows.extend(
+            {
+                "dataset": ds,
+                "target": tg,
+                "synthesizer": sy,
+                **row,
+                "target_row": res.target_row,
+                "target_mahalanobis": res.target_mahalanobis,
+            }
+            for row in res.auc_rows()
+        )
     if progress:
         progress("done", len(cells), len(cells))
     out = Path(out)

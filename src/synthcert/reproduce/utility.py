@@ -360,9 +360,7 @@ def run_utility_study(
         metrics.append(e.metric)
         trivial[t] = constant_predictor_score(data, t, e.metric)
     ref = evaluate(data.train, data.holdout, data.schema)
-    reference = {
-        k: v for k, v in ref.figures().items() if k.startswith("summary.") and v is not None
-    }
+    reference = {k: v for k, v in ref.figures().items() if k.startswith("summary.")}
 
     cells: list[StudyCell] = []
     for name, eps in plan:
@@ -420,7 +418,7 @@ SUMMARY_COLUMNS = (
 
 
 def summary_frame(study: UtilityStudy) -> pd.DataFrame:
-    """One row per synthesizer and epsilon with the headline figures as 'mean ± std' numbers."""
+    """One row per synthesizer and epsilon with the headline figures (means over the runs)."""
     tab = study.table()
     keys = [*SUMMARY_COLUMNS, *(f"efficacy.{t}.synthetic" for t in study.targets)]
     tab = tab[tab["figure"].isin(keys)]

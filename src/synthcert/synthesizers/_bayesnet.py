@@ -58,18 +58,17 @@ def candidate_score(joint: np.ndarray) -> float:
     return mutual_information(joint.reshape(joint.shape[0], -1).astype(np.float64))
 
 
-def prefetch_subsets(source: CountSource, degree: int, max_cells: float | None = None) -> bool:
+def prefetch_subsets(source: CountSource, degree: int) -> bool:
     """Ask for every (degree+1)-subset of the columns in one request, if their tables hold at
-    most ``max_cells`` (default ``PREFETCH_CELLS``) cells in all: every (child, parents) table
-    of the structure search and of the fit is then a sum over one of them, so the data are
-    counted in a single pass. Returns whether it asked."""
-    limit = PREFETCH_CELLS if max_cells is None else max_cells
+    most ``PREFETCH_CELLS`` cells in all: every (child, parents) table of the structure search
+    and of the fit is then a sum over one of them, so the data are counted in a single pass.
+    Returns whether it asked."""
     cards = source.cardinalities
     size = min(degree + 1, len(cards))
     total = 0
     for s in combinations(range(len(cards)), size):
         total += math.prod(cards[c] for c in s)
-        if total > limit:
+        if total > PREFETCH_CELLS:
             return False
     source.marginal(list(combinations(range(len(cards)), size)))
     return True

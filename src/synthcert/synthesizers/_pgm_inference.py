@@ -17,6 +17,8 @@ import networkx as nx
 import numpy as np
 from scipy.special import logsumexp
 
+from synthcert.synthesizers._pgm_backend import load_mbi
+
 Attrs = tuple[str, ...]
 
 
@@ -132,8 +134,6 @@ def calibrate(
 
     Koller & Friedman (2009) Algorithm 10.2; marginals are scaled to sum to ``total``.
     """
-    from synthcert.synthesizers._pgm_backend import load_mbi
-
     mbi = load_mbi()
     junction_tree = mbi.junction_tree
     attrs = list(sizes)

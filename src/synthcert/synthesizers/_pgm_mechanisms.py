@@ -146,6 +146,25 @@ def l1_errors(
     return np.array([np.abs(answers[r] - calib.project(r)).sum() for r in candidates])
 
 
+def measure_gaussian(
+    est: Estimator,
+    state: PGMState,
+    clique: Clique,
+    counts: np.ndarray,
+    sigma: float,
+    *,
+    rho: float,
+    rng: np.random.Generator,
+    accountant: PrivacyAccountant,
+) -> None:
+    """y = x_r + N(0, sigma^2) by the rho-zCDP Gaussian mechanism (L2 sensitivity 1), recorded
+    in ``accountant`` and added to ``state`` as a measurement of scale ``sigma``."""
+    y = gaussian_mechanism(
+        counts, 1.0, rho=rho, rng=rng, accountant=accountant, name=f"gaussian:{'x'.join(clique)}"
+    )
+    est.measure(state, clique, y, sigma)
+
+
 # -- AIM -----------------------------------------------------------------------------------
 def run_aim(
     answers: Mapping[Clique, np.ndarray],
@@ -217,16 +236,11 @@ def run_aim(
     eps = math.sqrt(8.0 * (1.0 - alpha) * rho / T)
     rho_used = 0.0
     for a in columns:  # Algorithm 5: one-way marginals with sigma_0
-        y = gaussian_mechanism(
-            answers[(a,)],
-            1.0,
-            rho=1.0 / (2.0 * sigma**2),
-            rng=rng,
-            accountant=accountant,
-            name=f"gaussian:{a}",
-        )
+        measure_gaussian(
+            est, state, (a,), answers[(a,)], sigma,
+            rho=1.0 / (2.0 * sigma**2), rng=rng, accountant=accountant,
+        )  # fmt: skip
         rho_used += 1.0 / (2.0 * sigma**2)
-        est.measure(state, (a,), y, sigma)
     est.fit(state, round_iters)
     sensitivity = max(abs(w) for w in weights.values())
     t = 0
@@ -250,16 +264,11 @@ def run_aim(
                 scores, sensitivity, eps, rng=rng, accountant=accountant, name="exponential:select"
             )
         ]
-        y = gaussian_mechanism(
-            answers[r],
-            1.0,
-            rho=1.0 / (2.0 * sigma**2),
-            rng=rng,
-            accountant=accountant,
-            name=f"gaussian:{'x'.join(r)}",
-        )
         before = state.calib.project(r)  # type: ignore[union-attr]
-        est.measure(state, r, y, sigma)
+        measure_gaussian(
+            est, state, r, answers[r], sigma,
+            rho=1.0 / (2.0 * sigma**2), rng=rng, accountant=accountant,
+        )  # fmt: skip
         after = est.fit(state, round_iters).project(r)
         say(f"round {t}: measured {r}, sigma={sigma:.3g}, rho used {rho_used / rho:.1%}")
         # Algorithm 6 lines 1-3: anneal when the new measurement barely moved the model
@@ -342,15 +351,9 @@ def run_mwem(
                     scores, 1.0, eps, rng=rng, accountant=accountant, name="exponential:select"
                 )
             ]
-            y = gaussian_mechanism(
-                answers[r],
-                1.0,
-                rho=alpha * rho_t,
-                rng=rng,
-                accountant=accountant,
-                name=f"gaussian:{'x'.join(r)}",
+            measure_gaussian(
+                est, state, r, answers[r], sigma, rho=alpha * rho_t, rng=rng, accountant=accountant
             )
-            est.measure(state, r, y, sigma)
         est.fit(state, round_iters if t < T else pgm_iters)
         say(f"round {t}/{T}: measured {r}")
     state.seconds = time.perf_counter() - t0

@@ -15,6 +15,7 @@ from synthcert.errors import SynthcertError
 
 PrivacyModel = Literal["none", "pure-dp", "approx-dp", "zcdp", "inherent-rdp"]
 Seed = int | np.random.Generator | np.random.SeedSequence | None
+DEFAULT_DELTA = 1e-5  # delta of the (epsilon, delta)-DP synthesizers when none is given
 
 
 @dataclass(frozen=True)

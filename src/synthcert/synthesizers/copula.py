@@ -313,7 +313,7 @@ class GaussianCopulaSynthesizer(Synthesizer):
             ]
             d = len(raw)
             taus = [kendall_tau_a(raw[i], raw[j]) for i in range(d) for j in range(i + 1, d)]
-            self._fit_dp(hists, np.array(taus), np.random.default_rng(seed_sequence(self.seed)))
+            self._fit_dp(hists, np.array(taus))
         self._factor = gaussian_factor(self.corr_)
         self._fitted = True
         return self
@@ -361,8 +361,7 @@ class GaussianCopulaSynthesizer(Synthesizer):
             self.corr_ = correlation_from_taus(np.array(taus), d)
         else:
             taus = [kendall_tau_table(tables[p], variant="a") for p in pairs]
-            rng = np.random.default_rng(seed_sequence(self.seed))
-            self._fit_dp(hists, np.array(taus), rng, tie_corrected=True)
+            self._fit_dp(hists, np.array(taus), tie_corrected=True)
         self._factor = gaussian_factor(self.corr_)
         self._fitted = True
         return self
@@ -389,20 +388,17 @@ class GaussianCopulaSynthesizer(Synthesizer):
         self.corr_ = nearest_correlation(corr)
 
     def _fit_dp(
-        self,
-        hists: list[np.ndarray],
-        taus: np.ndarray,
-        rng: np.random.Generator,
-        *,
-        tie_corrected: bool = False,
+        self, hists: list[np.ndarray], taus: np.ndarray, *, tie_corrected: bool = False
     ) -> None:
         """Laplace-noised histograms (epsilon / d each of the marginal share) and Laplace-noised
-        Kendall tau_a of the pairs i < j (the rest), then R = sin(pi tau / 2) (DPCopula).
+        Kendall tau_a of the pairs i < j (the rest), then R = sin(pi tau / 2) (DPCopula); the
+        noise is drawn from ``seed``.
 
         ``tie_corrected``: the noisy tau_a become tau_b with the ties of the noisy histograms
         (``tau_b_from_tau_a``; post-processing of DP outputs and the public n, so free).
         """
         eps = float(self.epsilon)  # type: ignore[arg-type]
+        rng = np.random.default_rng(seed_sequence(self.seed))
         d = len(hists)
         eps_marg = self.marginal_share * eps if d > 1 else eps
         eps_corr = eps - eps_marg

@@ -38,13 +38,18 @@ from synthcert.data.encode import MissingPolicy, category_codes, numeric_values,
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
-from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
+from synthcert.synthesizers.base import (
+    DEFAULT_DELTA,
+    NO_PRIVACY,
+    PrivacyGuarantee,
+    Seed,
+    Synthesizer,
+)
 from synthcert.synthesizers.copula import typed_frame
 from synthcert.synthesizers.gaussian import seed_sequence
 
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
 DEFAULT_DP_EPOCHS = 20
-DEFAULT_DELTA = 1e-5
 Progress = Callable[[int, int], None]
 
 

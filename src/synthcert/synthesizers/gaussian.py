@@ -19,7 +19,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.accumulate import MomentAccumulator
-from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy
+from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.synthesizers.base import PrivacyGuarantee, Seed, Synthesizer
@@ -142,11 +142,8 @@ class GaussianSynthesizer(Synthesizer):
 
     def fit_moments(self, acc: MomentAccumulator, reports: list[EncodeReport]) -> Self:
         """Finish a fit from merged moments (used by the streaming and distributed engines)."""
-        dropped = sum(r.rows_dropped_missing for r in reports)
-        clipped: dict[str, int] = {}
-        for r in reports:
-            for k, v in r.values_clipped.items():
-                clipped[k] = clipped.get(k, 0) + v
+        merged = merge_reports(reports)
+        dropped, clipped = merged.rows_dropped_missing, merged.values_clipped
         if acc.count == 0:
             raise DataError(
                 f"no complete row to fit on ({dropped} rows dropped for missing values)"

@@ -31,11 +31,15 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_aim,
     run_mwem,
 )
-from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
+from synthcert.synthesizers.base import (
+    DEFAULT_DELTA,
+    NO_PRIVACY,
+    PrivacyGuarantee,
+    Seed,
+    Synthesizer,
+)
 from synthcert.synthesizers.counts import CodesCounts, CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import seed_sequence
-
-DEFAULT_DELTA = 1e-5
 
 
 class _PGMSynthesizer(Synthesizer):
@@ -148,10 +152,9 @@ class _PGMSynthesizer(Synthesizer):
         sizes = dict(zip(names, cards, strict=True))
         workload = self._workload()
         needed = needed_marginals(names, workload)
-        counts = source.marginal([tuple(names.index(a) for a in cl) for cl in needed])
-        answers = {
-            cl: counts[tuple(names.index(a) for a in cl)].astype(np.float64) for cl in needed
-        }
+        keys = [tuple(names.index(a) for a in cl) for cl in needed]
+        counts = source.marginal(keys)
+        answers = {cl: counts[k].astype(np.float64) for cl, k in zip(needed, keys, strict=True)}
         n = source.rows
         if n == 0:
             raise DataError(f"{type(self).__name__} needs at least one complete row")

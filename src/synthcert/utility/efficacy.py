@@ -132,13 +132,13 @@ def _fit_score(
             f"the training rows hold the single class {column.categories[classes[0]]!r}; "
             "a constant predictor scores AUC 0.5"
         )
-    model = lgb.LGBMClassifier(**kw).fit(X, y)
-    proba = np.zeros((len(X_test), k))
-    proba[:, model.classes_] = model.predict_proba(X_test)
-    if len(np.unique(y_test)) < 2:
+    if len(np.unique(y_test)) < 2:  # refuse before fitting a model whose score is undefined
         raise DataError(
             f"the held-out rows hold a single class of {column.name!r}; AUC is undefined"
         )
+    model = lgb.LGBMClassifier(**kw).fit(X, y)
+    proba = np.zeros((len(X_test), k))
+    proba[:, model.classes_] = model.predict_proba(X_test)
     return macro_auc(y_test, proba), ""
 
 

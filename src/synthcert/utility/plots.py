@@ -17,7 +17,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from synthcert.data.io import atomic_write_path
+from synthcert.data.io import save_figure
 from synthcert.data.schema import Schema
 from synthcert.utility.correlation import MatrixDifference
 from synthcert.utility.evaluate import UtilityEvaluation
@@ -29,15 +29,6 @@ METRIC_LABELS = {
     "hellinger": "Hellinger distance",
     "wasserstein": "Wasserstein distance",
 }
-
-
-def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: int = 110) -> Path:
-    """Write ``fig`` atomically; the format follows the file extension (png, svg, pdf)."""
-    path = Path(path)
-    fmt = path.suffix.lstrip(".").lower() or "png"
-    with atomic_write_path(path) as tmp:
-        fig.savefig(tmp, format=fmt, dpi=dpi, bbox_inches="tight")
-    return path
 
 
 def plot_column_distances(ev: UtilityEvaluation, path: str | os.PathLike) -> Path:

@@ -55,9 +55,7 @@ class Repeated(Result):
 
 def aggregate(runs: Sequence[Mapping[str, float]]) -> Repeated:
     """Mean and standard deviation of each key over the runs that have it (finite values only)."""
-    keys: list[str] = []
-    for r in runs:
-        keys.extend(k for k in r if k not in keys)
+    keys = dict.fromkeys(k for r in runs for k in r)  # first-seen order
     mean: dict[str, float] = {}
     std: dict[str, float] = {}
     count: dict[str, int] = {}

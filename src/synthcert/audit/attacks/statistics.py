@@ -13,6 +13,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from synthcert.audit.attacks import Attack, AttackContext, SyntheticTable
+from synthcert.audit.targets import biased_moments
 
 RIDGE = 1e-9  # added to variances so a column that is constant in synthetic data stays finite
 
@@ -37,9 +38,7 @@ class GaussianLogDensity:
 
 def table_moments(X: np.ndarray) -> np.ndarray:
     """Feature of a table: its mean (row 0) stacked on its biased covariance (rows 1..d)."""
-    mu = X.mean(axis=0)
-    C = X - mu
-    cov = C.T @ C / max(X.shape[0], 1)  # outer product (the thesis's xᵗx − μᵗμ is a slip)
+    mu, cov = biased_moments(X)
     return np.vstack([mu[None, :], cov])
 
 
