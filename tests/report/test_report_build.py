@@ -224,3 +224,14 @@ def test_roc_auc_matches_mann_whitney(pos, neg):
     fpr, tpr = F.roc_points(p, q)
     assert fpr[0] == tpr[0] == 0 and fpr[-1] == tpr[-1] == 1
     assert np.all(np.diff(fpr) >= 0) and np.all(np.diff(tpr) >= 0)
+
+
+def test_association_heat_map_says_association_everywhere():
+    """Its accessible title, alt text and colour-bar label name the measure it shows."""
+    m = [[0.0, 0.1, -0.2], [0.1, 0.0, 0.05], [-0.2, 0.05, 0.0]]
+    f = F.correlation_figure(["a", "b", "c"], m, measure="association", fig_id="fig-assoc")
+    assert f.id == "fig-assoc" and "fig-corr" not in f.svg
+    assert f.alt.startswith("Heat map of association differences across 3 columns")
+    assert "correlation" not in f.alt and "correlation" not in f.svg
+    corr = F.correlation_figure(["a", "b", "c"], m)
+    assert corr.id == "fig-corr" and "correlation differences" in corr.alt

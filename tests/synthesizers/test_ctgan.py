@@ -51,6 +51,9 @@ def test_ctgan_without_dp_is_schema_valid_and_reproducible(small):
     check_table(schema, out, 250)
     again = CTGANSynthesizer(schema, **kw).fit(df)
     pd.testing.assert_frame_equal(again.sample(250, seed=2), out)
+    empty = syn.sample(0, seed=2)  # no rows, same columns and dtypes
+    assert len(empty) == 0 and list(empty.columns) == schema.names
+    assert list(empty.dtypes) == list(out.dtypes)
 
 
 def test_registry_and_refusals(small):

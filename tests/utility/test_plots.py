@@ -54,3 +54,14 @@ def test_study_figures(tmp_path):
     ]
     for p in outs:
         assert p.read_bytes()[:8] == PNG
+
+
+def test_marginal_figure_names_the_bins_it_used(california, tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    schema = california_schema()
+    ev = evaluate(california.iloc[:500], california.iloc[500:1000], schema, bins=7)
+    titles: list[str] = []
+    monkeypatch.setattr(Figure, "suptitle", lambda self, t, **kw: titles.append(t))
+    plot_marginals(ev, tmp_path / "m.png", schema=schema)
+    assert titles == ["One-way distributions (numeric: 7 bins over the public bounds)"]

@@ -41,3 +41,14 @@ def test_streamed_marginals_and_correlations_equal_in_memory(tables, engine):
     assert streamed.summary["l1_numeric_mean"] == pytest.approx(
         memory.summary["l1_numeric_mean"], rel=1e-12
     )
+
+
+def test_an_empty_table_is_refused_as_in_memory(tables, tmp_path):
+    from synthcert.errors import DataError
+
+    real, _, folder = tables
+    write_table(real.iloc[:0], tmp_path / "empty.parquet")
+    with pytest.raises(DataError, match="cannot compare an empty column"):
+        evaluate_streamed(folder / "real.parquet", tmp_path / "empty.parquet", california_schema())
+    with pytest.raises(DataError, match="cannot compare an empty column"):
+        evaluate(real, real.iloc[:0], california_schema())

@@ -476,18 +476,17 @@ def utility_section(evaluation: Mapping[str, Any], schema: Schema | None = None)
             heat.append(f)
     assoc = correlation_diff(evaluation, "association")
     if assoc and len(assoc["columns"]) > len(corr["columns"] if corr else []):
-        f = F.correlation_figure(assoc["columns"], assoc["matrix"])
+        f = F.correlation_figure(
+            assoc["columns"],
+            assoc["matrix"],
+            measure="association",
+            fig_id="fig-assoc",
+            caption="Association difference (synthetic minus real) over all columns: Pearson r "
+            "between numeric columns, Cramér's V between categorical ones, the correlation "
+            "ratio between a categorical and a numeric one.",
+        )
         if f is not None:
-            heat.append(
-                F.Figure(
-                    "fig-assoc",
-                    f.svg.replace("fig-corr", "fig-assoc"),
-                    f.alt.replace("correlation", "association"),
-                    "Association difference (synthetic minus real) over all columns: Pearson r "
-                    "between numeric columns, Cramér's V between categorical ones, the "
-                    "correlation ratio between a categorical and a numeric one.",
-                )
-            )
+            heat.append(f)
     out["heatmaps"] = heat
     out["efficacy"] = efficacy_table(evaluation.get("efficacy"))
     out["n_real"] = evaluation.get("n_real")

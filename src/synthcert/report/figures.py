@@ -364,8 +364,15 @@ def marginal_figure(name: str, spec: Mapping, metrics: Mapping | None, idx: int)
     return Figure(fid, to_svg(fig, fid, alt), alt, name)
 
 
-def correlation_figure(columns: Sequence[str], matrix: Sequence[Sequence[float]]) -> Figure | None:
-    """Heat map of synthetic − real correlations, every cell labelled with its value."""
+def correlation_figure(
+    columns: Sequence[str],
+    matrix: Sequence[Sequence[float]],
+    *,
+    measure: str = "correlation",
+    fig_id: str = "fig-corr",
+    caption: str | None = None,
+) -> Figure | None:
+    """Heat map of synthetic − real ``measure`` (correlation, association), cells labelled."""
     m = np.asarray(matrix, dtype=float)
     k = len(columns)
     if m.shape != (k, k) or k == 0:
@@ -389,7 +396,7 @@ def correlation_figure(columns: Sequence[str], matrix: Sequence[Sequence[float]]
                             fontsize=5.5 if k > 12 else 7,
                             color="white" if strong else "black")  # fmt: skip
     cb = fig.colorbar(im, ax=ax, shrink=0.8)
-    cb.set_label("synthetic − real correlation", fontsize=8)
+    cb.set_label(f"synthetic − real {measure}", fontsize=8)
     cb.ax.tick_params(labelsize=7)
     off = np.where(np.eye(k, dtype=bool), np.nan, np.abs(m))
     if np.isfinite(off).any():
@@ -400,13 +407,13 @@ def correlation_figure(columns: Sequence[str], matrix: Sequence[Sequence[float]]
         )
     else:
         worst = "no off-diagonal values"
-    alt = f"Heat map of correlation differences across {k} columns; {worst}."
-    caption = (
+    alt = f"Heat map of {measure} differences across {k} columns; {worst}."
+    caption = caption or (
         "Correlation difference (synthetic minus real) for each pair of columns; every cell "
         "shows its value, red above zero and blue below. Near-zero everywhere means the "
         "synthetic data keeps the pairwise relationships."
     )
-    return Figure("fig-corr", to_svg(fig, "fig-corr", alt), alt, caption)
+    return Figure(fig_id, to_svg(fig, fig_id, alt), alt, caption)
 
 
 # --------------------------------------------------------------------------------------------

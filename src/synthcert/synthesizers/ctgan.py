@@ -337,8 +337,9 @@ class CTGANSynthesizer(Synthesizer):
         s = int_seed(seed)
         if self.epsilon is None:
             self.model_.set_random_state(s)
-            raw = self.model_.sample(n) if n else self._clean_frame(pd.DataFrame()).iloc[:0]
-            return self._typed(raw)
+            if n == 0:  # ctgan cannot sample no rows
+                return typed_frame(self.schema, {c.name: np.empty(0) for c in self.schema.columns})
+            return self._typed(self.model_.sample(n))
         import torch
 
         rng = np.random.default_rng(seed_sequence(seed))

@@ -60,11 +60,17 @@ def wasserstein_categorical(p: np.ndarray, q: np.ndarray) -> float:
     return 0.5 * l1_distance(p, q)
 
 
+def relative(counts: np.ndarray) -> np.ndarray:
+    """Counts divided by their total; refuses an empty column."""
+    total = counts.sum()
+    if total == 0:
+        raise DataError("cannot compare an empty column: the table has no complete row")
+    return counts / float(total)
+
+
 def frequencies(codes: np.ndarray, k: int) -> np.ndarray:
     """The relative frequencies of codes 0..k-1 (a probability vector of length k)."""
-    if len(codes) == 0:
-        raise DataError("cannot compare an empty column: the table has no complete row")
-    return np.bincount(codes, minlength=k)[:k] / float(len(codes))
+    return relative(np.bincount(codes, minlength=k)[:k])
 
 
 @dataclass(frozen=True)

@@ -81,11 +81,11 @@ def plot_marginals(
         if col is not None and c.kind == "categorical":
             ax.set_xticks(x, col, rotation=60, ha="right", fontsize=5)
         elif col is not None:
-            ax.set_xlabel(f"20 bins over [{col[0]:g}, {col[1]:g}]", fontsize=6)
+            ax.set_xlabel(f"{ev.bins} bins over [{col[0]:g}, {col[1]:g}]", fontsize=6)
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     axes[0].legend(fontsize=7)
-    fig.suptitle("One-way distributions (numeric: 20 bins over the public bounds)")
+    fig.suptitle(f"One-way distributions (numeric: {ev.bins} bins over the public bounds)")
     return save_figure(fig, path)
 
 

@@ -19,7 +19,12 @@ from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.io import CsvOptions
 from synthcert.data.schema import Schema
 from synthcert.utility.correlation import MatrixDifference, matrix_difference
-from synthcert.utility.marginals import ColumnDistance, distance_from_frequencies, summarize
+from synthcert.utility.marginals import (
+    ColumnDistance,
+    distance_from_frequencies,
+    relative,
+    summarize,
+)
 
 NOTE = (
     "streamed evaluation: numeric Wasserstein distances are on the bin centres; association "
@@ -58,11 +63,13 @@ def evaluate_streamed(
     with open_engine(engine, scheduler) as eng:
         h_real = histograms(real, disc, csv=csv, engine=eng)
         h_syn = histograms(synthetic, disc, csv=csv, engine=eng)
+        pairs = zip(h_real.counts, h_syn.counts, strict=True)
+        freqs = [(relative(p), relative(q)) for p, q in pairs]  # refuses an empty table
         names, r_real = numeric_correlation(real, schema, csv=csv, engine=eng)
         _, r_syn = numeric_correlation(synthetic, schema, csv=csv, engine=eng)
     columns = {
-        col.name: distance_from_frequencies(col, p / p.sum(), q / q.sum(), bins=bins)
-        for col, p, q in zip(schema.columns, h_real.counts, h_syn.counts, strict=True)
+        col.name: distance_from_frequencies(col, p, q, bins=bins)
+        for col, (p, q) in zip(schema.columns, freqs, strict=True)
     }
     correlation = matrix_difference(names, np.nan_to_num(r_real), np.nan_to_num(r_syn))
     summary = summarize(columns)
