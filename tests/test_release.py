@@ -17,24 +17,39 @@ from synthcert.release import release
 
 CERT_KEYS = {
     "synthesizer",
+    "model",
+    "guarantee",
     "neighboring",
-    "n",
     "d",
     "sigma",
     "sigma_source",
     "bounds_source",
+    "min_rows",
+    "n",
     "alpha",
     "n_out",
     "epsilon_rdp",
+    "epsilon_rdp_per_record",
     "delta",
     "epsilon",
     "conversion",
+    "budget",
+    "assumptions",
+    "synthcert_version",
+    "date",
+    "warnings",
+}
+PRIVATE_KEYS = {
+    "seed",
     "rows_clipped",
     "rows_dropped_missing",
-    "seed",
-    "synthcert_version",
+    "input_sha256",
+    "input_file",
+    "command",
     "created",
+    "lambda_min",
 }
+SIGMA = 0.02  # the demo generator's public lower bound (about 0.021 measured)
 
 
 @pytest.fixture(scope="module")
@@ -50,42 +65,48 @@ def sha(path) -> str:
 
 def test_release_writes_rows_and_certificate_only(demo_file, tmp_path):
     before = sha(demo_file)
-    res = release(demo_file, demo_schema(), tmp_path / "syn.csv", seed=1)
+    res = release(demo_file, demo_schema(), tmp_path / "syn.csv", sigma=SIGMA, min_rows=50_000)
     cert = json.loads((tmp_path / "syn.certificate.json").read_text())
-    assert set(cert) >= CERT_KEYS
-    assert cert["n"] == 50_000 and cert["n_out"] == 50_000 and cert["d"] == 6
-    assert cert["sigma_source"] == "data" and cert["bounds_source"] == "public"
-    assert any("sigma was taken from the data" in w for w in cert["warnings"])
+    assert set(cert) == CERT_KEYS and not set(cert) & PRIVATE_KEYS
+    assert cert["min_rows"] == 50_000 and cert["n"] is None
+    assert cert["n_out"] == 50_000 and cert["d"] == 6
+    assert cert["sigma_source"] == "declared" and cert["bounds_source"] == "public"
+    assert cert["guarantee"] == "differential privacy" and cert["warnings"] == []
+    assert res.record.facts["rows_used"] == 50_000 and res.record.seed_source == "os-entropy"
     out = read_table(tmp_path / "syn.csv")
     assert list(out.columns) == demo_schema().names and len(out) == 50_000
     # only the rows and the certificate: no mean, no covariance anywhere
     assert sorted(p.name for p in tmp_path.iterdir()) == ["syn.certificate.json", "syn.csv"]
     assert not [k for k in cert if "mean" in k or "cov" in k]
-    assert not [v for v in cert.values() if isinstance(v, list) and len(v) >= 6]
+    numbers = [
+        v for v in cert.values() if isinstance(v, list) and all(isinstance(x, float) for x in v)
+    ]
+    assert not [v for v in numbers if len(v) >= 6]
     assert sha(demo_file) == before
-    # the figures are those of the accountant for the same (n, d, sigma)
-    ref = account(50_000, 6, cert["sigma"], n_out=50_000, delta=cert["delta"])
+    # the figures are those of the accountant at the declared (N, d, sigma)
+    ref = account(50_000, 6, SIGMA, n_out=50_000, delta=cert["delta"])
     assert cert["epsilon"] == pytest.approx(ref.epsilon, rel=1e-12)
     assert cert["epsilon_rdp"] == pytest.approx(ref.epsilon_rdp, rel=1e-12)
     assert res.certificate.delta == pytest.approx(1 / 50_000**2)
 
 
-def test_same_seed_same_rows(demo_file, tmp_path):
-    release(demo_file, demo_schema(), tmp_path / "a.parquet", seed=9)
-    release(demo_file, demo_schema(), tmp_path / "b.parquet", seed=9)
-    pd.testing.assert_frame_equal(
-        read_table(tmp_path / "a.parquet"), read_table(tmp_path / "b.parquet")
-    )
+def test_same_secret_seed_same_rows_and_no_seed_different_rows(demo_file, tmp_path):
+    kw = {"sigma": SIGMA, "min_rows": 40_000, "n_out": 2_000}
+    secret = 2**100 + 12345
+    release(demo_file, demo_schema(), tmp_path / "a.parquet", seed=secret, **kw)
+    release(demo_file, demo_schema(), tmp_path / "b.parquet", seed=secret, **kw)
+    release(demo_file, demo_schema(), tmp_path / "c.parquet", **kw)
+    a, b, c = (read_table(tmp_path / f"{x}.parquet") for x in "abc")
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.equals(c)
 
 
 def test_epsilon_budget_releases_the_floor(demo_file, tmp_path):
-    sigma = (
-        0.9
-        * release(demo_file, demo_schema(), tmp_path / "x.csv", n_out=10, seed=0).certificate.sigma
-    )
+    sigma = 0.9 * SIGMA
     res = release(
-        demo_file, demo_schema(), tmp_path / "b.csv", epsilon=1.0, delta=1e-10, sigma=sigma, seed=0
-    )
+        demo_file, demo_schema(), tmp_path / "b.csv", epsilon=1.0, delta=1e-10, sigma=sigma,
+        min_rows=50_000,
+    )  # fmt: skip
     k = res.certificate.n_out
     assert k >= 1 and res.certificate.epsilon <= 1.0
     assert res.certificate.sigma_source == "declared"
@@ -96,34 +117,88 @@ def test_epsilon_budget_releases_the_floor(demo_file, tmp_path):
 
 def test_budget_that_allows_nothing_is_refused(demo_file, tmp_path):
     with pytest.raises(BudgetError, match="allows no record"):
-        release(demo_file, demo_schema(), tmp_path / "z.csv", epsilon=1e-9, delta=1e-10)
+        release(
+            demo_file, demo_schema(), tmp_path / "z.csv", epsilon=1e-9, delta=1e-10, sigma=SIGMA,
+            min_rows=50_000,
+        )  # fmt: skip
     assert not (tmp_path / "z.csv").exists()
 
 
-def test_sigma_above_the_data_is_refused(demo_file, tmp_path):
-    with pytest.raises(AssumptionError, match="below the declared sigma"):
-        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=0.9)
+def test_sigma_above_the_data_is_refused_without_private_values(demo_file, tmp_path):
+    with pytest.raises(AssumptionError, match="does not meet the public assumption") as err:
+        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=0.9, min_rows=50_000)
+    assert "smallest eigenvalue 0.0" in err.value.private_detail
+    assert "0.02" not in str(err.value) and "x1" not in str(err.value)
     assert not (tmp_path / "s.csv").exists()
 
 
+def test_sigma_and_min_rows_are_required(demo_file, tmp_path):
+    with pytest.raises(AssumptionError, match="needs a PUBLIC sigma"):
+        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=None, min_rows=10)
+    with pytest.raises(AssumptionError, match="--min-rows N"):
+        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=SIGMA)
+    with pytest.raises(AssumptionError, match="fewer rows than the declared minimum") as err:
+        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=SIGMA, min_rows=60_000)
+    assert "50000" not in str(err.value) and err.value.private_detail == "50000 rows used"
+
+
+def test_sigma_from_the_data_publishes_no_figure(demo_file, tmp_path):
+    res = release(
+        demo_file, demo_schema(), tmp_path / "d.csv", sigma="data", min_rows=50_000, n_out=100
+    )
+    cert = res.certificate
+    assert cert.guarantee.startswith("none: an assumption was measured on the data")
+    assert cert.epsilon is None and cert.epsilon_rdp is None and cert.alpha is None
+    assert cert.sigma is None and cert.sigma_source == "data"
+    assert res.record.facts["sigma_measured"] == pytest.approx(0.021, abs=0.002)
+    assert res.record.facts["figures_at_measured_sigma"]["epsilon"] > 0
+    with pytest.raises(AssumptionError, match="needs a public sigma"):
+        release(
+            demo_file, demo_schema(), tmp_path / "e.csv", sigma="data", min_rows=50_000,
+            epsilon=1.0,
+        )  # fmt: skip
+
+
 def test_alpha_beyond_the_theorem_is_refused(demo_file, tmp_path):
-    with pytest.raises(AssumptionError, match="needs α < .* admissible: 1 < α < 44"):
-        release(demo_file, demo_schema(), tmp_path / "a.csv", alpha=1e9, n_out=10)
+    with pytest.raises(AssumptionError, match="needs α < .* admissible: 1 < α < 4"):
+        release(
+            demo_file, demo_schema(), tmp_path / "a.csv", alpha=1e9, n_out=10, sigma=SIGMA,
+            min_rows=50_000,
+        )  # fmt: skip
 
 
 def test_table_too_small_for_the_theorem_is_refused(tmp_path):
     small = tmp_path / "small.csv"
     write_table(make_demo_table(40, seed=1), small)
     with pytest.raises(AssumptionError) as info:
-        release(small, demo_schema(), tmp_path / "o.csv", alpha=4)
+        release(small, demo_schema(), tmp_path / "o.csv", alpha=4, sigma=1e-4, min_rows=40)
     assert "n" in str(info.value)
 
 
 def test_output_equal_to_input_is_refused(demo_file):
     before = sha(demo_file)
     with pytest.raises(DataError, match="is the input file"):
-        release(demo_file, demo_schema(), demo_file)
+        release(demo_file, demo_schema(), demo_file, sigma=SIGMA, min_rows=10)
     assert sha(demo_file) == before
+
+
+def test_private_record_is_0600_and_refused_inside_a_public_folder(demo_file, tmp_path):
+    rec = tmp_path / "private" / "run.json"
+    res = release(
+        demo_file, demo_schema(), tmp_path / "r.csv", n_out=10, sigma=SIGMA, min_rows=50_000,
+        private_record=rec,
+    )  # fmt: skip
+    assert (rec.stat().st_mode & 0o777) == 0o600
+    doc = json.loads(rec.read_text())
+    assert doc["facts"]["rows_used"] == 50_000 and doc["seed_entropy"] == res.record.seed_entropy
+    assert int(doc["seed_entropy"]).bit_length() > 100  # 128 bits of OS entropy
+    assert doc["input_sha256"] == sha(demo_file) and doc["notice"] == "private: do not publish"
+    assert res.record.seed_entropy not in (tmp_path / "r.certificate.json").read_text()
+    with pytest.raises(DataError, match="into the public output"):
+        release(
+            demo_file, demo_schema(), tmp_path / "ds/", n_out=10, sigma=SIGMA, min_rows=50_000,
+            private_record=tmp_path / "ds" / "run.json",
+        )  # fmt: skip
 
 
 def test_private_params_only_on_request(demo_file, tmp_path):
@@ -132,11 +207,13 @@ def test_private_params_only_on_request(demo_file, tmp_path):
         demo_schema(),
         tmp_path / "p.csv",
         n_out=5,
-        seed=1,
+        sigma=SIGMA,
+        min_rows=50_000,
         save_private_params=tmp_path / "private.npz",
     )
     with np.load(res.private_params_path) as params:
         assert params["cov"].shape == (6, 6)
+    assert (tmp_path / "private.npz").stat().st_mode & 0o777 == 0o600
 
 
 def test_adult_numeric_release(data_home, tmp_path):
@@ -148,14 +225,17 @@ def test_adult_numeric_release(data_home, tmp_path):
         adult,
         schema,
         tmp_path / "adult_syn.csv",
-        seed=1,
+        sigma=0.01,
+        min_rows=30_000,
         csv=CsvOptions(header=False, names=schema.csv_names),
     )
-    cert = res.certificate
-    assert cert.n == 30_162 and cert.n_out == 30_162 and cert.rows_dropped_missing == 2_399
-    assert cert.d == 6 and cert.bounds_source == "public" and cert.rows_clipped == 0
+    cert, facts = res.certificate, res.record.facts
+    assert facts["rows_used"] == 30_162 and facts["rows_dropped_missing"] == 2_399
+    assert sum(facts["values_clipped"].values()) == 0
+    assert cert.min_rows == 30_000 and cert.n_out == 30_000 and cert.n is None
+    assert cert.d == 6 and cert.bounds_source == "public"
     assert np.isfinite(cert.epsilon) and cert.epsilon > 0
     out = read_table(tmp_path / "adult_syn.csv")
-    assert len(out) == 30_162
+    assert len(out) == 30_000
     assert out["age"].between(17, 90).all()
     assert sha(adult) == before

@@ -11,11 +11,12 @@ from synthcert._version import __version__
 from synthcert.data import CsvOptions, Encoder, Schema, infer_schema, read_table, write_table
 from synthcert.errors import AssumptionError, BudgetError, DataError, SynthcertError
 from synthcert.privacy import PrivacyAccountant, account, max_records
+from synthcert.privacy.claims import PrivacyClaim
 from synthcert.release import Certificate, release
+from synthcert.run_record import RunRecord
 from synthcert.synthesizers import (
     GaussianCopulaSynthesizer,
     GaussianSynthesizer,
-    PrivacyGuarantee,
     PrivBayesSynthesizer,
     Synthesizer,
     make_synthesizer,
@@ -56,7 +57,8 @@ __all__ = [
     "GaussianSynthesizer",
     "PrivBayesSynthesizer",
     "PrivacyAccountant",
-    "PrivacyGuarantee",
+    "PrivacyClaim",
+    "RunRecord",
     "Schema",
     "SynthcertError",
     "Synthesizer",

@@ -1,10 +1,13 @@
-"""Base for frozen result dataclasses: ``to_dict()`` gives JSON-ready values."""
+"""Base for frozen result dataclasses: ``to_dict()`` gives JSON-ready values, ``from_dict()``
+reads them back (nested results, tuples and non-finite floats included)."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+import types
+import typing
+from typing import Any, Self
 
 import numpy as np
 
@@ -26,6 +29,28 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def _revive(hint: Any, value: Any) -> Any:
+    """Rebuild ``value`` (as written by :func:`jsonable`) as the type ``hint`` names."""
+    if value is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        for option in options:  # a nested result first, then plain values
+            if isinstance(option, type) and issubclass(option, Result) and isinstance(value, dict):
+                return option.from_dict(value)
+        return _revive(options[0], value) if len(options) == 1 else value
+    if origin is tuple:
+        args = typing.get_args(hint)
+        inner = args[0] if args else Any
+        return tuple(_revive(inner, v) for v in value)
+    if isinstance(hint, type) and issubclass(hint, Result) and isinstance(value, dict):
+        return hint.from_dict(value)
+    if hint is float and isinstance(value, str) and value in ("inf", "-inf"):
+        return float(value)
+    return value
+
+
 @dataclasses.dataclass(frozen=True)
 class Result:
     """Mixin for frozen result records."""
@@ -33,3 +58,13 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """Return the record as a dict of JSON-serialisable values."""
         return jsonable(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """Read back what :meth:`to_dict` wrote (unknown keys are an error, not ignored)."""
+        hints = typing.get_type_hints(cls)
+        names = {f.name for f in dataclasses.fields(cls) if f.init}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"{cls.__name__} has no field(s) {sorted(unknown)}")
+        return cls(**{k: _revive(hints[k], v) for k, v in data.items()})

@@ -1,4 +1,10 @@
-"""Exceptions that carry a message a user can act on."""
+"""Exceptions that carry a message a user can act on.
+
+A message is public: a refusal is itself a signal an attacker can read, so a message never
+carries a value of the private table (a row index, a measured eigenvalue, a count). What the
+operator needs to fix the input goes into ``private_detail``, which the command line prints
+only behind ``--show-private``, labelled "private: do not publish".
+"""
 
 from __future__ import annotations
 
@@ -6,16 +12,27 @@ from __future__ import annotations
 class SynthcertError(Exception):
     """Base class: every error synthcert raises on purpose derives from it."""
 
+    def __init__(self, message: str = "", *, private_detail: str | None = None) -> None:
+        super().__init__(message)
+        self.private_detail = private_detail
+
 
 class DataError(SynthcertError, ValueError):
-    """The input table or schema is malformed (names the column, row or file)."""
+    """The input table or schema is malformed (names the column or file)."""
 
 
 class AssumptionError(SynthcertError, ValueError):
     """An assumption of a theorem fails; the message says which and what would satisfy it."""
 
-    def __init__(self, message: str, *, assumption: str = "", admissible: str = "") -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        *,
+        assumption: str = "",
+        admissible: str = "",
+        private_detail: str | None = None,
+    ) -> None:
+        super().__init__(message, private_detail=private_detail)
         self.assumption = assumption
         self.admissible = admissible
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from synthcert.data.discretize import Discretizer
 from synthcert.data.schema import Schema
-from synthcert.synthesizers.base import PrivacyGuarantee
+from synthcert.privacy.claims import PrivacyClaim, dp_claim, no_privacy_claim
 
 
 class UniformSynth:
@@ -39,11 +39,10 @@ class IdentitySynth:
     def sample(self, n: int) -> pd.DataFrame:
         return self.table.iloc[np.arange(n) % len(self.table)].reset_index(drop=True)
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
+    def privacy_claim(self, n_out: int) -> PrivacyClaim:
         if self.epsilon is None:
-            return PrivacyGuarantee("none")
-        return PrivacyGuarantee("pure-dp", epsilon=self.epsilon, delta=0.0, note="a lie")
+            return no_privacy_claim(n_out)
+        return _pure_claim(self.epsilon, n_out)  # a lie
 
 
 class LaplaceHistogramSynth:
@@ -84,6 +83,12 @@ class LaplaceHistogramSynth:
         codes = np.stack(np.unravel_index(cells, self.cards), axis=1)
         return self.disc.inverse_transform(codes, rng)
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        return PrivacyGuarantee("pure-dp", epsilon=self.claimed, delta=0.0)
+    def privacy_claim(self, n_out: int) -> PrivacyClaim:
+        return _pure_claim(self.claimed, n_out)
+
+
+def _pure_claim(epsilon: float, n_out: int) -> PrivacyClaim:
+    return dp_claim(
+        epsilon=epsilon, delta=0.0, rho=None, neighboring="unbounded", n_out=n_out,
+        mechanisms=("Laplace histogram",), assumptions=(),
+    )  # fmt: skip

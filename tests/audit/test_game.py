@@ -91,13 +91,14 @@ def test_certified_gaussian_release_stays_within_its_certificate():
     from synthcert.synthesizers.gaussian import GaussianSynthesizer
 
     table = planted(400)
-    cert = GaussianSynthesizer(SCHEMA).fit(table).certificate(len(table))
+    # 400 rows in d = 2 are too few for any declared sigma with the neighbour margin, so the
+    # figures are those at the sigma measured on the table (private, operator-side only)
+    cert = GaussianSynthesizer(SCHEMA, min_rows=len(table)).fit(table).certificate(len(table))
     res = run_audit(
         table, SCHEMA, "gaussian", attacks="distance,statistics,statistics-calibrated",
-        trials=3, generations=100, seed=0, params=SMALL,
+        trials=3, generations=100, seed=0, params=SMALL, bound_delta=cert.delta,
     )  # fmt: skip
-    assert res.privacy["model"] == "inherent-rdp"
-    assert res.privacy["epsilon"] == pytest.approx(cert.epsilon)
+    assert res.privacy is None  # sigma measured on the data: no public claim to compare with
     for name, s in res.attacks.items():
         assert s.epsilon_bound.delta == pytest.approx(cert.delta)
         assert s.epsilon_lower_bound <= cert.epsilon, name

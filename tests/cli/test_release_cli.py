@@ -13,6 +13,7 @@ from synthcert.data.datasets import demo_schema, make_demo_table
 from synthcert.data.io import read_table, write_table
 
 runner = CliRunner()
+PUBLIC = ["--sigma", "0.015", "--min-rows", "20000"]  # the demo generator's public facts
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -37,14 +38,14 @@ def test_release_json_certificate(files, tmp_path):
             str(out),
             "--n-out",
             "1e3",
-            "--seed",
-            "4",
+            *PUBLIC,
             "--json",
         ],
     )
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)
-    assert cert["n_out"] == 1000 and cert["seed"] == 4 and cert["n"] == 20_000
+    assert cert["n_out"] == 1000 and cert["min_rows"] == 20_000 and cert["n"] is None
+    assert "seed" not in cert and "rows_dropped_missing" not in cert
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
 
@@ -65,19 +66,24 @@ def test_release_human_summary(files, tmp_path):
             "1e-5",
             "--neighboring",
             "bounded",
+            "--sigma",
+            "0.015",
         ],
     )
     assert res.exit_code == 0, res.output
     assert "rows released" in res.output and "bounded" in res.output
+    assert "table size (public, bounded)" in res.output and "20,000" in res.output
 
 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--sigma", "0.5"], "below the declared sigma"),
-        (["--alpha", "1e6"], "needs α <"),
-        (["--epsilon", "1e-9", "--delta", "1e-10"], "allows no record"),
-        (["--n-out", "2.5"], "not a non-negative whole number"),
+        (["--sigma", "0.5", "--min-rows", "100"], "does not meet the public assumption"),
+        ([*PUBLIC, "--alpha", "1e6"], "needs α <"),
+        ([*PUBLIC, "--epsilon", "1e-9", "--delta", "1e-10"], "allows no record"),
+        ([*PUBLIC, "--n-out", "2.5"], "not a non-negative whole number"),
+        (["--min-rows", "100"], "needs a PUBLIC sigma"),
+        (["--sigma", "0.015"], "--min-rows N"),
     ],
 )
 def test_release_refusals_exit_cleanly(files, tmp_path, extra, message):
@@ -95,8 +101,19 @@ def test_release_refusals_exit_cleanly(files, tmp_path, extra, message):
     )
     assert res.exit_code == 2
     assert message in " ".join(res.output.split())
-    assert "Traceback" not in res.output
+    assert "Traceback" not in res.output and "do not publish" not in res.output
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_refusal_details_only_behind_show_private(files, tmp_path):
+    args = ["release", str(files / "in.csv"), "--schema", str(files / "schema.json")]
+    args += ["--out", str(tmp_path / "o.csv"), "--sigma", "0.5", "--min-rows", "100"]
+    quiet = runner.invoke(app, args)
+    loud = runner.invoke(app, [*args, "--show-private"])
+    assert quiet.exit_code == loud.exit_code == 2
+    assert "smallest eigenvalue 0.0" not in " ".join(quiet.output.split())
+    text = " ".join(loud.output.split())
+    assert "private: do not publish" in text and "smallest eigenvalue 0.0" in text
 
 
 def test_release_adult_with_example_schema(data_home, tmp_path):
@@ -110,14 +127,23 @@ def test_release_adult_with_example_schema(data_home, tmp_path):
             "--no-header",
             "--out",
             str(tmp_path / "adult.csv"),
-            "--seed",
-            "1",
+            "--sigma",
+            "0.01",
+            "--min-rows",
+            "30000",
+            "--private-record",
+            str(tmp_path / "run.json"),
             "--json",
         ],
     )
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)
-    assert (cert["n"], cert["n_out"], cert["rows_dropped_missing"]) == (30_162, 30_162, 2_399)
+    assert (cert["min_rows"], cert["n_out"], cert["n"]) == (30_000, 30_000, None)
+    private = json.loads((tmp_path / "run.json").read_text())
+    assert (private["facts"]["rows_used"], private["facts"]["rows_dropped_missing"]) == (
+        30_162,
+        2_399,
+    )
 
 
 def test_schema_infer_marks_data_bounds(files):
@@ -148,6 +174,7 @@ def test_release_writes_its_report(files, tmp_path):
             str(tmp_path / "o.csv"),
             "--n-out",
             "500",
+            *PUBLIC,
             "--report",
             str(report),
         ],

@@ -8,11 +8,13 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from synthcert.cli import app, synthesize_commands
-from synthcert.cli.synthesize_commands import partitioned_input
+from synthcert.cli import app
 from synthcert.data.datasets import adult_schema
+from synthcert.workflows import synthesize as synthesize_workflow
+from synthcert.workflows.synthesize import partitioned_input
 
 runner = CliRunner()
+SECRET = str(2**127 + 3)  # a reproducible run needs a secret, unguessable seed
 
 
 def _json(args):
@@ -58,22 +60,27 @@ def test_synthesize_dp_reports_spent_budget(adult_files, tmp_path, name):
         "--n-out",
         "1e3",
         "--seed",
-        "3",
+        SECRET,
+        "--private-record",
+        str(tmp_path / "run.json"),
         "--out",
         str(out),
         "--json",
     ]
     payload = _json(args)
-    assert payload["rows_out"] == 1000 and payload["privacy"]["model"] == "pure-dp"
-    assert payload["spent"]["epsilon"] <= 2.0 + 1e-9
-    assert payload["requested"] == {"epsilon": 2.0, "delta": 1e-5}
-    assert len(payload["ledger"]) > 1
+    claim = payload["claim"]
+    assert payload["rows_out"] == 1000 and claim["model"] == "pure-dp"
+    assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (2.0, 0.0, "bounded")
+    assert "rows_in" not in payload and "ledger" not in payload and SECRET not in str(payload)
+    private = json.loads((tmp_path / "run.json").read_text())
+    assert private["facts"]["spent"]["epsilon"] <= 2.0 + 1e-9 and len(private["ledger"]) > 1
+    assert private["facts"]["rows_in"] == 4000 and private["seed_source"] == "user"
     syn = pd.read_csv(out)
     assert list(syn.columns) == adult_schema().names and len(syn) == 1000
     assert set(syn["sex"]) <= {"Female", "Male"}
     # same seed, same output
     out2 = tmp_path / "again.csv"
-    _json([*args[:-3], "--out", str(out2), "--json"])
+    _json([*args[:-5], "--out", str(out2), "--json"])
     assert out.read_bytes() == out2.read_bytes()
 
 
@@ -93,7 +100,7 @@ def test_synthesize_without_dp_and_gaussian_certificate(adult_files, tmp_path):
             "--json",
         ]
     )
-    assert payload["privacy"]["model"] == "none" and payload["params"]["degree"] == 1
+    assert payload["claim"]["model"] == "none" and payload["params"]["degree"] == 1
     assert len(pd.read_parquet(tmp_path / "pb.parquet")) == 4000
     cert = _json(
         [
@@ -105,15 +112,21 @@ def test_synthesize_without_dp_and_gaussian_certificate(adult_files, tmp_path):
             "gaussian",
             "--n-out",
             "500",
-            "--seed",
-            "1",
+            "--min-rows",
+            "3000",
+            "--param",
+            "sigma=0.01",
             "--out",
             str(tmp_path / "g.csv"),
             "--json",
         ]
     )
-    assert cert["privacy"]["model"] == "inherent-rdp"
-    assert cert["certificate"]["n_out"] == 500 and cert["privacy"]["epsilon"] > 0
+    claim = cert["claim"]
+    assert claim["model"] == "inherent-rdp" and claim["guarantee"] == "differential privacy"
+    assert claim["n_out"] == 500 and claim["epsilon"] > 0
+    assert {"name": "min_rows", "value": 3000} in [
+        {k: a[k] for k in ("name", "value")} for a in claim["assumptions"]
+    ]
 
 
 def test_synthesize_refuses_clearly(adult_files, tmp_path):
@@ -173,13 +186,15 @@ def test_gaussian_on_dask_equals_local_and_ctgan_refuses_dask(adult_files, tmp_p
         "--synthesizer",
         "gaussian",
         "--seed",
-        "5",
+        SECRET,
+        "--min-rows",
+        "4000",
         "--json",
     ]
     local = _json([*base, "--out", str(tmp_path / "l.csv")])
     dask = _json([*base, "--out", str(tmp_path / "d.csv"), "--engine", "dask"])
-    assert dask["rows_in"] == local["rows_in"] == 4000
-    assert dask["privacy"]["epsilon"] == pytest.approx(local["privacy"]["epsilon"], rel=1e-12)
+    assert dask["rows_out"] == local["rows_out"] == 4000
+    assert dask["claim"] == local["claim"]
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "l.csv"), pd.read_csv(tmp_path / "d.csv"))
     res = runner.invoke(
         app,
@@ -213,20 +228,20 @@ def test_privbayes_on_a_parquet_folder_fits_from_counts_like_in_memory(
     schema = tmp_path / "schema.json"
     schema.write_text(adult_schema().to_json())
     common = ["--schema", str(schema), "--synthesizer", "privbayes", "--epsilon", "2"]
-    common += ["--n-out", "1e3", "--seed", "3", "--json"]
+    common += ["--n-out", "1e3", "--seed", SECRET, "--json"]
     counted = _json(
         ["synthesize", str(folder), *common, "--engine", "local", "--out", str(tmp_path / "c.csv")]
     )
     memory = _json(
         ["synthesize", str(tmp_path / "one.parquet"), *common, "--out", str(tmp_path / "m.csv")]
     )
-    assert counted["rows_in"] == memory["rows_in"] == 4000 and counted["rows_out"] == 1000
-    assert counted["ledger"] == memory["ledger"] and counted["spent"] == memory["spent"]
+    assert counted["rows_out"] == memory["rows_out"] == 1000
+    assert counted["claim"] == memory["claim"]
     assert (tmp_path / "c.csv").read_bytes() == (tmp_path / "m.csv").read_bytes()
     # which path: a folder or a glob is counted; a single file only above 10^7 Parquet rows
     assert partitioned_input(str(folder)) and partitioned_input(str(folder / "*.parquet"))
     assert not partitioned_input(str(tmp_path / "one.parquet"))
-    monkeypatch.setattr(synthesize_commands, "IN_MEMORY_MAX_ROWS", 3999)
+    monkeypatch.setattr(synthesize_workflow, "IN_MEMORY_MAX_ROWS", 3999)
     assert partitioned_input(str(tmp_path / "one.parquet"))
 
 
@@ -242,8 +257,6 @@ def test_synthesize_writes_a_report_of_the_spent_budget(adult_files, tmp_path):
             "privbayes",
             "--epsilon",
             "2",
-            "--seed",
-            "1",
             "--out",
             str(tmp_path / "p.csv"),
             "--report",
@@ -263,10 +276,11 @@ def test_synthesize_to_a_folder_writes_a_partitioned_dataset(adult, tmp_path):
     schema = tmp_path / "schema.json"
     schema.write_text(adult_schema().to_json())
     args = ["synthesize", str(data), "--schema", str(schema), "--synthesizer", "privbayes"]
-    args += ["--epsilon", "1", "--n-out", "5e3", "--seed", "5", "--json"]
+    args += ["--epsilon", "1", "--n-out", "5e3", "--json"]
     doc = _json([*args, "--out", f"{tmp_path / 'syn'}/"])
     manifest = read_manifest(tmp_path / "syn")
-    assert doc["rows_out"] == manifest.rows == 5_000 and manifest.seed == 5
+    assert doc["rows_out"] == manifest.rows == 5_000
+    assert "seed" not in (tmp_path / "syn" / "_manifest.json").read_text()
     assert [p.rows for p in manifest.parts] == [5_000]
     out = pd.read_parquet(tmp_path / "syn")
     assert len(out) == 5_000 and set(out["sex"]) <= {"Female", "Male"}

@@ -21,7 +21,8 @@ from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
 
 distributed = pytest.importorskip("distributed")
 
-VOLATILE = {"created", "output_file", "command"}
+VOLATILE = {"date"}  # the certificate holds public fields only; a run may cross midnight
+PUBLIC = {"sigma": 1e-3, "min_rows": 1_000_000}  # declared: the demo generator's table
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +50,16 @@ def client_one():
 
 def test_release_of_a_million_rows_on_dask_equals_local(tmp_path, client, demo_million, demo_sch):
     path, _ = demo_million
-    common = dict(seed=2024, partition_rows=250_000, sigma=1e-3)
+    common = dict(seed=2**100 + 2024, partition_rows=250_000, **PUBLIC)
     local = release(path, demo_sch, tmp_path / "local.parquet", **common)
     dask = release(path, demo_sch, f"{tmp_path}/dask/", engine="dask", scheduler=client, **common)
     a, b = local.certificate.to_dict(), dask.certificate.to_dict()
     assert {k: v for k, v in a.items() if k not in VOLATILE} == {
         k: v for k, v in b.items() if k not in VOLATILE
     }
-    assert a["n"] == a["n_out"] == 1_000_000 and a["d"] == 6 and a["sigma_source"] == "declared"
+    assert local.record.facts["rows_used"] == dask.record.facts["rows_used"] == 1_000_000
+    assert a["n_out"] == a["min_rows"] == 1_000_000 and a["d"] == 6
+    assert a["sigma_source"] == "declared" and a["n"] is None
     assert np.isfinite(a["epsilon"]) and a["epsilon"] > 0
     rows_local = pd.read_parquet(local.output)
     rows_dask = pd.read_parquet(dask.output)
@@ -112,10 +115,10 @@ def test_any_synthesizer_samples_a_dataset_part_by_part_alike_on_one_and_two_wor
         out = tmp_path / name
         manifest = engine.sample_partitioned(
             synth, 4_500, out, seed=9, partition_rows=2_000, chunk_rows=1_000,
-            engine="local" if c is None else "dask", scheduler=c, manifest_seed=9,
+            engine="local" if c is None else "dask", scheduler=c,
         )  # fmt: skip
         assert [p.rows for p in manifest.parts] == [2_000, 2_000, 500]
-        assert manifest.seed == 9 and manifest.chunk_rows == 1_000
+        assert manifest.chunk_rows == 1_000 and "seed" not in manifest.to_dict()
         outs.append(pd.read_parquet(out))
     pd.testing.assert_frame_equal(outs[0], outs[1])
     pd.testing.assert_frame_equal(outs[0], outs[2])
@@ -185,7 +188,8 @@ def test_cli_release_with_dask_scheduler_address(tmp_path, client, demo_million,
     schema = tmp_path / "schema.json"
     schema.write_text(demo_sch.to_json())
     runner = CliRunner()
-    args = ["release", str(small), "--schema", str(schema), "--seed", "3", "--json"]
+    args = ["release", str(small), "--schema", str(schema), "--seed", str(2**90 + 3), "--json"]
+    args += ["--sigma", "1e-3", "--min-rows", "1e5"]
     local = runner.invoke(app, [*args, "--out", str(tmp_path / "l.csv")])
     remote = runner.invoke(
         app,
@@ -214,7 +218,7 @@ def test_cli_dask_without_address_starts_a_loopback_cluster(tmp_path, demo_milli
     res = CliRunner().invoke(
         app,
         ["release", str(small), "--schema", str(schema), "--out", str(tmp_path / "o.parquet"),
-         "--engine", "dask", "--workers", "1", "--seed", "1"],
+         "--engine", "dask", "--workers", "1", "--sigma", "0.01", "--min-rows", "2e4"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "started a local cluster of 1 workers, dashboard http://127.0.0.1:" in res.output

@@ -121,7 +121,7 @@ def test_copula_from_counts_recovers_a_known_correlation(tmp_path):
         assert np.abs(synth.corr_ - exact).max() < 0.07
         assert synth.corr_[0, 1] == pytest.approx(0.6, abs=0.05)
         assert synth.corr_[0, 2] == pytest.approx(-0.3, abs=0.02)
-    assert synth.privacy.epsilon == pytest.approx(8.0)
+    assert synth.privacy_claim(5).epsilon == pytest.approx(8.0)
 
 
 def test_a_changed_input_between_passes_is_refused(tmp_path):

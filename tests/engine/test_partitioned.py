@@ -33,7 +33,8 @@ def test_dataset_rows_equal_sample_whatever_the_file_size(tmp_path, fitted, part
     assert len(manifest.parts) == min(per_file, 5)
     assert sum(p.rows for p in manifest.parts) == manifest.rows == 145_000
     on_disk = json.loads((out / MANIFEST).read_text())
-    assert on_disk["rows"] == 145_000 and on_disk["seed"] == 42 and on_disk["chunk_rows"] == 30_000
+    assert on_disk["rows"] == 145_000 and on_disk["chunk_rows"] == 30_000
+    assert "seed" not in on_disk  # the seed is secret: never in a published file
     for p in manifest.parts:
         assert len(pd.read_parquet(out / p.file)) == p.rows
     assert sorted(x.name for x in tmp_path.iterdir()) == ["synthetic"]  # no temporary left

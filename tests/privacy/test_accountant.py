@@ -25,7 +25,7 @@ def test_basic_composition_of_pure_steps():
     s = acc.check_within_budget()
     assert s.route == "basic" and s.epsilon == pytest.approx(1.0) and s.delta == 0.0
     assert s.rho == pytest.approx(0.3**2 / 2 + 0.2**2 / 8 + 0.5**2 / 2)
-    assert acc.guarantee().model == "pure-dp"
+    assert acc.model() == "pure-dp"
     assert len(acc.ledger) == 3 and acc.ledger[1].kind == "exponential"
 
 
@@ -57,7 +57,7 @@ def test_zcdp_route_for_gaussian_steps():
     s = acc.check_within_budget()
     assert s.route == "zcdp" and s.delta == 1e-5 and s.epsilon <= 1.0
     assert s.rho == pytest.approx(rho)
-    assert acc.guarantee().model == "zcdp"
+    assert acc.model() == "zcdp"
 
 
 def test_many_small_pure_steps_compose_better_through_zcdp():
@@ -81,7 +81,7 @@ def test_rdp_route_needs_every_mechanism_at_the_order():
 
 def test_no_budget_means_no_privacy():
     acc = PrivacyAccountant()
-    assert acc.guarantee().model == "none"
+    assert acc.model() == "none"
     assert acc.spent().steps == 0 and acc.spent().epsilon == 0.0
     acc.record_pure("x", 1.0)
     with pytest.raises(BudgetError):

@@ -22,14 +22,18 @@ def make_certificate(
     acc = account(
         n, d, sigma, n_out=n_out, delta=delta, neighboring=neighboring, conversion=conversion
     )
+    unbounded = neighboring == "unbounded"
     return {
         "synthesizer": "gaussian",
+        "model": "inherent-rdp",
+        "guarantee": "differential privacy",
         "neighboring": neighboring,
-        "n": n,
         "d": d,
         "sigma": sigma,
         "sigma_source": "declared",
         "bounds_source": "public",
+        "min_rows": n if unbounded else None,
+        "n": None if unbounded else n,
         "alpha": acc.alpha,
         "n_out": n_out,
         "epsilon_rdp": acc.epsilon_rdp,
@@ -37,17 +41,24 @@ def make_certificate(
         "delta": delta,
         "epsilon": acc.epsilon,
         "conversion": conversion,
-        "rows_clipped": 0,
-        "rows_dropped_missing": 2399,
-        "seed": 7,
-        "synthcert_version": "0.1.0",
-        "created": "2025-01-02T03:04:05+00:00",
         "budget": None,
-        "input_file": "/data/adult.csv",
-        "input_sha256": "ab" * 32,
-        "output_file": "/data/synthetic.csv",
+        "assumptions": [],
+        "synthcert_version": "0.1.0",
+        "date": "2025-01-02",
+        "warnings": ["bounds or categories of age were taken from the data"],
+    }
+
+
+def make_record() -> dict:
+    """A private run record, as `--private-record` writes it (internal reports only)."""
+    return {
         "command": "synthcert release adult.csv --schema adult.json --out synthetic.csv",
-        "warnings": ["12 values lay outside the declared bounds and were clipped"],
+        "started": "2025-01-02T03:04:05+00:00",
+        "seed_source": "os-entropy",
+        "seed_entropy": "123456789012345678901234567890",
+        "inputs": ["/data/adult.csv"],
+        "input_sha256": "ab" * 32,
+        "facts": {"rows_used": 30162, "rows_dropped_missing": 2399},
     }
 
 
@@ -155,9 +166,9 @@ def full_html(certificate, evaluation, audit) -> str:
     """The page rendered once from all three documents (rendering takes a few seconds)."""
     from synthcert.report.build import render_report
 
-    prov = {"synthcert_version": "0.1.0", "command": "synthcert release x", "seed": 7,
-            "created": "2025-01-02T03:04:05+00:00", "report_generated": "fixed"}  # fmt: skip
-    return render_report(certificate, evaluation, audit, prov)
+    prov = {"synthcert_version": "0.1.0", "command": "synthcert release x",
+            "started": "2025-01-02T03:04:05+00:00", "report_generated": "fixed"}  # fmt: skip
+    return render_report(certificate, evaluation, audit, prov, internal=True)
 
 
 @pytest.fixture(scope="session")

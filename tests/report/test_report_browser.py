@@ -114,7 +114,7 @@ def test_fixture_report_in_chromium(tmp_path, certificate, evaluation, audit):
     from synthcert.report.build import write_report
 
     out = write_report(tmp_path / "report.html", certificate=certificate, evaluation=evaluation,
-                       audit=audit)  # fmt: skip
+                       audit=audit, internal=True)  # fmt: skip
     html = out.read_text(encoding="utf-8")
     expected = _figure_ids(html)
     assert (
@@ -138,7 +138,10 @@ def test_real_adult_release_evaluation_audit_report_in_chromium(tmp_path, adult)
     table = adult[ADULT_NUMERIC]
     src = tmp_path / "adult.csv"
     table.to_csv(src, index=False)
-    res = release(src, schema, tmp_path / "synthetic.csv", epsilon=10.0, delta=1e-5, seed=7)
+    res = release(
+        src, schema, tmp_path / "synthetic.csv", epsilon=10.0, delta=1e-5, sigma=0.01,
+        min_rows=30_000,
+    )  # fmt: skip
     cert = load_json(res.certificate_path)
     assert cert["n_out"] > 1000 and cert["epsilon"] <= 10.0
     import pandas as pd
@@ -148,9 +151,10 @@ def test_real_adult_release_evaluation_audit_report_in_chromium(tmp_path, adult)
     au = run_audit(table, schema, "gaussian", attacks="statistics,distance", trials=2,
                    generations=20, seed=3).to_dict()  # fmt: skip
     out = write_report(tmp_path / "report.html", certificate=cert, evaluation=ev, audit=au,
-                       schema=schema)  # fmt: skip
+                       schema=schema, internal=True, record=res.record.to_dict())  # fmt: skip
     html = out.read_text(encoding="utf-8")
-    assert cert["input_sha256"] in html and f"{cert['n_out']:,} synthetic rows" in html
+    assert res.record.input_sha256 in html and f"{cert['n_out']:,} synthetic rows" in html
+    assert "internal: contains statistics of the real data" in html
     for value in table.iloc[au["target_row"]].astype(str):  # not one of the target's values
         assert f'<td class="num">{value}</td>' not in html or value in {"0"}
     expected = _figure_ids(html)

@@ -1,10 +1,11 @@
-"""Provenance: checksums, command line, precedence of the certificate's values."""
+"""Provenance: public facts only in the public report; the run record in the internal one."""
 
 from __future__ import annotations
 
 import hashlib
 
-from synthcert.report.provenance import collect_provenance, command_line, file_sha256
+from synthcert.data.io import file_sha256
+from synthcert.report.provenance import collect_provenance, command_line
 
 
 def test_sha256_matches_hashlib_on_a_multi_chunk_file(tmp_path):
@@ -14,15 +15,27 @@ def test_sha256_matches_hashlib_on_a_multi_chunk_file(tmp_path):
     assert file_sha256(f) == hashlib.sha256(data).hexdigest()
 
 
-def test_certificate_values_win_and_missing_ones_are_filled(tmp_path):
-    f = tmp_path / "in.csv"
-    f.write_text("a\n1\n")
-    prov = collect_provenance(certificate={"seed": 3, "command": "synthcert release in.csv"})
-    assert prov["seed"] == 3 and prov["command"] == "synthcert release in.csv"
+def test_public_provenance_holds_version_and_date_only():
+    cert = {"synthcert_version": "9.9", "date": "2026-01-02", "seed": 3, "command": "x"}
+    assert collect_provenance(certificate=cert) == {
+        "synthcert_version": "9.9",
+        "date": "2026-01-02",
+    }
+
+
+def test_internal_provenance_adds_the_run_record_but_never_the_seed():
+    record = {
+        "command": "synthcert release in.csv",
+        "seed_source": "user",
+        "seed_entropy": "123456789",
+        "inputs": ["in.csv"],
+        "input_sha256": "ab",
+        "started": "2026-01-02T03:04:05+00:00",
+    }
+    prov = collect_provenance(certificate={"date": "2026-01-02"}, record=record)
+    assert prov["command"] == "synthcert release in.csv" and prov["input_sha256"] == "ab"
     assert prov["report_generated"] and prov["synthcert_version"]
-    prov = collect_provenance(certificate={}, input_file=f, seed=11)
-    assert prov["input_sha256"] == hashlib.sha256(b"a\n1\n").hexdigest()
-    assert prov["seed"] == 11
+    assert "123456789" not in str(prov)
 
 
 def test_command_line_is_shell_quoted():

@@ -34,7 +34,7 @@ def test_dp_ctgan_ledger_within_budget_and_reproducible(small):
     assert 2.0 * 0.99 <= spent.epsilon <= 2.0
     assert spent.delta == 1e-5
     assert syn.steps_ == 2 * 4  # epochs * (400 rows / batch 100)
-    assert syn.privacy.model == "approx-dp" and syn.privacy.epsilon == spent.epsilon
+    assert syn.privacy_claim(5).model == "approx-dp" and syn.privacy_claim(5).epsilon == 2.0
     out = syn.sample(300, seed=1)
     check_table(schema, out, 300)
     pd.testing.assert_frame_equal(out, syn.sample(300, seed=1))
@@ -46,7 +46,7 @@ def test_ctgan_without_dp_is_schema_valid_and_reproducible(small):
     schema, df = small
     kw = dict(epochs=1, batch_size=100, seed=3, **TINY)
     syn = CTGANSynthesizer(schema, **kw).fit(df)
-    assert syn.privacy.model == "none" and syn.accountant.ledger == ()
+    assert syn.privacy_claim(5).model == "none" and syn.accountant.ledger == ()
     out = syn.sample(250, seed=2)
     check_table(schema, out, 250)
     again = CTGANSynthesizer(schema, **kw).fit(df)

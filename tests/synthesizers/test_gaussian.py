@@ -12,7 +12,7 @@ from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.datasets import demo_schema, make_demo_table
 from synthcert.data.encode import Encoder
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, DataError
+from synthcert.errors import AssumptionError
 from synthcert.synthesizers.base import NotFittedError
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, gaussian_factor
 
@@ -74,31 +74,69 @@ def test_samples_reproduce_the_moments_and_respect_bounds(demo):
     np.testing.assert_allclose(np.corrcoef(X.T), corr_real, atol=0.06)
 
 
-def test_declared_sigma_above_smallest_eigenvalue_is_refused(demo):
+def test_declared_sigma_needs_the_neighbour_margin(demo):
     lam = GaussianSynthesizer(demo_schema()).fit(demo).smallest_eigenvalue_
-    with pytest.raises(AssumptionError, match="below the declared sigma") as info:
-        GaussianSynthesizer(demo_schema(), sigma=lam * 1.01).fit(demo)
-    assert info.value.admissible == f"sigma <= {lam:.6g}"
-    fit = GaussianSynthesizer(demo_schema(), sigma=lam * 0.99).fit(demo).fit_
-    assert fit.sigma_source == "declared" and fit.sigma == pytest.approx(lam * 0.99)
+    n, d = len(demo), 6
+    # unbounded: lambda_min >= max((n+1) sigma/n, (n-1) sigma/n + 4d/(n-1))
+    top = min(n * lam / (n + 1), (lam - 4 * d / (n - 1)) * n / (n - 1))
+    with pytest.raises(AssumptionError, match="does not meet the public assumption") as info:
+        GaussianSynthesizer(demo_schema(), sigma=top * 1.001).fit(demo)
+    assert f"{lam:.6g}" not in str(info.value) and f"{lam:.6g}" in info.value.private_detail
+    fit = GaussianSynthesizer(demo_schema(), sigma=top * 0.999).fit(demo).fit_
+    assert fit.sigma_source == "declared" and fit.sigma == pytest.approx(top * 0.999)
+    # bounded: lambda_min >= sigma + 4d(n+1)/n^2
+    top_b = lam - 4 * d * (n + 1) / n**2
+    with pytest.raises(AssumptionError, match="does not meet the public assumption"):
+        GaussianSynthesizer(demo_schema(), sigma=top_b * 1.001, neighboring="bounded").fit(demo)
+    GaussianSynthesizer(demo_schema(), sigma=top_b * 0.999, neighboring="bounded").fit(demo)
+
+
+@pytest.mark.parametrize("neighboring", ["unbounded", "bounded"])
+def test_every_neighbour_of_a_table_at_the_margin_is_in_d_sigma(neighboring):
+    """The margin's promise, checked directly: at lambda_min = margin(sigma) every neighbour
+    (a cube corner added, a row removed, a row replaced by a corner) has lambda_min >= sigma."""
+    from synthcert.synthesizers.gaussian import neighbour_margin
+
+    rng = np.random.default_rng(3)
+    n, d = 60, 3
+    X = np.clip(rng.normal(0, 0.5, (n, d)), -1, 1)
+    lam = np.linalg.eigvalsh(np.cov(X.T, bias=True))[0]
+    # the largest sigma the margin allows for this table, found by bisection
+    lo, hi = 0.0, lam
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if neighbour_margin(n, d, mid, neighboring) <= lam else (lo, mid)
+    sigma = lo
+    corners = np.array(np.meshgrid(*[[-1.0, 1.0]] * d)).reshape(d, -1).T
+    neighbours = []
+    if neighboring == "unbounded":
+        neighbours += [np.vstack([X, c]) for c in corners]
+        neighbours += [np.delete(X, i, axis=0) for i in range(n)]
+    else:
+        neighbours += [np.vstack([np.delete(X, i, axis=0), c]) for i in range(n) for c in corners]
+    worst = min(np.linalg.eigvalsh(np.cov(Y.T, bias=True))[0] for Y in neighbours)
+    assert sigma > 0 and worst >= sigma
 
 
 def test_constant_column_and_unused_category_are_named():
     schema = Schema((NumericColumn("a", 0, 10), NumericColumn("b", 0, 10)))
     df = pd.DataFrame({"a": np.arange(100) % 10, "b": 5})
-    with pytest.raises(AssumptionError, match="singular.*involves b"):
+    with pytest.raises(AssumptionError, match="singular") as info:
         GaussianSynthesizer(schema).fit(df)
+    assert "involves b" in info.value.private_detail and "involves" not in str(info.value)
     schema = Schema((NumericColumn("a", 0, 10), CategoricalColumn("c", ("x", "y", "z"))))
     df = pd.DataFrame({"a": np.arange(100) % 10, "c": ["x", "y"] * 50})
-    with pytest.raises(AssumptionError, match="c=z"):
+    with pytest.raises(AssumptionError, match="singular") as info:
         GaussianSynthesizer(schema).fit(df)
+    assert "c=z" in info.value.private_detail
 
 
 def test_all_rows_missing_and_single_row_are_refused():
     schema = Schema((NumericColumn("a", 0, 10), NumericColumn("b", 0, 10)))
-    with pytest.raises(DataError, match="no complete row"):
+    with pytest.raises(AssumptionError, match="at least 2 complete rows") as info:
         GaussianSynthesizer(schema).fit(pd.DataFrame({"a": [None, 1.0], "b": [2.0, None]}))
-    with pytest.raises(AssumptionError, match="at least 2 rows"):
+    assert info.value.private_detail == "0 complete rows; 2 dropped for missing values"
+    with pytest.raises(AssumptionError, match="at least 2 complete rows"):
         GaussianSynthesizer(schema).fit(pd.DataFrame({"a": [1.0], "b": [2.0]}))
 
 

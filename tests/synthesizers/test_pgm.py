@@ -110,7 +110,9 @@ def test_aim_dp_spends_exactly_rho_and_is_reproducible(small):
     assert {e.kind for e in ledger} == {"zcdp", "exponential"}
     spent = syn.accountant.check_within_budget()
     assert spent.epsilon <= 1.0
-    assert syn.privacy.epsilon == spent.epsilon and syn.privacy.delta == 1e-5
+    claim = syn.privacy_claim(500)
+    assert (claim.epsilon, claim.delta, claim.model) == (1.0, 1e-5, "zcdp")
+    assert claim.rho == pytest.approx(rho) and claim.neighboring == "unbounded"
     out = syn.sample(500, seed=3)
     check_table(schema, out, 500)
     pd.testing.assert_frame_equal(out, syn.sample(500, seed=3))
@@ -122,7 +124,7 @@ def test_aim_without_dp_matches_measured_marginals(small):
     schema, df = small
     syn = AIMSynthesizer(schema, seed=0, rounds=3, pgm_iters=300).fit(df)
     assert syn.accountant.ledger == ()
-    assert syn.privacy.model == "none"
+    assert syn.privacy_claim(5).model == "none"
     disc = Discretizer(schema)
     codes = disc.transform(df)
     measured = [c for c in syn.selected if len(c) == 2]

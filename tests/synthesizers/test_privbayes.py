@@ -87,7 +87,7 @@ def test_exact_privbayes_on_adult(adult, schema, exact_fit):
     syn = exact_fit.sample(len(adult), seed=3)
     check_table(schema, syn, len(adult))
     assert mean_marginal_l1(schema, adult, syn) < 0.015
-    assert exact_fit.degree_ == 2 and exact_fit.privacy.model == "none"
+    assert exact_fit.degree_ == 2 and exact_fit.privacy_claim(5).model == "none"
     placed: set[str] = set()
     for node in exact_fit.network:  # a DAG in topological order
         assert set(node.parents) <= placed
@@ -104,7 +104,8 @@ def test_dp_privbayes_budget_and_utility(adult, schema, exact_fit, noise):
     kinds = [e.kind for e in synth.accountant.ledger]
     assert kinds.count("exponential") == d - 1 and kinds.count("pure") == d
     assert spent.epsilon <= 1.0 + 1e-9 and spent.epsilon == pytest.approx(1.0)
-    assert synth.privacy.model == "pure-dp" and synth.privacy.delta == 0.0
+    claim = synth.privacy_claim(5)
+    assert claim.model == "pure-dp" and claim.delta == 0.0 and claim.neighboring == "bounded"
     syn = synth.sample(len(adult), seed=3)
     check_table(schema, syn, len(adult))
     l1_exact = mean_marginal_l1(schema, adult, exact_fit.sample(len(adult), seed=3))

@@ -193,12 +193,13 @@ def _table_features(
     return out
 
 
-def _privacy_of(synth: Any) -> dict[str, Any] | None:
+def _privacy_of(synth: Any, n_out: int) -> dict[str, Any] | None:
+    """The synthesizer's public claim for ``n_out`` rows (None when it cannot state one)."""
     try:
-        guarantee = synth.privacy
+        claim = synth.privacy_claim(n_out)
     except (SynthcertError, ImportError, AttributeError, ValueError):
         return None
-    return guarantee.to_dict() if hasattr(guarantee, "to_dict") else None
+    return claim.to_dict() if claim.is_guarantee or claim.model == "none" else None
 
 
 _SIDES = {  # shadow role: (data attribute, shadow fit role, game fit role)
@@ -222,7 +223,7 @@ def prepare_side(setup: GameSetup, trial: int, role: int) -> PreparedSide:
         per_table.append(_table_features(attacks, table, setup, (trial, role, j), True))
     feats = [[f[i] for f in per_table] for i in range(len(attacks))]
     synth = fit_synthesizer(setup.spec, data, derive_seed(s, trial, game_fit))
-    return PreparedSide(trial, role, feats, synth, _privacy_of(shadow))
+    return PreparedSide(trial, role, feats, synth, _privacy_of(shadow, setup.n))
 
 
 def train_attack(

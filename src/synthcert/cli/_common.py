@@ -120,7 +120,11 @@ def warn(message: str) -> None:
 
 
 def handle_errors(func: F) -> F:
-    """Turn a SynthcertError into a one-paragraph message and exit code 2."""
+    """Turn a SynthcertError into a one-paragraph message and exit code 2.
+
+    The message is public (it names no value of the table); the error's private detail (a
+    row, a measured eigenvalue) is printed only when the command ran with ``--show-private``.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -128,6 +132,16 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except SynthcertError as exc:
             err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+            if exc.private_detail and kwargs.get("show_private"):
+                show_private([("detail", exc.private_detail)])
             raise typer.Exit(code=2) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def show_private(rows: Iterable[tuple[str, Any]]) -> None:
+    """Print private facts on stderr under the label "private: do not publish"."""
+    from synthcert.run_record import PRIVATE_BANNER
+
+    table = key_value_table(f"[red]{PRIVATE_BANNER}[/red]", rows)
+    err_console.print(table)

@@ -75,6 +75,15 @@ ReportOpt = Annotated[
         dir_okay=False,
     ),
 ]
+InternalOnlyReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write an INTERNAL HTML report of this run to this file: it describes the "
+        "real table, so every page says 'do not publish' (see `synthcert report --internal`).",
+        dir_okay=False,
+    ),
+]
 EngineOpt = Annotated[
     str,
     typer.Option(
@@ -105,5 +114,47 @@ OutOpt = Annotated[
         "--out",
         help="Output file (.csv or .parquet), or a folder (a path ending in / or an "
         "existing folder) for a partitioned Parquet dataset with a _manifest.json.",
+    ),
+]
+SeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        help="A SECRET seed, for reproducing a run: written only to the private record. Anyone "
+        "who knows it can undo the release's randomness, so a guessable seed (7, a date) voids "
+        "the guarantee. Default: 128 bits of OS entropy, never written anywhere.",
+    ),
+]
+MinRowsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--min-rows",
+        help="PUBLIC lower bound on the number of rows of the input (unbounded neighbours hide "
+        "the exact size): the guarantee is evaluated at it, it is the default number of rows "
+        "released, and a smaller table is refused.",
+    ),
+]
+PrivateRecordOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--private-record",
+        help="Write the PRIVATE run record here (JSON, mode 0600): the seed, how many rows "
+        "were used, dropped or clipped, timings, the input's path and hash. Never publish it.",
+    ),
+]
+ShowPrivateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--show-private",
+        help="Also print private facts (rows used, values clipped, why a table was refused) "
+        "on the console, labelled 'private: do not publish'.",
+    ),
+]
+InternalReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--internal-report",
+        help="Also write an INTERNAL HTML report (the public one plus the private run record), "
+        "marked 'do not publish' on every page.",
     ),
 ]

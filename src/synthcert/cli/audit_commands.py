@@ -22,11 +22,11 @@ from synthcert.cli._common import (
 from synthcert.cli._options import (
     EncodingOpt,
     EngineOpt,
+    InternalOnlyReportOpt,
     JsonOpt,
     NaOpt,
     NoHeaderOpt,
     ParamOpt,
-    ReportOpt,
     SchedulerOpt,
     SchemaOpt,
     SepOpt,
@@ -90,7 +90,7 @@ def audit_command(
     param: ParamOpt = None,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
-    report: ReportOpt = None,
+    report: InternalOnlyReportOpt = None,
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
@@ -141,7 +141,12 @@ def audit_command(
         from synthcert.report.build import write_report
 
         write_report(
-            report, certificate=None, audit=audit_summary(result), schema=sch, protect=[input]
+            report,
+            certificate=None,
+            audit=audit_summary(result),
+            schema=sch,
+            protect=[input],
+            internal=True,
         )
         paths["report"] = report
     for note in result.notes:

@@ -58,7 +58,13 @@ def demo(
         "demo-output"
     ),
     rows: Annotated[int, typer.Option(help="Rows of the built-in census-like table.")] = 200_000,
-    seed: Annotated[int, typer.Option(help="Seed of the table and of the release.")] = 2023,
+    seed: Annotated[
+        int,
+        typer.Option(
+            help="Seed of the demo TABLE (its generator is public). The releases draw their "
+            "randomness from OS entropy, as a real release must."
+        ),
+    ] = 2023,
     json_out: JsonOpt = False,
 ) -> None:
     """The main job on a built-in table: certified release, then a budget-sized release.
@@ -66,6 +72,7 @@ def demo(
     Makes a deterministic census-like table (6 correlated, bounded numeric columns), writes it
     with its public schema, releases as many synthetic rows as input rows and reports their
     epsilon, then releases the largest number of rows an (epsilon=1, delta=1e-10) budget allows.
+    The table's size is public here (its generator is), so it is declared as --min-rows.
     """
     out.mkdir(parents=True, exist_ok=True)
     table_path, schema_path = out / "demo_input.parquet", out / "demo_schema.json"
@@ -78,8 +85,8 @@ def demo(
         table_path,
         schema,
         out / "synthetic_all_rows.csv",
-        seed=seed,
         sigma=DEMO_SIGMA,
+        min_rows=rows,
         command="synthcert demo",
     )
     budgeted = release(
@@ -89,7 +96,7 @@ def demo(
         epsilon=1.0,
         delta=1e-10,
         sigma=DEMO_SIGMA,
-        seed=seed,
+        min_rows=rows,
         command="synthcert demo",
     )
     if json_out:

@@ -27,10 +27,10 @@ from synthcert.cli._common import (
 )
 from synthcert.cli._options import (
     EngineOpt,
+    InternalOnlyReportOpt,
     JsonOpt,
     NaOpt,
     NoHeaderOpt,
-    ReportOpt,
     SchedulerOpt,
     SchemaOpt,
     SepOpt,
@@ -75,7 +75,7 @@ def evaluate_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the LightGBM models.")] = 0,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
-    report: ReportOpt = None,
+    report: InternalOnlyReportOpt = None,
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
@@ -148,7 +148,12 @@ def evaluate_command(
         from synthcert.report.build import write_report
 
         write_report(
-            report, certificate=None, evaluation=result.to_dict(), schema=sch, protect=protect
+            report,
+            certificate=None,
+            evaluation=result.to_dict(),
+            schema=sch,
+            protect=protect,
+            internal=True,
         )
         files.append(report)
     if as_json:
@@ -221,7 +226,10 @@ def _evaluate_streamed(
     if report is not None:
         from synthcert.report.build import write_report
 
-        write_report(report, certificate=None, evaluation=doc, schema=sch, protect=[real, synth])
+        write_report(
+            report, certificate=None, evaluation=doc, schema=sch, protect=[real, synth],
+            internal=True,
+        )  # fmt: skip
     if as_json:
         emit_json(doc)
         return

@@ -19,25 +19,33 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    show_private,
     warn,
 )
 from synthcert.cli._options import (
     EncodingOpt,
     EngineOpt,
+    InternalReportOpt,
     JsonOpt,
+    MinRowsOpt,
     MissingOpt,
     NaOpt,
     NoHeaderOpt,
     OutOpt,
+    PrivateRecordOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
+    SeedOpt,
     SepOpt,
+    ShowPrivateOpt,
     check_missing_policy,
     csv_options,
 )
 from synthcert.data.schema import Schema
 from synthcert.release import ReleaseResult, release
+from synthcert.run_record import RunRecord
+from synthcert.seeding import seed_warning
 
 
 @app.command("release")
@@ -52,8 +60,8 @@ def release_command(
         str | None,
         typer.Option(
             "--n-out",
-            help="Rows to release (default: as many as the input). "
-            "The certificate reports what they cost.",
+            help="Rows to release (default: --min-rows under unbounded neighbours, n under "
+            "bounded). The certificate reports what they cost.",
         ),
     ] = None,
     epsilon: Annotated[
@@ -66,7 +74,12 @@ def release_command(
         ),
     ] = None,
     delta: Annotated[
-        str | None, typer.Option("--delta", help="delta of (epsilon, delta)-DP. Default 1/n^2.")
+        str | None,
+        typer.Option(
+            "--delta",
+            help="delta of (epsilon, delta)-DP. Default 1/N^2 (N = --min-rows, or n "
+            "under bounded neighbours).",
+        ),
     ] = None,
     alpha: Annotated[
         str | None,
@@ -87,14 +100,14 @@ def release_command(
         str | None,
         typer.Option(
             "--sigma",
-            help="PUBLIC lower bound on the "
-            "smallest eigenvalue of the encoded covariance. Default: taken from the "
-            "data (the certificate then says so).",
+            help="REQUIRED. PUBLIC lower bound on the smallest eigenvalue of the encoded "
+            "covariance of every table that differs from the input in one record (a table "
+            "too close to it is refused). 'data' measures it on this table: then no guarantee "
+            "is stated and no (epsilon, delta) is published.",
         ),
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Random seed (recorded in the certificate).")
-    ] = None,
+    min_rows: MinRowsOpt = None,
+    seed: SeedOpt = None,
     certificate: Annotated[
         Path | None,
         typer.Option(
@@ -145,18 +158,27 @@ def release_command(
         ),
     ] = None,
     report: ReportOpt = None,
+    internal_report: InternalReportOpt = None,
+    private_record: PrivateRecordOpt = None,
+    show_private: ShowPrivateOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
 
     The certificate is (alpha, epsilon)-Renyi DP from the randomness of sampling alone
     (Miura et al., Theorem 3.1 / Corollary 3.2), converted to (epsilon, delta)-DP. Only the
-    synthetic rows and the certificate are written; the mean and covariance never are.
+    synthetic rows and the certificate (public fields only) are written; the mean and
+    covariance never are. What the run learns about the table goes to --private-record.
+
+    Example: synthcert release people.csv --schema schema.json --sigma 0.01
+    --min-rows 30000 --epsilon 1 --out synthetic.csv --private-record run.json
     """
     sch = Schema.load(schema)
     opts = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
     if save_private_params is not None:
         warn(f"{save_private_params} will hold the generative parameters: keep it private")
+    if (note := seed_warning(seed)) is not None:
+        warn(note)
     with progress_bar(disable=json_out, unit="rows") as bar:
         tasks: dict[str, int] = {}
 
@@ -171,12 +193,13 @@ def release_command(
             input,
             sch,
             out,
+            sigma=parse_sigma(sigma),
+            min_rows=parse_count(min_rows) if min_rows is not None else None,
             n_out=parse_count(n_out) if n_out is not None else None,
             epsilon=parse_float(epsilon) if epsilon is not None else None,
             delta=parse_float(delta) if delta is not None else None,
             alpha=parse_float(alpha) if alpha is not None else None,
             neighboring=neighboring,
-            sigma=parse_float(sigma) if sigma is not None else None,
             seed=seed,
             certificate_path=certificate,
             conversion=conversion,
@@ -184,6 +207,9 @@ def release_command(
             csv=opts,
             chunk_rows=parse_count(chunk_rows),
             save_private_params=save_private_params,
+            private_record=private_record,
+            report=report,
+            internal_report=internal_report,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
             progress=on_progress,
             engine=engine,
@@ -192,39 +218,62 @@ def release_command(
             partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
             notify=notify,
         )
-    if report is not None:
-        from synthcert.report.build import write_report
-
-        write_report(report, certificate=result.certificate.to_dict(), schema=sch, protect=[input])
-        if not json_out:
-            console.print(f"report written to {report}")
+    if show_private:
+        show_private_record(result.record)
     if json_out:
         emit_json(result.certificate)
         return
+    for path, what in ((report, "report"), (internal_report, "internal report (do not publish)")):
+        if path is not None:
+            console.print(f"{what} written to {path}")
+    if private_record is not None:
+        console.print(f"private run record written to {private_record} (do not publish)")
     print_release(result)
 
 
+def parse_sigma(text: str | None) -> float | str | None:
+    """``--sigma``: a positive number, or ``data`` (measured on the table: no guarantee)."""
+    if text is None or text.strip().lower() == "data":
+        return None if text is None else "data"
+    return parse_float(text)
+
+
+def show_private_record(record: RunRecord) -> None:
+    """The private facts of a run, on stderr, under the "do not publish" label."""
+    rows = [(k, v) for k, v in record.facts.items()]
+    rows += [(f"time: {k}", f"{v:.2f} s") for k, v in record.timings.items()]
+    rows.append(("randomness", record.seed_source))
+    show_private(rows)
+
+
 def print_release(result: ReleaseResult) -> None:
-    """The human summary of a release."""
+    """The human summary of a release (public facts only)."""
     c = result.certificate
     for note in c.warnings:
         warn(note)
-    guarantee = f"({c.epsilon:.4g}, {c.delta:.3g})-DP" if c.epsilon is not None else "not converted"
+    if c.epsilon is not None:
+        guarantee = f"({c.epsilon:.4g}, {c.delta:.3g})-DP via {c.conversion}"
+    elif c.epsilon_rdp is not None:
+        guarantee = f"({c.alpha:.4g}, {c.epsilon_rdp:.4g})-RDP"
+    else:
+        guarantee = c.guarantee
+    size = (
+        ("declared minimum table size", f"{c.min_rows:,}")
+        if c.min_rows is not None
+        else ("table size (public, bounded)", f"{c.n:,}" if c.n is not None else "-")
+    )
     console.print(
         key_value_table(
             "synthcert release",
             [
                 ("rows released", f"{c.n_out:,}"),
-                ("input rows used", f"{c.n:,} ({c.rows_dropped_missing:,} dropped: missing)"),
+                size,
                 ("encoded dimension d", c.d),
-                ("sigma", f"{c.sigma:.6g} ({c.sigma_source})"),
+                ("sigma", f"{c.sigma:.6g} (declared)" if c.sigma is not None else "data"),
                 ("neighbouring", c.neighboring),
                 ("alpha", c.alpha),
                 ("epsilon_RDP (all rows)", c.epsilon_rdp),
-                (
-                    "guarantee",
-                    f"{guarantee} via {c.conversion}" if c.epsilon is not None else guarantee,
-                ),
+                ("guarantee", guarantee),
                 ("synthetic rows", result.output),
                 ("certificate", result.certificate_path),
             ],

@@ -13,7 +13,6 @@ from synthcert.cli._options import JsonOpt
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError
 from synthcert.report.build import load_json, write_report
-from synthcert.report.provenance import collect_provenance
 
 _JSON_IN = {"exists": True, "dir_okay": False, "readable": True}
 
@@ -55,6 +54,24 @@ def report_command(
             **_JSON_IN,
         ),
     ] = None,
+    internal: Annotated[
+        bool,
+        typer.Option(
+            "--internal",
+            help="An INTERNAL report for the operator: accepts --evaluation, --audit and "
+            "--private-record (statistics of the real table) and says on every page that it "
+            "must not be published. Without it the report is public: the certificate only.",
+        ),
+    ] = False,
+    private_record: Annotated[
+        Path | None,
+        typer.Option(
+            "--private-record",
+            help="The private run record (from --private-record of release or synthesize); "
+            "internal reports only.",
+            **_JSON_IN,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the release report: one self-contained HTML page a data steward can read.
@@ -63,20 +80,25 @@ def report_command(
     certificate's curves, the utility and audit figures and the provenance. Figures are inline
     SVG: the file opens offline and can be mailed.
 
-    Example: synthcert report --certificate syn.certificate.json --evaluation eval.json
-    --audit audit.json --out report.html
+    A public report carries the certificate only, and is the same file for any two tables
+    that differ in one record. An evaluation or an audit describes the real table, so they go
+    into an --internal report, marked "do not publish" on every page.
+
+    Example: synthcert report --internal --certificate syn.certificate.json
+    --evaluation eval.json --audit audit.json --private-record run.json --out internal.html
     """
     if certificate is None and evaluation is None and audit is None:
         raise DataError("give at least one of --certificate, --evaluation, --audit")
     cert = load_json(certificate) if certificate else None
     ev = load_json(evaluation) if evaluation else None
     au = load_json(audit) if audit else None
+    record = load_json(private_record) if private_record else None
     sch = Schema.load(schema) if schema else None
-    prov = collect_provenance(certificate=cert)
-    inputs = [p for p in (certificate, evaluation, audit, schema) if p is not None]
+    inputs = [p for p in (certificate, evaluation, audit, schema, private_record) if p is not None]
     path = write_report(
-        out, certificate=cert, evaluation=ev, audit=au, provenance=prov, schema=sch, protect=inputs
-    )
+        out, certificate=cert, evaluation=ev, audit=au, schema=sch, protect=inputs,
+        internal=internal, record=record,
+    )  # fmt: skip
     result = {
         "report": str(path),
         "bytes": path.stat().st_size,

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
 import typer
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from synthcert.cli._app import app
@@ -24,28 +18,33 @@ from synthcert.cli._common import (
     parse_float,
     parse_params,
     progress_bar,
+    warn,
 )
 from synthcert.cli._options import (
     EncodingOpt,
     EngineOpt,
+    InternalReportOpt,
     JsonOpt,
+    MinRowsOpt,
     NaOpt,
     NoHeaderOpt,
     OutOpt,
     ParamOpt,
+    PrivateRecordOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
+    SeedOpt,
     SepOpt,
+    ShowPrivateOpt,
     csv_options,
 )
-from synthcert.data.io import CsvOptions, is_parquet, read_table, write_table
+from synthcert.cli.release_command import show_private_record
 from synthcert.data.schema import Schema
-from synthcert.errors import SynthcertError
-from synthcert.synthesizers.gaussian import GaussianSynthesizer
-from synthcert.synthesizers.registry import REGISTRY, accepted_params, make_synthesizer
-
-IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
+from synthcert.report.provenance import command_line
+from synthcert.seeding import seed_warning
+from synthcert.synthesizers.registry import REGISTRY
+from synthcert.workflows.synthesize import synthesize
 
 
 @app.command("synthesizers")
@@ -98,16 +97,28 @@ def synthesize_command(
         str | None,
         typer.Option(
             "--n-out",
-            help="Rows to synthesize (default: as many as the input; 1e5 style accepted).",
+            help="Rows to synthesize (1e5 style accepted). Default: --min-rows for the "
+            "add/remove-neighbour DP synthesizers (aim, mwem-pgm, ctgan; their table size is "
+            "private), else as many as the input.",
         ),
     ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Random seed: same seed, same output.")
-    ] = None,
+    min_rows: MinRowsOpt = None,
+    seed: SeedOpt = None,
     param: ParamOpt = None,
+    allow_data_domain: Annotated[
+        bool,
+        typer.Option(
+            "--allow-data-domain",
+            help="Run a DP synthesizer on a schema whose bounds or categories were read from "
+            "the data; the run then states no guarantee.",
+        ),
+    ] = False,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
     report: ReportOpt = None,
+    internal_report: InternalReportOpt = None,
+    private_record: PrivateRecordOpt = None,
+    show_private: ShowPrivateOpt = False,
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
@@ -116,174 +127,76 @@ def synthesize_command(
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
 
-    Prints the privacy budget actually spent (the accountant's ledger of a DP fit), or for
-    'gaussian' its inherent-RDP certificate for the rows released. 'gaussian' always streams
-    the input. gaussian-copula, privbayes, mwem-pgm and aim fit from marginal counts on the
-    public bins, counted by engine passes over the input (never loaded whole) with --engine
-    dask, or when INPUT is a folder, a glob or a Parquet file of more than 10^7 rows; a single
-    smaller file fits in memory (for privbayes, mwem-pgm and aim the fit is the same; the
-    copula's counted fit uses binned marginals and Kendall taus). ctgan fits in memory only.
-    With --out a folder, the rows are drawn and written part by part on the engine (chunk i
-    from child i of the seed), the same rows on any number of workers.
+    Prints the privacy claim (the requested DP budget, which the accountant's ledger never
+    exceeds; for 'gaussian' its inherent-RDP certificate). Public output holds no fact about
+    the table: the ledger, the rows read and the timings go to --private-record.
+    'gaussian' always streams the input. gaussian-copula, privbayes, mwem-pgm and aim fit from
+    marginal counts on the public bins, counted by engine passes over the input (never loaded
+    whole) with --engine dask, or when INPUT is a folder, a glob or a Parquet file of more than
+    10^7 rows; a single smaller file fits in memory. ctgan fits in memory only. With --out a
+    folder, the rows are drawn and written part by part on the engine.
+
+    Example: synthcert synthesize people.csv --schema schema.json --synthesizer aim
+    --epsilon 1 --delta 1e-6 --min-rows 30000 --out synthetic.csv
     """
     sch = Schema.load(schema)
     eps = parse_float(epsilon) if epsilon is not None else None
-    dlt = parse_float(delta) if delta is not None else None
     if eps is not None and not eps < float("inf"):
         eps = None  # epsilon = inf means no DP
-    params = parse_params(param)
-    fit_seed, sample_seed = np.random.SeedSequence(seed).spawn(2)
-    if "seed" in accepted_params(synthesizer) and "seed" not in params:
-        params["seed"] = int(fit_seed.generate_state(1)[0])  # the fit's noise and choices
-    synth = make_synthesizer(synthesizer, sch, epsilon=eps, delta=dlt, **params)
-    csv = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
-    streamed = isinstance(synth, GaussianSynthesizer)
-    counted = hasattr(synth, "fit_counts") and (engine != "local" or partitioned_input(input))
-    if engine != "local" and not (streamed or counted):
-        raise SynthcertError(
-            f"--engine {engine} fits only synthesizers whose fit is a reduction over the rows "
-            f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
-            "rows in memory: use --engine local"
-        )
-    from synthcert.engine import fit_gaussian, is_dataset_target, open_engine, sample_partitioned
-
-    partitioned = is_dataset_target(out)
-    with (
-        progress_bar(disable=json_out, unit="") as bar,
-        open_engine(engine, scheduler, notify=notify) as eng,
-    ):
+    if (note := seed_warning(seed)) is not None:
+        warn(note)
+    with progress_bar(disable=json_out, unit="") as bar:
         task = bar.add_task(f"fitting {synthesizer}")
-        t0 = time.perf_counter()
-        if streamed:
-            fit_gaussian(input, synth, csv=csv, engine=eng)
-            rows_in = synth.fit_.n
-        elif counted:
-            rows_in = fit_from_counts(synth, input, csv, eng, bar, task)
-        else:
-            table = read_table(input, csv)
-            rows_in = len(table)
-            synth.fit(table)
-        t_fit = time.perf_counter() - t0
-        n = parse_count(n_out) if n_out is not None else rows_in
-        bar.update(task, description=f"sampling {n:,} rows")
-        t0 = time.perf_counter()
-        if partitioned:  # drawn and written part by part on the engine
-            sample_partitioned(
-                synth, n, out, seed=sample_seed, engine=eng, protect=[input], manifest_seed=seed,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )  # fmt: skip
-        else:
-            syn = synth.sample(n, seed=sample_seed)
-            bar.update(task, description=f"writing {out}")
-            write_table(syn, out, protect=[input])
-        t_sample = time.perf_counter() - t0
-    spent = budget_report(synth, n)
-    if report is not None:
-        from synthcert.report.build import write_report
 
-        write_report(
-            report,
-            certificate=report_certificate(synthesizer, spent, rows_in, n),
-            schema=sch,
-            protect=[input],
+        def on_stage(name: str, done: int, total: int | None) -> None:
+            text = f"counting {done:,} rows" if name == "count" else "sampling"
+            bar.update(task, description=text, completed=done, total=total)
+
+        result = synthesize(
+            input,
+            sch,
+            synthesizer,
+            out,
+            epsilon=eps,
+            delta=parse_float(delta) if delta is not None else None,
+            n_out=parse_count(n_out) if n_out is not None else None,
+            min_rows=parse_count(min_rows) if min_rows is not None else None,
+            seed=seed,
+            params=parse_params(param),
+            allow_data_domain=allow_data_domain,
+            engine=engine,
+            scheduler=scheduler,
+            csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names),
+            report=report,
+            internal_report=internal_report,
+            private_record=private_record,
+            command=command_line(),
+            stage=on_stage,
+            notify=notify,
         )
-    payload = {
-        "synthesizer": synthesizer,
-        "rows_in": rows_in,
-        "rows_out": n,
-        "output": str(out),
-        "seconds_fit": t_fit,
-        "seconds_sample": t_sample,
-        "params": synth.params(),
-        **spent,
-    }
+    if show_private:
+        show_private_record(result.record)
+    summary = result.summary
     if json_out:
-        emit_json(payload)
+        emit_json(summary)
         return
+    claim = summary.claim
+    for note in claim.warnings:
+        warn(note)
     rows = [
         ("synthesizer", synthesizer),
-        ("rows in / out", f"{rows_in:,} / {n:,}"),
-        ("fit / sample time", f"{t_fit:.2f} s / {t_sample:.2f} s"),
-        ("privacy model", spent["privacy"]["model"]),
-        ("epsilon spent", spent["privacy"]["epsilon"]),
-        ("delta", spent["privacy"]["delta"]),
+        ("rows out", f"{summary.rows_out:,}"),
+        ("privacy model", claim.model),
+        ("guarantee", claim.guarantee),
+        ("neighbouring", claim.neighboring),
+        ("epsilon", claim.epsilon),
+        ("delta", claim.delta),
     ]
-    if spent.get("requested"):
-        rows.append(("requested (epsilon, delta)", spent["requested"]))
-    if spent.get("ledger"):
-        rows.append(("mechanisms run", len(spent["ledger"])))
-    if spent["privacy"].get("note"):
-        rows.append(("note", spent["privacy"]["note"]))
+    if claim.rho is not None:
+        rows.append(("rho (zCDP)", claim.rho))
+    if claim.alpha is not None:
+        rows.append(("alpha, epsilon_RDP", f"{claim.alpha:.4g}, {claim.epsilon_rdp:.4g}"))
     rows.append(("synthetic rows", str(out)))
+    if private_record is not None:
+        rows.append(("private run record", f"{private_record} (do not publish)"))
     console.print(key_value_table("synthcert synthesize", rows))
-
-
-def partitioned_input(path: str) -> bool:
-    """True for inputs read in partitions: a folder, a glob, or Parquet of > 10^7 rows."""
-    if any(ch in path for ch in "*?[") or Path(path).is_dir():
-        return True
-    if not (is_parquet(path) and Path(path).is_file()):
-        return False
-    try:
-        return pq.ParquetFile(path).metadata.num_rows > IN_MEMORY_MAX_ROWS
-    except (pa.ArrowInvalid, OSError):
-        return False  # the in-memory reader reports what is wrong with the file
-
-
-def fit_from_counts(
-    synth: Any, input: str, csv: CsvOptions, engine: Any, bar: Progress, task: TaskID
-) -> int:
-    """``synth.fit_counts`` from passes of the opened ``engine`` over ``input``; rows counted."""
-    from synthcert.engine import EngineCounts
-
-    def on_rows(done: int, total: int | None) -> None:
-        bar.update(task, description=f"counting, pass {source.passes + 1}: {done:,} rows")
-
-    source = EngineCounts(input, synth.discretizer, engine=engine, csv=csv, progress=on_rows)
-    synth.fit_counts(source)
-    return source.rows
-
-
-def budget_report(synth: Any, n_out: int) -> dict[str, Any]:
-    """The budget spent: the accountant's totals and ledger, or the Gaussian certificate."""
-    accountant = getattr(synth, "accountant", None)
-    if accountant is not None:
-        spent = accountant.check_within_budget()
-        return {
-            "privacy": synth.privacy.to_dict(),
-            "requested": {"epsilon": accountant.epsilon, "delta": accountant.delta}
-            if accountant.epsilon is not None
-            else None,
-            "spent": spent.to_dict(),
-            "ledger": [e.to_dict() for e in accountant.ledger],
-        }
-    if hasattr(synth, "certificate"):
-        cert = synth.certificate(n_out)
-        return {
-            "privacy": {
-                "model": "inherent-rdp",
-                "epsilon": cert.epsilon,
-                "delta": cert.delta,
-                "alpha": cert.alpha,
-                "epsilon_rdp": cert.epsilon_rdp,
-                "note": getattr(cert, "reason", "") or "",
-            },
-            "certificate": cert.to_dict() if hasattr(cert, "to_dict") else str(cert),
-        }
-    return {"privacy": synth.privacy.to_dict()}
-
-
-def report_certificate(name: str, spent: dict[str, Any], rows_in: int, n_out: int) -> dict:
-    """What the HTML report shows as the run's guarantee: the certificate, or what was spent."""
-    if "certificate" in spent and isinstance(spent["certificate"], dict):
-        return {"synthesizer": name, **spent["certificate"]}
-    privacy = spent["privacy"]
-    return {
-        "synthesizer": name,
-        "n": rows_in,
-        "n_out": n_out,
-        "epsilon": privacy.get("epsilon"),
-        "delta": privacy.get("delta"),
-        "privacy_model": privacy.get("model"),
-        "warnings": [privacy["note"]] if privacy.get("note") else [],
-    }

@@ -72,8 +72,9 @@ def prepare_frame(
         first = int(np.flatnonzero(is_missing)[0])
         col = kept.columns[kept.iloc[first].isna().to_numpy()][0]
         raise DataError(
-            f"row {first + row_offset} has a missing value in column {col!r} "
-            f"({n_missing} rows have missing values); use --missing drop to drop them"
+            f"column {col!r} has a missing value and --missing fail refuses missing values; "
+            "use --missing drop to drop incomplete rows",
+            private_detail=f"row {first + row_offset}; {n_missing} rows have missing values",
         )
     return kept.loc[~is_missing], n_missing
 
@@ -85,8 +86,8 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise DataError(
-            f"column {column.name!r} is declared numeric but row {i + row_offset} holds "
-            f"{series.iloc[i]!r}"
+            f"column {column.name!r} is declared numeric but holds a value that is not a number",
+            private_detail=f"row {i + row_offset} holds {series.iloc[i]!r}",
         )
     return values.to_numpy(dtype=np.float64)
 
@@ -99,8 +100,9 @@ def category_codes(series: pd.Series, column: CategoricalColumn, row_offset: int
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
         raise DataError(
-            f"column {column.name!r}: row {i + row_offset} holds {text.iloc[i]!r}, which is not "
-            f"among the declared categories {list(column.categories)}"
+            f"column {column.name!r} holds a value that is not among its declared categories "
+            f"{list(column.categories)}",
+            private_detail=f"row {i + row_offset} holds {text.iloc[i]!r}",
         )
     return codes
 

@@ -208,7 +208,6 @@ def sample_partitioned(
     scheduler: Any = None,
     protect: Sequence[str | os.PathLike] = (),
     progress: RowProgress | None = None,
-    manifest_seed: int | None = None,
     chunk_rows: int | None = None,
 ) -> Manifest:
     """Write ``n`` rows as a partitioned Parquet dataset folder ``out``, atomically.
@@ -218,13 +217,11 @@ def sample_partitioned(
     ``sample`` only with its own); each worker draws and writes its files one chunk
     at a time. For M_G the rows equal ``synth.sample(n, seed=seed)``; for any fitted synthesizer
     chunk i is ``synth.sample(rows_i, seed=child_i of seed)``: the same rows whatever the
-    engine and number of workers. The manifest records ``manifest_seed`` (default: an int
-    ``seed``).
+    engine and number of workers. The manifest holds public facts only (parts, rows,
+    columns, chunk size): never the seed, which is secret.
     """
     chunk_rows = int(chunk_rows or getattr(synth, "chunk_rows", DEFAULT_CHUNK_ROWS))
     sampler = sampler_for(synth)
-    if manifest_seed is None and isinstance(seed, int):
-        manifest_seed = seed
     writer = PartitionedDatasetWriter(out, protect=protect)
     try:
         chunks = chunk_specs(int(n), seed, chunk_rows)
@@ -238,7 +235,7 @@ def sample_partitioned(
                 done += r
                 if progress:
                     progress(done, int(n))
-        return writer.commit(rows, synth.schema.names, seed=manifest_seed, chunk_rows=chunk_rows)
+        return writer.commit(rows, synth.schema.names, chunk_rows=chunk_rows)
     finally:
         writer.abort()
 

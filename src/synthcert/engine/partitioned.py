@@ -35,13 +35,13 @@ class PartInfo(Result):
 
 @dataclass(frozen=True)
 class Manifest(Result):
-    """What the dataset holds: its parts in order, their rows, and how they were drawn."""
+    """What the dataset holds: its parts in order and their rows (public facts only: the seed
+    that drew them is secret and goes to the private run record)."""
 
     format: str
     rows: int
     columns: tuple[str, ...]
     parts: tuple[PartInfo, ...]
-    seed: int | None = None
     chunk_rows: int | None = None
     synthcert_version: str = __version__
 
@@ -62,10 +62,7 @@ def read_manifest(path: str | os.PathLike) -> Manifest:
     file = Path(path) / MANIFEST
     if not file.is_file():
         raise DataError(f"{str(path)!r} has no {MANIFEST}: not a synthcert dataset")
-    raw = json.loads(file.read_text(encoding="utf-8"))
-    parts = tuple(PartInfo(**p) for p in raw.pop("parts"))
-    raw["columns"] = tuple(raw["columns"])
-    return Manifest(parts=parts, **raw)
+    return Manifest.from_dict(json.loads(file.read_text(encoding="utf-8")))
 
 
 def _refuse_inputs_inside(target: Path, protect: Sequence[str | os.PathLike]) -> None:
@@ -107,7 +104,6 @@ class PartitionedDatasetWriter:
         rows: Sequence[int],
         columns: Sequence[str],
         *,
-        seed: int | None = None,
         chunk_rows: int | None = None,
     ) -> Manifest:
         """Write the manifest for parts ``0..len(rows)-1`` and move the folder into place."""
@@ -115,7 +111,7 @@ class PartitionedDatasetWriter:
         for p in parts:
             if not (self.tmp / p.file).is_file():
                 raise DataError(f"part {p.file} was not written; the release is incomplete")
-        manifest = Manifest(FORMAT, int(sum(rows)), tuple(columns), parts, seed, chunk_rows)
+        manifest = Manifest(FORMAT, int(sum(rows)), tuple(columns), parts, chunk_rows)
         (self.tmp / MANIFEST).write_text(
             json.dumps(manifest.to_dict(), indent=2) + "\n", encoding="utf-8"
         )

@@ -263,22 +263,14 @@ class PrivacyAccountant:
             )
         return spent
 
-    def guarantee(self, note: str = ""):
-        """The :class:`PrivacyGuarantee` of what was spent (``none`` when no budget was set)."""
-        from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee
-
+    def model(self) -> str:
+        """The claim model of what was spent: none, pure-dp, zcdp or approx-dp."""
         if self.epsilon is None:
-            return NO_PRIVACY
+            return "none"
         s = self.spent()
         if s.delta == 0.0:
-            return PrivacyGuarantee("pure-dp", epsilon=s.epsilon, delta=0.0, rho=s.rho, note=note)
-        return PrivacyGuarantee(
-            "zcdp" if s.route == "zcdp" else "approx-dp",
-            epsilon=s.epsilon,
-            delta=s.delta,
-            rho=s.rho,
-            note=note,
-        )
+            return "pure-dp"
+        return "zcdp" if s.route == "zcdp" else "approx-dp"
 
     def __repr__(self) -> str:
         s = self.spent()

@@ -175,22 +175,14 @@ def summary_facts(cert: Mapping[str, Any], audit: Mapping) -> list[tuple]:
     )
     if _num(cert.get("n_out")) is not None:
         facts.append(("Rows released", F.fmt(int(_num(cert["n_out"])))))
-    if _num(cert.get("n")) is not None:
-        d = _num(cert.get("d"))
-        dims = f" ({int(d)} encoded dimensions)" if d is not None else ""
-        facts.append(("Input rows used", F.fmt(int(_num(cert["n"]))) + dims))
-    dropped = _num(cert.get("rows_dropped_missing"))
-    clipped = _num(cert.get("rows_clipped"))
-    if dropped or clipped:
-        facts.append(
-            (
-                "Input cleaning",
-                f"{F.fmt(int(dropped or 0))} rows with missing values dropped; "
-                f"{F.fmt(int(clipped or 0))} values clipped to the bounds",
-            )
-        )
-    if cert.get("output_file"):
-        facts.append(("Released file", Path(str(cert["output_file"])).name))
+    d = _num(cert.get("d"))
+    dims = f" ({int(d)} encoded dimensions)" if d is not None else ""
+    if _num(cert.get("min_rows")) is not None:
+        facts.append(("Declared minimum table size", F.fmt(int(_num(cert["min_rows"]))) + dims))
+    elif _num(cert.get("n")) is not None:
+        facts.append(("Table size (public)", F.fmt(int(_num(cert["n"]))) + dims))
+    if cert.get("guarantee") and cert.get("guarantee") != "differential privacy":
+        facts.append(("Guarantee", str(cert["guarantee"])))
     return facts
 
 
@@ -638,6 +630,9 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+INTERNAL_BANNER = "internal: contains statistics of the real data; do not publish"
+
+
 def build_context(
     certificate: Mapping[str, Any] | None,
     evaluation: Mapping[str, Any] | None = None,
@@ -645,17 +640,21 @@ def build_context(
     provenance: Mapping[str, Any] | None = None,
     *,
     schema: Schema | None = None,
+    internal: bool = False,
+    record: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the template needs, as plain values and Figure records."""
-    cert = dict(certificate or {})
+    cert = certificate_view(certificate)
     ev = dict(evaluation or {})
     au = dict(audit or {})
-    prov = dict(provenance) if provenance is not None else collect_provenance(certificate=cert)
+    prov = (
+        dict(provenance)
+        if provenance is not None
+        else collect_provenance(certificate=cert, record=record if internal else None)
+    )
     eps = _num(cert.get("epsilon"))
     n_out = _num(cert.get("n_out"))
-    input_name = Path(str(cert["input_file"])).name if cert.get("input_file") else None
-    title_rows = f"{F.fmt(int(n_out))} synthetic rows" if n_out is not None else "Synthetic data"
-    headline = title_rows + (f" of {input_name}" if input_name else "")
+    headline = f"{F.fmt(int(n_out))} synthetic rows" if n_out is not None else "Synthetic data"
     cert_sec = certificate_section(cert)
     return {
         "title": f"Release report: {headline}",
@@ -672,18 +671,31 @@ def build_context(
         "utility": utility_section(ev, schema),
         "audit": audit_section(au, cert),
         "provenance": provenance_rows(prov),
-        "generated": prov.get("report_generated") or prov.get("created"),
+        "generated": prov.get("report_generated") or prov.get("date"),
+        "internal": INTERNAL_BANNER if internal else None,
     }
+
+
+def certificate_view(certificate: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The certificate as the sections read it: the size the theorem is evaluated at as ``n``.
+
+    A release under unbounded neighbours publishes its declared minimum table size
+    ``min_rows`` (the certificate is evaluated there), never n; the curves are recomputed at it.
+    """
+    cert = dict(certificate or {})
+    if cert.get("n") is None and cert.get("min_rows") is not None:
+        cert["n"] = cert["min_rows"]
+    return cert
 
 
 PROVENANCE_LABELS = (
     ("synthcert_version", "synthcert version (release)"),
+    ("date", "Release date (UTC)"),
     ("command", "Command line"),
-    ("seed", "Random seed"),
-    ("input_file", "Input file"),
+    ("seed_source", "Randomness"),
+    ("inputs", "Input file(s)"),
     ("input_sha256", "Input SHA-256"),
-    ("output_file", "Released file"),
-    ("created", "Release time (UTC)"),
+    ("started", "Run started (UTC)"),
     ("report_generated", "Report generated (UTC)"),
     ("report_synthcert_version", "synthcert version (report)"),
     ("python", "Python"),
@@ -706,11 +718,28 @@ def render_report(
     provenance: Mapping[str, Any] | None = None,
     *,
     schema: Schema | None = None,
+    internal: bool = False,
+    record: Mapping[str, Any] | None = None,
 ) -> str:
-    """The report as one self-contained HTML string."""
+    """The report as one self-contained HTML string.
+
+    A public report (the default) holds the certificate only: an evaluation or an audit
+    carries statistics of the real table (its marginals, the records most at risk) and is
+    refused there; ``internal=True`` accepts them, adds the private run record to the
+    provenance, and marks the page "internal: ... do not publish".
+    """
     if not (certificate or evaluation or audit):
         raise DataError("a report needs at least one of a certificate, an evaluation or an audit")
-    ctx = build_context(certificate, evaluation, audit, provenance, schema=schema)
+    if not internal and (evaluation or audit or record):
+        raise DataError(
+            "an evaluation, an audit or a run record holds statistics of the real data, so it "
+            "cannot go into a public report: write an internal report (--internal) and do not "
+            "publish it"
+        )
+    ctx = build_context(
+        certificate, evaluation, audit, provenance, schema=schema, internal=internal,
+        record=record,
+    )  # fmt: skip
     return _environment().get_template("report.html").render(**ctx)
 
 
@@ -723,7 +752,12 @@ def write_report(
     provenance: Mapping[str, Any] | None = None,
     schema: Schema | None = None,
     protect: Sequence[str | os.PathLike] = (),
+    internal: bool = False,
+    record: Mapping[str, Any] | None = None,
 ) -> Path:
     """Render the report and write it atomically to ``out_path`` (the call other commands use)."""
-    html = render_report(certificate, evaluation, audit, provenance, schema=schema)
+    html = render_report(
+        certificate, evaluation, audit, provenance, schema=schema, internal=internal,
+        record=record,
+    )  # fmt: skip
     return write_text(html, out_path, protect=protect)

@@ -83,12 +83,18 @@ def _num(value: Any) -> float | None:
         return None
 
 
+def public_n(cert: Mapping[str, Any]) -> float | None:
+    """The size the certificate is evaluated at: ``n`` (bounded) or ``min_rows`` (unbounded)."""
+    n = _num(cert.get("n"))
+    return n if n is not None else _num(cert.get("min_rows"))
+
+
 def can_recompute(cert: Mapping[str, Any]) -> bool:
-    """True for an inherent-RDP certificate carrying (n, d, σ, α, n_out)."""
-    need = ("n", "d", "sigma", "alpha", "n_out")
-    if not all(_num(cert.get(k)) is not None for k in need):
+    """True for an inherent-RDP certificate carrying (n or min_rows, d, σ, α, n_out)."""
+    need = ("d", "sigma", "alpha", "n_out")
+    if public_n(cert) is None or not all(_num(cert.get(k)) is not None for k in need):
         return False
-    return _num(cert["sigma"]) > 0 and _num(cert["alpha"]) > 1 and _num(cert["n"]) >= 1
+    return _num(cert["sigma"]) > 0 and _num(cert["alpha"]) > 1 and public_n(cert) >= 1
 
 
 def budget_of(cert: Mapping[str, Any]) -> tuple[str, float]:
@@ -118,7 +124,7 @@ def certificate_curves(cert: Mapping[str, Any], *, num_alpha: int = 160) -> Cert
     from synthcert.privacy.conversion import rdp_to_dp
     from synthcert.privacy.inherent import alpha_limit, epsilon_per_record, theorem_n
 
-    n, d = int(_num(cert["n"])), int(_num(cert["d"]))
+    n, d = int(public_n(cert)), int(_num(cert["d"]))
     sigma, alpha = float(_num(cert["sigma"])), float(_num(cert["alpha"]))
     n_out = int(_num(cert["n_out"]))
     delta = _num(cert.get("delta"))

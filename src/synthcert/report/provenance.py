@@ -1,9 +1,8 @@
-"""Provenance of a release: synthcert version, command line, seed, input checksum and time."""
+"""Provenance of a release: public facts for the public report; the run record, internal only."""
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import platform
 import shlex
 import sys
@@ -12,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from synthcert._version import __version__
-from synthcert.data.io import file_sha256
+
+PRIVATE_KEYS = ("command", "seed_source", "inputs", "input_sha256", "started")
 
 
 def command_line(argv: Sequence[str] | None = None) -> str:
@@ -31,36 +31,25 @@ def now_iso() -> str:
 def collect_provenance(
     *,
     certificate: Mapping[str, Any] | None = None,
-    input_file: str | os.PathLike | None = None,
-    command: str | None = None,
-    seed: int | None = None,
-    extra: Mapping[str, Any] | None = None,
+    record: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Provenance record for the report: values from the certificate win over the current process.
+    """Provenance rows for the report.
 
-    The certificate's ``synthcert_version``, ``command``, ``seed``, ``input_file``,
-    ``input_sha256`` and ``created`` describe the release itself; what the certificate lacks is
-    filled in from this process (its command line, the current time) and, when ``input_file``
-    exists, its checksum is computed here. Only the file *name* is kept, never its content.
+    Public (no ``record``): the synthcert version and the release date of the certificate:
+    nothing that changes with the table or the moment of the run, so the public report of two
+    neighbouring tables is the same file. Internal (a private run record given): also the
+    command line, the source of randomness, the input files and their hash, the run's start
+    time and this machine (never the seed itself).
     """
     cert = dict(certificate or {})
     prov: dict[str, Any] = {
         "synthcert_version": cert.get("synthcert_version") or __version__,
-        "command": cert.get("command") or command or command_line(),
-        "seed": cert.get("seed", seed),
-        "input_file": cert.get("input_file") or (str(input_file) if input_file else None),
-        "input_sha256": cert.get("input_sha256"),
-        "created": cert.get("created") or now_iso(),
-        "output_file": cert.get("output_file"),
-        "report_generated": now_iso(),
-        "report_synthcert_version": __version__,
-        "python": platform.python_version(),
-        "platform": platform.platform(terse=True),
+        "date": cert.get("date"),
     }
-    if seed is not None and prov["seed"] is None:
-        prov["seed"] = seed
-    if prov["input_sha256"] is None and input_file is not None and Path(input_file).is_file():
-        prov["input_sha256"] = file_sha256(input_file)
-    if extra:
-        prov.update({k: v for k, v in extra.items() if v is not None})
-    return prov
+    if record is not None:
+        prov.update({k: record.get(k) for k in PRIVATE_KEYS if record.get(k) is not None})
+        prov["report_generated"] = now_iso()
+        prov["report_synthcert_version"] = __version__
+        prov["python"] = platform.python_version()
+        prov["platform"] = platform.platform(terse=True)
+    return {k: v for k, v in prov.items() if v is not None}

@@ -245,10 +245,10 @@ def constant_predictor_score(data: StudyData, target: str, metric: str) -> float
     return rmse(test, np.full(len(test), train.mean()))
 
 
-def _privacy_record(synth: Any) -> dict[str, Any] | None:
-    """The fitted synthesizer's guarantee; a refused certificate is recorded, not fatal."""
+def _privacy_record(synth: Any, n_out: int) -> dict[str, Any] | None:
+    """The fitted synthesizer's claim; a refused certificate is recorded, not fatal."""
     try:
-        return synth.privacy.to_dict()
+        return synth.privacy_claim(n_out).to_dict()
     except SynthcertError as exc:
         return {"note": f"no privacy record: {exc}"}
 
@@ -291,7 +291,7 @@ def run_cell(
                 real_baseline=False,
             )
             runs.append(ev.figures())
-            privacy = _privacy_record(synth)
+            privacy = _privacy_record(synth, len(data.train))
         except Exception as exc:  # record and go on: one failing synthesizer must not end the study
             errors.append(f"{type(exc).__name__}: {exc}")
         if on_run is not None:

@@ -7,7 +7,7 @@ first use, so the core installs and runs without them.
 from importlib import import_module
 from typing import Any
 
-from synthcert.synthesizers.base import PrivacyGuarantee, Synthesizer
+from synthcert.synthesizers.base import DPSynthesizer, Synthesizer
 from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
@@ -32,7 +32,7 @@ __all__ = [
     "GaussianCopulaSynthesizer",
     "GaussianSynthesizer",
     "PrivBayesSynthesizer",
-    "PrivacyGuarantee",
+    "DPSynthesizer",
     "Synthesizer",
     "make_synthesizer",
     *_LAZY,

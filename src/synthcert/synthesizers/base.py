@@ -3,35 +3,23 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import pandas as pd
 
-from synthcert._result import Result
 from synthcert.data.schema import Schema
 from synthcert.errors import SynthcertError
+from synthcert.privacy.claims import (
+    Assumption,
+    PrivacyClaim,
+    domain_assumption,
+    dp_claim,
+    no_privacy_claim,
+)
 
-PrivacyModel = Literal["none", "pure-dp", "approx-dp", "zcdp", "inherent-rdp"]
 Seed = int | np.random.Generator | np.random.SeedSequence | None
 DEFAULT_DELTA = 1e-5  # delta of the (epsilon, delta)-DP synthesizers when none is given
-
-
-@dataclass(frozen=True)
-class PrivacyGuarantee(Result):
-    """What a fitted synthesizer guarantees: none, DP (epsilon, delta / rho) or inherent RDP."""
-
-    model: PrivacyModel
-    epsilon: float | None = None
-    delta: float | None = None
-    rho: float | None = None
-    alpha: float | None = None
-    epsilon_rdp: float | None = None
-    note: str = ""
-
-
-NO_PRIVACY = PrivacyGuarantee("none", note="no formal guarantee: fitted without noise")
 
 
 def as_generator(seed: Seed) -> np.random.Generator:
@@ -46,7 +34,8 @@ class NotFittedError(SynthcertError, RuntimeError):
 
 
 class Synthesizer(ABC):
-    """Common interface: ``fit(table) -> self``, ``sample(n, seed=...) -> table``, ``privacy``.
+    """Common interface: ``fit(table) -> self``, ``sample(n, seed=...) -> table``,
+    ``privacy_claim(n_out) -> PrivacyClaim``.
 
     Subclasses take the :class:`Schema` and their parameters in ``__init__`` and keep the
     generative parameters in memory only.
@@ -68,10 +57,9 @@ class Synthesizer(ABC):
     def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
         """Draw ``n`` synthetic rows with the schema's columns and types."""
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        """The guarantee of the last fit (``none`` unless the synthesizer says otherwise)."""
-        return NO_PRIVACY
+    def privacy_claim(self, n_out: int) -> PrivacyClaim:
+        """The public claim of releasing ``n_out`` rows of this fit (none without DP)."""
+        return no_privacy_claim(n_out)
 
     def params(self) -> dict[str, Any]:
         """The constructor parameters (for provenance; never the fitted parameters)."""
@@ -80,3 +68,51 @@ class Synthesizer(ABC):
     def _check_fitted(self) -> None:
         if not self._fitted:
             raise NotFittedError(f"{type(self).__name__}.sample called before fit")
+
+
+class DPSynthesizer(Synthesizer):
+    """A synthesizer whose DP fit records every mechanism in ``self.accountant``.
+
+    Subclasses set ``epsilon`` (None: no DP), ``delta`` and ``accountant`` in their fit, and
+    declare their neighbouring relation and mechanisms; the claim is the *requested* budget
+    (public), which :meth:`PrivacyAccountant.check_within_budget` guarantees the ledger
+    does not exceed.
+    """
+
+    neighboring: ClassVar[str] = "unbounded"
+    mechanisms: ClassVar[tuple[str, ...]] = ()
+    epsilon: float | None
+    delta: float | None
+
+    def claim_rho(self) -> float | None:
+        """The zCDP rho of the requested budget, for synthesizers accounted in zCDP."""
+        return None
+
+    def claim_assumptions(self) -> tuple[Assumption, ...]:
+        """Public assumptions: the domain, the neighbouring relation, n when it is public."""
+        data_cols = [c.name for c in self.schema.columns if c.source == "data"]
+        out = [
+            domain_assumption(self.schema.bounds_source, data_cols),
+            Assumption("neighboring", self.neighboring, "definition"),
+        ]
+        n = getattr(self, "n_", None)
+        if self.neighboring == "bounded" and n is not None:
+            out.append(Assumption("n", int(n), "definition", "bounded neighbouring keeps n public"))
+        return tuple(out)
+
+    def privacy_claim(self, n_out: int) -> PrivacyClaim:
+        """The requested (epsilon, delta) of the last fit, or no claim without epsilon."""
+        if self.epsilon is None:
+            return no_privacy_claim(n_out)
+        self._check_fitted()
+        spent = self.accountant.check_within_budget()
+        delta = 0.0 if spent.delta == 0.0 else float(self.delta or 0.0)
+        return dp_claim(
+            epsilon=float(self.epsilon),
+            delta=delta,
+            rho=self.claim_rho(),
+            neighboring=self.neighboring,
+            n_out=int(n_out),
+            mechanisms=self.mechanisms,
+            assumptions=self.claim_assumptions(),
+        )

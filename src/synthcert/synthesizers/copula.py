@@ -31,7 +31,7 @@ from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import laplace_mechanism
-from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
+from synthcert.synthesizers.base import DPSynthesizer, Seed
 from synthcert.synthesizers.counts import CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import gaussian_factor, seed_sequence
 
@@ -210,7 +210,7 @@ def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(out, columns=schema.names)
 
 
-class GaussianCopulaSynthesizer(Synthesizer):
+class GaussianCopulaSynthesizer(DPSynthesizer):
     """Empirical (or DP-histogram) marginals joined by a Gaussian copula.
 
     ``epsilon=None`` fits without noise, with empirical numeric marginals or, with
@@ -230,7 +230,11 @@ class GaussianCopulaSynthesizer(Synthesizer):
 
     name = "gaussian-copula"
     description = "Empirical marginals joined by a Gaussian copula; DP version after DPCopula."
+    neighboring = "bounded"
+    mechanisms = ("Laplace noise (marginal histograms)", "Laplace noise (Kendall tau)")
     privacy_model = "pure-dp"
+    neighboring = "bounded"
+    mechanisms = ("Laplace noise (marginal histograms)", "Laplace noise (Kendall tau)")
 
     def __init__(
         self,
@@ -455,14 +459,3 @@ class GaussianCopulaSynthesizer(Synthesizer):
         p = marginal[b]
         frac = np.where(p > 0, (u - cum[b]) / np.where(p > 0, p, 1.0), 0.5)
         return bin_values(col, self.bins, b, frac)
-
-    # -- privacy -------------------------------------------------------------------------
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        """epsilon-DP spent by the last fit (bounded neighbouring), or none without epsilon."""
-        if self.epsilon is None:
-            return NO_PRIVACY
-        return self.accountant.guarantee(
-            note="bounded neighbouring (one record replaced, n public); "
-            f"{self.marginal_share:.0%} of epsilon on marginals, the rest on Kendall's tau"
-        )

@@ -40,10 +40,8 @@ from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.synthesizers.base import (
     DEFAULT_DELTA,
-    NO_PRIVACY,
-    PrivacyGuarantee,
+    DPSynthesizer,
     Seed,
-    Synthesizer,
 )
 from synthcert.synthesizers.copula import typed_frame
 from synthcert.synthesizers.gaussian import seed_sequence
@@ -68,7 +66,7 @@ def torch_seeded(seed: int) -> Iterator[None]:
         yield
 
 
-class CTGANSynthesizer(Synthesizer):
+class CTGANSynthesizer(DPSynthesizer):
     """CTGAN; with ``epsilon``, DP-SGD on the discriminator (see the module docstring).
 
     ``epochs`` defaults to 300 without DP (ctgan's default) and 20 with DP; ``batch_size``
@@ -79,6 +77,8 @@ class CTGANSynthesizer(Synthesizer):
     name: ClassVar[str] = "ctgan"
     description: ClassVar[str] = "Conditional tabular GAN (CTGAN); DP variant after DP-CTGAN."
     privacy_model: ClassVar[str] = "approx-dp"
+    neighboring = "unbounded"
+    mechanisms = ("DP-SGD on the discriminator (Opacus, Poisson sampling)",)
 
     def __init__(
         self,
@@ -365,16 +365,3 @@ class CTGANSynthesizer(Synthesizer):
             else:
                 data[col.name] = np.asarray(pd.to_numeric(raw[col.name]), dtype=np.float64)
         return typed_frame(self.schema, data)
-
-    # -- privacy -------------------------------------------------------------------------
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        """(epsilon, delta)-DP from Opacus's RDP curve of DP-SGD; none without epsilon."""
-        if self.epsilon is None:
-            return NO_PRIVACY
-        sigma = getattr(self, "noise_multiplier_", None)
-        return self.accountant.guarantee(
-            note="DP-SGD on the discriminator (Opacus RDP accountant, Poisson sampling, "
-            f"noise multiplier {sigma}, clip {self.max_grad_norm}); public one-hot "
-            "representation on public bins; add/remove neighbouring"
-        )

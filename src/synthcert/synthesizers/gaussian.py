@@ -8,6 +8,7 @@ generative parameters: they live in memory only and no release writes them.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -21,8 +22,9 @@ from synthcert._result import Result
 from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
 from synthcert.data.schema import Schema
-from synthcert.errors import AssumptionError, DataError
-from synthcert.synthesizers.base import PrivacyGuarantee, Seed, Synthesizer
+from synthcert.errors import AssumptionError
+from synthcert.privacy.claims import PrivacyClaim
+from synthcert.synthesizers.base import Seed, Synthesizer
 
 DEFAULT_CHUNK_ROWS = 1 << 19
 
@@ -77,8 +79,9 @@ class GaussianSynthesizer(Synthesizer):
         self,
         schema: Schema,
         *,
-        sigma: float | None = None,
+        sigma: float | str | None = None,
         neighboring: str = "unbounded",
+        min_rows: int | None = None,
         alpha: float | None = None,
         delta: float | None = None,
         missing: MissingPolicy = "drop",
@@ -86,22 +89,39 @@ class GaussianSynthesizer(Synthesizer):
         workers: int | None = None,
     ) -> None:
         super().__init__(schema)
-        if sigma is not None and not sigma > 0:
+        if sigma == "data":
+            sigma = None
+        if sigma is not None and not float(sigma) > 0:
             raise AssumptionError(
                 f"sigma must be positive, got {sigma}", assumption="sigma > 0", admissible="> 0"
             )
-        self.sigma_declared = sigma
+        if min_rows is not None and int(min_rows) < 2:
+            raise AssumptionError(
+                f"the declared minimum table size must be at least 2, got {min_rows}",
+                assumption="min_rows >= 2",
+                admissible=">= 2",
+            )
+        self.sigma_declared = None if sigma is None else float(sigma)
         self.neighboring = neighboring
+        self.min_rows = None if min_rows is None else int(min_rows)
         self.alpha = alpha
         self.delta = delta
+        self.missing = missing
         self.encoder = Encoder(schema, missing=missing)
         self.chunk_rows = int(chunk_rows)
         self.workers = workers or min(os.cpu_count() or 1, 8)
         self._n_sampled: int | None = None
 
     def params(self) -> dict:
-        """Constructor parameters, for provenance."""
-        return {"sigma": self.sigma_declared, "neighboring": self.neighboring}
+        """Public constructor parameters, for provenance (never the fitted parameters)."""
+        return {
+            "sigma": "data" if self.sigma_declared is None else self.sigma_declared,
+            "neighboring": self.neighboring,
+            "min_rows": self.min_rows,
+            "alpha": self.alpha,
+            "delta": self.delta,
+            "missing": self.missing,
+        }
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Self:
@@ -144,21 +164,27 @@ class GaussianSynthesizer(Synthesizer):
         """Finish a fit from merged moments (used by the streaming and distributed engines)."""
         merged = merge_reports(reports)
         dropped, clipped = merged.rows_dropped_missing, merged.values_clipped
-        if acc.count == 0:
-            raise DataError(
-                f"no complete row to fit on ({dropped} rows dropped for missing values)"
-            )
         if acc.count < 2:
             raise AssumptionError(
-                "a covariance needs at least 2 rows; the table has 1",
+                "a covariance needs at least 2 complete rows",
                 assumption="n >= 2",
                 admissible="n >= 2",
+                private_detail=f"{acc.count} complete rows; {dropped} dropped for missing values",
+            )
+        if self.min_rows is not None and acc.count < self.min_rows:
+            raise AssumptionError(
+                f"the table has fewer rows than the declared minimum --min-rows "
+                f"{self.min_rows}: the certificate is evaluated at that public size and holds "
+                "only for tables at least that large; declare a smaller minimum",
+                assumption=f"n >= min_rows = {self.min_rows}",
+                admissible="a smaller --min-rows",
+                private_detail=f"{acc.count} rows used",
             )
         self.mean_ = acc.mean.copy()
         self.cov_ = acc.covariance
         eigvals, eigvecs = np.linalg.eigh(self.cov_)
         lam_min = float(eigvals[0])
-        self._check_sigma(lam_min, eigvecs[:, 0])
+        self._check_sigma(lam_min, eigvecs[:, 0], acc.count)
         sigma = self.sigma_declared if self.sigma_declared is not None else lam_min
         self.fit_ = GaussianFit(
             n=acc.count,
@@ -173,27 +199,41 @@ class GaussianSynthesizer(Synthesizer):
         self._fitted = True
         return self
 
-    def _check_sigma(self, lam_min: float, direction: np.ndarray) -> None:
-        """Refuse when the covariance is flatter than the declared sigma (or singular)."""
+    def _check_sigma(self, lam_min: float, direction: np.ndarray, n: int) -> None:
+        """Refuse a singular covariance, and a table whose neighbours may leave D_sigma.
+
+        The messages carry no value of the table (a refusal is itself published to whoever
+        sees the run fail); the measured eigenvalue and the flattest columns go into
+        ``private_detail``.
+        """
         names = encoded_column_names(self.schema)
         top = [names[i] for i in np.argsort(-np.abs(direction))[:3] if abs(direction[i]) > 0.1]
-        where = f" (the flattest direction involves {', '.join(top)})" if top else ""
+        detail = f"smallest eigenvalue {lam_min:.6g}" + (
+            f"; the flattest direction involves {', '.join(top)}" if top else ""
+        )
         if lam_min <= 1e-12:
             raise AssumptionError(
-                f"the encoded covariance is singular (smallest eigenvalue {lam_min:.3g}){where}: "
-                "a constant column, an unused category or collinear columns; the certificate "
-                "needs a positive smallest eigenvalue. Drop or merge those columns.",
+                "the encoded covariance is singular: a constant column, an unused category or "
+                "collinear columns; the certificate needs a positive smallest eigenvalue. Drop "
+                "or merge those columns.",
                 assumption="lambda_min(Sigma) >= sigma > 0",
                 admissible="drop the constant or collinear columns",
+                private_detail=detail,
             )
-        if self.sigma_declared is not None and lam_min < self.sigma_declared:
+        if self.sigma_declared is None:
+            return
+        need = neighbour_margin(n, self.encoder.dim, self.sigma_declared, self.neighboring)
+        if lam_min < need:
             raise AssumptionError(
-                f"the smallest eigenvalue of the encoded covariance is {lam_min:.6g}, below the "
-                f"declared sigma = {self.sigma_declared:.6g}{where}. The certificate assumes "
-                "every dataset has lambda_min >= sigma; declare a smaller public sigma (at most "
-                f"{lam_min:.6g}) or drop the nearly collinear columns.",
-                assumption="lambda_min(Sigma) >= sigma",
-                admissible=f"sigma <= {lam_min:.6g}",
+                "the table does not meet the public assumption of the certificate: every "
+                f"table that differs from it in one record ({self.neighboring} neighbours) "
+                "must have an encoded covariance whose smallest eigenvalue is at least the "
+                f"declared sigma = {self.sigma_declared:.6g}, and this table is too close to "
+                "that limit (docs/accountant.md, 'the neighbour margin'). Declare a smaller "
+                "public sigma, drop nearly collinear columns, or merge rare categories.",
+                assumption="lambda_min of every neighbouring table >= sigma",
+                admissible="a smaller declared sigma",
+                private_detail=f"{detail}; the margin for this table is {need:.6g}",
             )
 
     # -- sampling ------------------------------------------------------------------------
@@ -254,6 +294,26 @@ class GaussianSynthesizer(Synthesizer):
         return self.encoder.frame(columns)
 
     # -- privacy -------------------------------------------------------------------------
+    def public_n(self) -> int:
+        """The table size the certificate is evaluated at: public under both relations.
+
+        Unbounded (add/remove): the declared minimum table size N (Theorem 3.1 at N-1, valid
+        for every table of at least N rows since epsilon decreases in n). Bounded (replace):
+        n itself, which that relation assumes public.
+        """
+        if self.neighboring == "unbounded":
+            if self.min_rows is None:
+                raise AssumptionError(
+                    "under unbounded neighbouring the table size is private: declare a public "
+                    "lower bound on it with --min-rows N (min_rows=N); the certificate is "
+                    "evaluated at N",
+                    assumption="a public minimum table size",
+                    admissible="--min-rows N",
+                )
+            return self.min_rows
+        self._check_fitted()
+        return self.fit_.n
+
     def certificate(
         self,
         n_out: int | None = None,
@@ -262,39 +322,132 @@ class GaussianSynthesizer(Synthesizer):
         delta: float | None = None,
         conversion: str = "ckm",
     ):
-        """The RDP certificate of releasing ``n_out`` rows (Theorem 3.1 / Corollary 3.2)."""
+        """The RDP figures of releasing ``n_out`` rows (Theorem 3.1 / Corollary 3.2).
+
+        Evaluated at :meth:`public_n`; with ``sigma="data"`` at the measured eigenvalue, which
+        makes the figures private (they are not a guarantee and are never published).
+        """
         from synthcert.privacy.budget import account
 
         self._check_fitted()
+        n = self.public_n()
         alpha = alpha if alpha is not None else self.alpha
         delta = delta if delta is not None else self.delta
         if alpha is None and delta is None:
-            delta = default_delta(self.fit_.n)
+            delta = default_delta(n)
         return account(
-            self.fit_.n,
+            n,
             self.fit_.d,
             self.fit_.sigma,
             alpha=alpha,
-            n_out=self.fit_.n if n_out is None else n_out,
+            n_out=n if n_out is None else n_out,
             neighboring=self.neighboring,
             delta=delta,
             conversion=conversion,
         )
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        """Inherent RDP of the last sample size (or n rows if nothing was sampled yet)."""
-        if not self._fitted:
-            return PrivacyGuarantee("inherent-rdp", note="not fitted")
-        cert = self.certificate(self._n_sampled)
-        return PrivacyGuarantee(
-            "inherent-rdp",
+    def privacy_claim(
+        self, n_out: int, *, alpha: float | None = None, delta: float | None = None,
+        conversion: str = "ckm",
+    ) -> PrivacyClaim:  # fmt: skip
+        """The public claim of releasing ``n_out`` rows: inherent RDP, converted to (ε, δ)."""
+        from synthcert.privacy.claims import DATA_SIGMA, GUARANTEE, Assumption, PrivacyClaim
+
+        self._check_fitted()
+        assumptions = gaussian_assumptions(self)
+        if self.sigma_declared is None:
+            return PrivacyClaim(
+                model="inherent-rdp",
+                guarantee=DATA_SIGMA,
+                neighboring=self.neighboring,
+                n_out=int(n_out),
+                assumptions=assumptions,
+                warnings=(SIGMA_DATA_WARNING,),
+            )
+        cert = self.certificate(n_out, alpha=alpha, delta=delta, conversion=conversion)
+        if not cert.feasible:
+            raise AssumptionError(
+                f"the certificate cannot be computed: {cert.reason}", assumption=cert.reason or ""
+            )
+        data_domain = [a for a in assumptions if a.source == "data"]
+        return PrivacyClaim(
+            model="inherent-rdp",
+            guarantee="none: the domain was read from the data" if data_domain else GUARANTEE,
+            neighboring=self.neighboring,
             epsilon=cert.epsilon,
             delta=cert.delta,
             alpha=cert.alpha,
             epsilon_rdp=cert.epsilon_rdp,
-            note=cert.reason or "",
+            n_out=int(n_out),
+            conversion=cert.conversion,
+            mechanisms=("sampling from N(mu, Sigma) (Miura et al. Theorem 3.1 / Corollary 3.2)",),
+            assumptions=(
+                *assumptions,
+                Assumption("equation", cert.equation, "definition"),
+            ),
         )
+
+
+SIGMA_DATA_WARNING = (
+    "sigma was measured on the data (--sigma data): no privacy guarantee is stated and no "
+    "(epsilon, delta) is published; declare a public --sigma to obtain a certificate"
+)
+
+
+def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
+    """The public assumptions of M_G's certificate, each with its value and source."""
+    from synthcert.privacy.claims import Assumption, domain_assumption
+
+    schema = synth.schema
+    out = [
+        domain_assumption(
+            schema.bounds_source, [c.name for c in schema.columns if c.source == "data"]
+        ),
+        Assumption(
+            "sigma",
+            "data" if synth.sigma_declared is None else synth.sigma_declared,
+            "data" if synth.sigma_declared is None else "declared",
+            "every table that differs from the input in one record has an encoded covariance "
+            "whose smallest eigenvalue is at least sigma (the class D_sigma)",
+        ),
+        Assumption("neighboring", synth.neighboring, "definition"),
+        Assumption("d", synth.encoder.dim, "public-schema", "encoded dimension of the schema"),
+    ]
+    if synth.neighboring == "unbounded":
+        out.append(
+            Assumption(
+                "min_rows",
+                synth.min_rows,
+                "declared",
+                "the table has at least this many rows; the certificate is evaluated there",
+            )
+        )
+    elif synth._fitted:
+        out.append(
+            Assumption(
+                "n", synth.fit_.n, "definition", "bounded neighbouring keeps the table size public"
+            )
+        )
+    return tuple(out)
+
+
+def neighbour_margin(n: int, d: int, sigma: float, neighboring: str) -> float:
+    """Smallest lambda_min(Sigma_D) that keeps every neighbour of D in D_sigma.
+
+    With rows in [-1,1]^d and a = x - mu, ||a||^2 <= 4d. Unbounded: adding x gives
+    Sigma' = n/(n+1) Sigma + n/(n+1)^2 a a^T, so lambda_min(Sigma') >= n/(n+1) lambda_min;
+    removing x gives Sigma' = n/(n-1) Sigma - n/(n-1)^2 a a^T, so
+    lambda_min(Sigma') >= n/(n-1) (lambda_min - 4d/(n-1)). Both are >= sigma when
+    lambda_min >= max((n+1) sigma/n, (n-1) sigma/n + 4d/(n-1)). Bounded (x replaced by x',
+    b = x' - mu): Sigma' = Sigma + (b b^T - a a^T)/n - (b-a)(b-a)^T/n^2, so by Weyl
+    lambda_min(Sigma') >= lambda_min - 4d/n - 4d/n^2, and the margin is sigma + 4d(n+1)/n^2.
+    """
+    n, d = int(n), int(d)
+    if n < 2:
+        return math.inf
+    if neighboring == "unbounded":
+        return max((n + 1) * sigma / n, (n - 1) * sigma / n + 4.0 * d / (n - 1))
+    return sigma + 4.0 * d * (n + 1) / float(n) ** 2
 
 
 def default_delta(n: int) -> float:

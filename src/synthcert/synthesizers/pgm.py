@@ -33,16 +33,14 @@ from synthcert.synthesizers._pgm_mechanisms import (
 )
 from synthcert.synthesizers.base import (
     DEFAULT_DELTA,
-    NO_PRIVACY,
-    PrivacyGuarantee,
+    DPSynthesizer,
     Seed,
-    Synthesizer,
 )
 from synthcert.synthesizers.counts import CodesCounts, CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import seed_sequence
 
 
-class _PGMSynthesizer(Synthesizer):
+class _PGMSynthesizer(DPSynthesizer):
     """Shared parts: discretisation, budget, workload, sampling from the fitted model.
 
     ``pgm_iters`` mirror-descent iterations for the final estimate, ``round_iters`` (default
@@ -50,6 +48,11 @@ class _PGMSynthesizer(Synthesizer):
     """
 
     privacy_model: ClassVar[str] = "zcdp"
+    neighboring = "unbounded"
+    mechanisms = (
+        "Gaussian noise (marginal measurements)",
+        "exponential mechanism (marginal selection)",
+    )
     default_max_model_size: ClassVar[float] = 80.0
     mechanism: ClassVar[Callable[..., PGMState]]  # run_aim or run_mwem
 
@@ -207,16 +210,9 @@ class _PGMSynthesizer(Synthesizer):
         p = self.state_.calib.project(tuple(columns))  # type: ignore[union-attr]
         return p / p.sum()
 
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        """rho-zCDP spent by the last fit, as (epsilon, delta); none without epsilon."""
-        if self.epsilon is None:
-            return NO_PRIVACY
-        return self.accountant.guarantee(
-            note=f"rho-zCDP with rho={self.rho:.6g} from (epsilon, delta) by "
-            "rho + 2 sqrt(rho log(1/delta)) = epsilon; unbounded neighbouring "
-            "(add/remove one record); Gaussian measurements + exponential-mechanism selection"
-        )
+    def claim_rho(self) -> float | None:
+        """rho-zCDP of the requested (epsilon, delta) (AIM's conversion; public)."""
+        return self.rho
 
 
 class AIMSynthesizer(_PGMSynthesizer):

@@ -36,7 +36,7 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
     prefetch_subsets,
 )
-from synthcert.synthesizers.base import NO_PRIVACY, PrivacyGuarantee, Seed, Synthesizer
+from synthcert.synthesizers.base import DPSynthesizer, Seed
 from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.counts import CodesCounts, CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import seed_sequence
@@ -68,7 +68,7 @@ def choose_degree(
     return min(best, max(d - 1, 1))
 
 
-class PrivBayesSynthesizer(Synthesizer):
+class PrivBayesSynthesizer(DPSynthesizer):
     """A degree-k Bayesian network over discretised columns (PrivBayes).
 
     ``degree=None`` picks k by theta-usefulness under DP (2 without DP); ``structure_share``
@@ -81,6 +81,11 @@ class PrivBayesSynthesizer(Synthesizer):
 
     name = "privbayes"
     description = "Bayesian network of degree k over discretised columns (PrivBayes)."
+    neighboring = "bounded"
+    mechanisms = (
+        "exponential mechanism (network structure)",
+        "Laplace or Staircase noise (conditional tables)",
+    )
     privacy_model = "pure-dp"
 
     def __init__(
@@ -242,16 +247,3 @@ class PrivBayesSynthesizer(Synthesizer):
         rng = np.random.default_rng(seed_sequence(seed))
         codes = ancestral_sample(self.order_, self.tables_, self._cards, n, rng)
         return self.discretizer.inverse_transform(codes, rng)
-
-    # -- privacy -------------------------------------------------------------------------
-    @property
-    def privacy(self) -> PrivacyGuarantee:
-        """epsilon-DP spent by the last fit (bounded neighbouring), or none without epsilon."""
-        if self.epsilon is None:
-            return NO_PRIVACY
-        k = getattr(self, "degree_", self.degree)
-        return self.accountant.guarantee(
-            note=f"bounded neighbouring (one record replaced, n public); degree k={k}; "
-            f"{self.structure_share:.0%} of epsilon on structure, the rest on {self.noise} "
-            "noise of the conditional tables"
-        )

@@ -1,0 +1,1 @@
+"""Workflows: release, synthesize, evaluate and audit, and the one writer of their artefacts."""
