@@ -94,20 +94,16 @@ def test_missing_values_dropped_or_refused():
     assert "row 1" not in str(err.value) and err.value.private_detail.startswith("row 1;")
 
 
-def test_non_numeric_text_names_the_column_publicly_and_the_row_privately():
-    df = pd.DataFrame({"age": ["1", "two", "3"], "income": [0, 0, 0], "colour": ["red"] * 3})
-    with pytest.raises(DataError, match="column 'age' is declared numeric") as err:
-        Encoder(SCHEMA).encode(df)
-    assert "two" not in str(err.value) and "row 1" not in str(err.value)
-    assert err.value.private_detail == "row 1 holds 'two'"
-
-
-def test_unknown_category_keeps_row_and_value_private():
-    df = pd.DataFrame({"age": [1, 2], "income": [0, 0], "colour": ["red", "purple"]})
-    with pytest.raises(DataError, match="column 'colour' holds a value that is not") as err:
-        Encoder(SCHEMA).encode(df)
-    assert "purple" not in str(err.value)
-    assert err.value.private_detail == "row 1 holds 'purple'"
+def test_non_numeric_text_and_unknown_categories_are_missing_by_public_rule():
+    df = pd.DataFrame(
+        {"age": ["1", "two", "3", "4"], "income": [0, 0, 0, 0], "colour": ["red"] * 3 + ["purple"]}
+    )
+    X, report = Encoder(SCHEMA).encode(df)  # --missing drop: the two odd rows are dropped
+    assert X.shape[0] == 2 and report.rows_dropped_missing == 2
+    with pytest.raises(DataError, match="column 'age' has a missing value") as err:
+        Encoder(SCHEMA, missing="fail").encode(df)
+    assert "two" not in str(err.value) and "purple" not in str(err.value)
+    assert err.value.private_detail == "row 1; 2 rows have missing values"
 
 
 def test_missing_column_is_named():

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
 from synthcert.errors import DataError
 
 MissingPolicy = Literal["drop", "fail"]
@@ -50,61 +50,63 @@ def merge_reports(reports: Iterable[EncodeReport]) -> EncodeReport:
     return EncodeReport(rows_in, kept, dropped, clipped)
 
 
+def missing_mask(series: pd.Series, column: Column | None) -> np.ndarray:
+    """Where a value counts as missing, by public rule: empty, text that is not a number in a
+    numeric column, or a value outside a categorical column's declared categories."""
+    isna = series.isna().to_numpy()
+    if isinstance(column, NumericColumn):
+        return isna | np.isnan(numeric_values(series, column))
+    if isinstance(column, CategoricalColumn):
+        return isna | (category_codes(series, column) < 0)
+    return isna
+
+
 def prepare_frame(
     df: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "drop", row_offset: int = 0
 ) -> tuple[pd.DataFrame, int]:
     """Apply the missing-value policy to whole rows; the schema's columns are read by name.
 
-    A row with a missing value in any input column is incomplete (columns the schema lists
-    under ``drop`` are discarded first and do not count); ``drop`` removes incomplete rows and
-    reports how many, ``fail`` refuses. Nothing is imputed. Returns (frame, rows dropped).
+    A value is missing when it is empty, when a numeric column holds text that is not a
+    number, or when a categorical column holds a value outside its declared categories (public
+    rules: one odd record never aborts a fit with an error that names it). Columns the schema
+    lists under ``drop`` are discarded first and do not count. ``drop`` removes incomplete rows
+    and reports how many (a private count), ``fail`` refuses. Nothing is imputed. Returns
+    (frame, rows dropped).
     """
     absent = [n for n in schema.names if n not in df.columns]
     if absent:
         raise DataError(f"the input has no column(s) {absent}; it has {list(map(str, df.columns))}")
     dropped = [c for c in schema.drop if c in df.columns]
     kept = df.drop(columns=dropped) if dropped else df
-    is_missing = kept.isna().to_numpy().any(axis=1)
+    declared = {c.name: c for c in schema.columns}
+    names = [str(c) for c in kept.columns]
+    incomplete = np.column_stack([missing_mask(kept[c], declared.get(c)) for c in kept.columns])
+    is_missing = incomplete.any(axis=1)
     n_missing = int(is_missing.sum())
     if not n_missing:
         return kept, 0  # no copy: callers read the schema's columns by name
     if missing == "fail":
         first = int(np.flatnonzero(is_missing)[0])
-        col = kept.columns[kept.iloc[first].isna().to_numpy()][0]
+        col = names[int(np.flatnonzero(incomplete[first])[0])]
         raise DataError(
-            f"column {col!r} has a missing value and --missing fail refuses missing values; "
-            "use --missing drop to drop incomplete rows",
+            f"column {col!r} has a missing value (empty, text in a numeric column, or a value "
+            "outside the declared categories) and --missing fail refuses missing values; use "
+            "--missing drop to drop incomplete rows",
             private_detail=f"row {first + row_offset}; {n_missing} rows have missing values",
         )
     return kept.loc[~is_missing], n_missing
 
 
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
-    """The column as float64; non-numeric text is an error naming the column and row."""
-    values = pd.to_numeric(series, errors="coerce")
-    bad = values.isna().to_numpy() & series.notna().to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataError(
-            f"column {column.name!r} is declared numeric but holds a value that is not a number",
-            private_detail=f"row {i + row_offset} holds {series.iloc[i]!r}",
-        )
-    return values.to_numpy(dtype=np.float64)
+    """The column as float64; text that is not a number is NaN (missing, by public rule)."""
+    return pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
 
 
 def category_codes(series: pd.Series, column: CategoricalColumn, row_offset: int = 0) -> np.ndarray:
-    """Integer codes 0..k-1 of the column's values; an unknown category is an error."""
-    text = series.astype(str).str.strip()
+    """Integer codes 0..k-1 of the column's values; -1 for a missing or undeclared value."""
+    text = series.astype(str).str.strip().where(series.notna(), None)
     cat = pd.Categorical(text, categories=list(column.categories))
-    codes = np.asarray(cat.codes, dtype=np.int64)
-    if (codes < 0).any():
-        i = int(np.flatnonzero(codes < 0)[0])
-        raise DataError(
-            f"column {column.name!r} holds a value that is not among its declared categories "
-            f"{list(column.categories)}",
-            private_detail=f"row {i + row_offset} holds {text.iloc[i]!r}",
-        )
-    return codes
+    return np.asarray(cat.codes, dtype=np.int64)
 
 
 class Encoder:

@@ -171,6 +171,8 @@ class GaussianSynthesizer(Synthesizer):
                 admissible="n >= 2",
                 private_detail=f"{acc.count} complete rows; {dropped} dropped for missing values",
             )
+        if self.neighboring != "unbounded" and dropped:
+            raise incomplete_rows_under_bounded(dropped)
         if self.min_rows is not None and acc.count < self.min_rows:
             raise AssumptionError(
                 f"the table has fewer rows than the declared minimum --min-rows "
@@ -429,6 +431,26 @@ def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
             )
         )
     return tuple(out)
+
+
+def incomplete_rows_under_bounded(dropped: int) -> AssumptionError:
+    """The refusal when rows cannot be used under bounded neighbours (n is public there).
+
+    Dropping a row that has a missing value (or a value outside the declared categories)
+    would change the table size that bounded neighbouring assumes public, and a replaced
+    record would then act as a removal. It is a public-assumption failure: the schema says
+    the column is always present.
+    """
+    return AssumptionError(
+        "under bounded neighbours the table size is public, so every row must be used, but a "
+        "row has a missing value (or a value outside the declared categories) in a column the "
+        "schema does not declare nullable. Declare such columns nullable (missing values are "
+        "then modelled), or use unbounded neighbours (add/remove), under which such rows are "
+        "dropped by a public rule.",
+        assumption="bounded neighbours: every row is complete",
+        admissible="nullable columns, or unbounded neighbours",
+        private_detail=f"{dropped} rows could not be used",
+    )
 
 
 def neighbour_margin(n: int, d: int, sigma: float, neighboring: str) -> float:

@@ -26,7 +26,7 @@ from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
 from synthcert.run_record import RunRecord, today_utc
-from synthcert.synthesizers.gaussian import GaussianSynthesizer
+from synthcert.synthesizers.gaussian import GaussianSynthesizer, incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, make_synthesizer
 from synthcert.workflows.artefacts import Publication
 
@@ -208,6 +208,11 @@ def synthesize(
             synth.fit(table)
         pub.timing("fit", time.perf_counter() - t0)
         pub.facts["rows_in"] = int(rows_in)
+        rows_used = getattr(synth, "n_", None)
+        if rows_used is not None:
+            pub.facts["rows_used"] = int(rows_used)
+            if dp and neighboring == "bounded" and int(rows_used) != int(rows_in):
+                raise incomplete_rows_under_bounded(int(rows_in) - int(rows_used))
         n = output_rows(synth, neighboring, n_out, min_rows, rows_in, dp or streamed)
         claim = synth.privacy_claim(n)
         t0 = time.perf_counter()
