@@ -133,14 +133,22 @@ def test_mpmath_quadrature_of_the_densities():
 
 
 def test_theorem_3_1_at_sigma_rho_is_not_valid_for_the_ridge():
-    """Why a new bound: with ρ = 0.5 a real table's ridged pair exceeds Theorem 3.1 at σ = ρ
-    (the ridge adds ρ/(n+1)·I that the theorem's proof does not allow for)."""
+    """Why a new bound: a real table's ridged pair exceeds Theorem 3.1 at σ = ρ (the ridge adds
+    ρ/(n+1)·I, which the theorem's proof does not allow for): by 1.9× at ρ = 0.5, and by 0.035%
+    even at the paper's setting N = 10^7, d = 6, ρ = 0.01, α = 4."""
     n, d, rho, alpha = 2000, 1, 0.5, 226.0
     s = _corner_table(n - 1, d)
     b = np.vstack([s, np.ones(d)])
     exact = max(_both(alpha, _ridged(s, rho), _ridged(b, rho)))
     theorem = float(epsilon_unbounded(alpha, n - 1, d, rho))
     assert exact > 1.9 * theorem
+    assert exact <= float(ridge_epsilon_per_record(alpha, n, d, rho))
+    # the same corner table at N = 10^7 (its moments: Σ_S = 0, record offset (2, …, 2))
+    n, d, rho, alpha = 10**7, 6, 0.01, 4.0
+    small, big = _add_pair(n - 1, rho, np.zeros((d, d)), np.full(d, 2.0))
+    exact = max(_both(alpha, small, big))
+    theorem = float(epsilon_unbounded(alpha, n - 1, d, rho))
+    assert exact / theorem == pytest.approx(1.00035, abs=2e-5)
     assert exact <= float(ridge_epsilon_per_record(alpha, n, d, rho))
 
 
