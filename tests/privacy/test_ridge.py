@@ -23,7 +23,7 @@ from scipy.stats import ortho_group
 from synthcert.errors import AssumptionError
 from synthcert.privacy.conversion import rdp_to_dp
 from synthcert.privacy.inherent import epsilon_unbounded
-from synthcert.privacy.renyi import renyi_gaussian
+from synthcert.privacy.renyi import renyi_gaussian, renyi_gaussian_detail
 from synthcert.privacy.ridge import (
     certify_ridge,
     max_records_ridge,
@@ -280,7 +280,14 @@ def _gram_pair(alpha: float, n: int, a: float, b: float, cos: float) -> float:
 
 @pytest.mark.parametrize(
     ("n", "d", "rho", "frac", "tight"),
-    [(2000, 3, 0.05, 0.1, 1.02), (10**5, 6, 0.01, 0.5, 1.01), (100, 2, 0.5, 0.5, 1.35)],
+    [
+        (2000, 3, 0.05, 0.1, 1.012),
+        (2000, 3, 0.05, 0.9, 1.025),
+        (10**5, 6, 0.01, 0.5, 1.002),
+        (100, 2, 0.5, 0.5, 1.13),
+        (100, 1, 0.066, 0.9, 1.08),  # αy > 1 ≥ y: the second branch of κ
+        (100, 2, 0.05, 0.5, 1.08),  # y > 1: κ = 4
+    ],
 )
 def test_bounded_gram_search(n, d, rho, frac, tight):
     """Grid over ‖ũ‖², ‖ṽ‖² ≤ τ and their angle, then Nelder-Mead: never above Theorem R2, and
@@ -306,6 +313,26 @@ def test_bounded_gram_search(n, d, rho, frac, tight):
     found = max(best, -float(res.fun))
     assert found <= bound * (1 + 1e-9)
     assert bound <= tight * found
+
+
+def test_bounded_mean_term_closed_form():
+    """The Woodbury form used in the proof of R2: α/2·δᵀC_α⁻¹δ = α(a + b − 2g + c(ab − g²))/(2n²Δ),
+    Δ = (1 − βa)(1 + γb) + βγg², against Prop. 4.1's mean term."""
+    rng = np.random.default_rng(0)
+    n, alpha = 50, 3.0
+    c = (n - 1) / n**2
+    beta, gamma = (alpha - 1) * c, alpha * c
+    for _ in range(20):
+        a, b = rng.uniform(0, 15, 2)
+        g = rng.uniform(-1, 1) * math.sqrt(a * b)
+        u = np.array([math.sqrt(a), 0.0])
+        v = np.array([g / math.sqrt(a), math.sqrt(max(0.0, b - g * g / a))])
+        det = renyi_gaussian_detail(
+            alpha, u / n, np.eye(2) + c * np.outer(u, u), v / n, np.eye(2) + c * np.outer(v, v)
+        )
+        delta = (1 - beta * a) * (1 + gamma * b) + beta * gamma * g * g
+        closed = alpha * (a + b - 2 * g + c * (a * b - g * g)) / (2 * n * n * delta)
+        assert det.mean_term[0] == pytest.approx(closed, rel=1e-10, abs=0)
 
 
 def test_bounded_gram_pair_is_the_ridged_pair():
@@ -372,7 +399,9 @@ def _mp_bounds(alpha, n, d, rho):
     )
     nb = mp.mpf(n)
     yb = (nb - 1) * tau / nb**2
-    bounded = 2 * a * tau / (nb**2 - (a - 1) * (nb - 1) * tau) - h * (
+    ay = a * yb
+    kappa = (4 / (1 + ay) if ay <= 1 else 1 + 1 / ay) if yb <= 1 else mp.mpf(4)
+    bounded = kappa * a * tau / (2 * (nb**2 - (a - 1) * (nb - 1) * tau)) - h * (
         mp.log(1 - (a - 1) * yb)
         + (a - 1) * mp.log(1 + yb)
         + mp.log(1 + a * yb)

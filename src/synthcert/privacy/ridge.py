@@ -26,7 +26,9 @@ Notation: τ = 4d/ρ; l(x) = log(1+x) − x (``_log1p_minus_x``, accurate for |x
 * **Theorem R2** (bounded: replace one record). For tables of n ≥ N ≥ 2 rows, let
   y = (N−1)τ/N². For 1 < α < 1 + 1/y,
 
-      ε = 2ατ/(N² − (α−1)(N−1)τ) + [l(y) − l(αy) − l(−(α−1)y)]/(2(α−1)).
+      ε = κατ/(2(N² − (α−1)(N−1)τ)) + [l(y) − l(αy) − l(−(α−1)y)]/(2(α−1)),
+
+  where κ = 4/(1+αy) if αy ≤ 1, κ = 1 + 1/(αy) if αy > 1 ≥ y, and κ = 4 if y > 1.
 
 Both bounds decrease in the table size (proved in docs/unconditional.md), so a certificate at
 the public minimum N holds for every table with at least N rows. The unbounded bound is within
@@ -156,8 +158,14 @@ def _bounded_parts(a: np.ndarray, n: float, t: float) -> dict[str, np.ndarray]:
     half = 1.0 / (2.0 * (a - 1.0))
     y = (n - 1.0) * t / (n * n)
     l_y = _log1p_minus_x(np.full_like(a, y))
+    # κ·τ bounds sup_b (‖ũ‖ + ‖ṽ‖)²/(1 + αc‖ṽ‖²) over ‖ṽ‖² ≤ τ (docs: mean term of R2); the plain
+    # bound κ = 4 is used where y > 1 (then α < 2), where the sharper form was not derived.
+    ay = a * y
+    with np.errstate(divide="ignore"):
+        kappa = np.where(ay <= 1.0, 4.0 / (1.0 + ay), 1.0 + 1.0 / ay)
+    kappa = np.where(y <= 1.0, kappa, 4.0)
     return {
-        "mean": 2.0 * a * t / (n * n - (a - 1.0) * (n - 1.0) * t),
+        "mean": kappa * a * t / (2.0 * (n * n - (a - 1.0) * (n - 1.0) * t)),
         "covariance": half * (l_y - _log1p_minus_x(a * y) - _log1p_minus_x(-(a - 1.0) * y)),
     }
 
