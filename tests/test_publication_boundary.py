@@ -146,6 +146,7 @@ REPORT = ["--report", "pub/report.html"]  # the public report is a published fil
 RELEASES = {
     "release-unbounded": ["release", "--sigma", SIGMA, "--min-rows", MIN_ROWS, *REPORT],
     "release-bounded": ["release", "--sigma", SIGMA, "--neighboring", "bounded", *REPORT],
+    "release-ridge": ["release", "--ridge", "0.05", "--min-rows", MIN_ROWS, *REPORT],
 }
 
 

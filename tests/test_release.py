@@ -239,3 +239,34 @@ def test_adult_numeric_release(data_home, tmp_path):
     assert len(out) == 30_000
     assert out["age"].between(17, 90).all()
     assert sha(adult) == before
+
+
+def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
+    """--ridge needs no sigma and no margin: a constant column (lambda_min = 0) is fine."""
+    from synthcert.data.schema import NumericColumn, Schema
+    from synthcert.privacy.ridge import certify_ridge
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.uniform(0, 10, 5_000), "b": 5.0, "c": rng.uniform(0, 1, 5_000)})
+    src = tmp_path / "t.parquet"
+    write_table(table, src)
+    schema = Schema(
+        (NumericColumn("a", 0, 10), NumericColumn("b", 0, 10), NumericColumn("c", 0, 1))
+    )
+    with pytest.raises(AssumptionError, match="singular"):
+        release(src, schema, tmp_path / "x.csv", sigma=1e-3, min_rows=4_000)
+    res = release(src, schema, tmp_path / "r.csv", ridge=0.05, min_rows=4_000, n_out=100)
+    cert = res.certificate
+    ref = certify_ridge(4_000, 3, 0.05, n_out=100, delta=1 / 4_000**2)
+    assert cert.epsilon == pytest.approx(ref.epsilon, rel=1e-12) and cert.ridge == 0.05
+    assert cert.sigma is None and cert.sigma_source.startswith("none (ridge")
+    assert cert.guarantee == "differential privacy"
+    assert {a.name for a in cert.assumptions} >= {"ridge", "min_rows", "domain"}
+    rows = read_table(tmp_path / "r.csv")
+    assert len(rows) == 100 and rows["b"].std() > 0  # the ridge spreads the constant column
+    with pytest.raises(AssumptionError, match="not both"):
+        release(src, schema, tmp_path / "y.csv", sigma=1e-3, ridge=0.05, min_rows=4_000)
+    budget = release(
+        src, schema, tmp_path / "e.csv", ridge=0.05, min_rows=4_000, epsilon=4.0, delta=1e-8
+    )
+    assert 1 <= budget.certificate.n_out and budget.certificate.epsilon <= 4.0

@@ -55,6 +55,7 @@ class Certificate(Result):
     d: int
     sigma: float | None
     sigma_source: str
+    ridge: float | None
     bounds_source: str
     min_rows: int | None
     n: int | None
@@ -122,32 +123,41 @@ def plan_release(
     if epsilon is not None:
         if n_out is not None:
             raise BudgetError("give either --n-out or --epsilon, not both")
-        if synth.sigma_declared is None:
+        if synth.sigma_declared is None and synth.ridge is None:
             raise AssumptionError(
                 "sizing a release to a budget needs a public sigma: with --sigma data the "
                 "number of rows would depend on the data; declare --sigma",
                 assumption="a declared sigma",
                 admissible="--sigma VALUE",
             )
+        if synth.ridge is not None:
+            from synthcert.privacy.ridge import max_records_ridge
+
+            def sizing(**kw):
+                return max_records_ridge(
+                    n_pub, fit.d, synth.ridge, neighboring=synth.neighboring, **kw
+                )
+        else:
+
+            def sizing(**kw):
+                return max_records(n_pub, fit.d, fit.sigma, neighboring=synth.neighboring, **kw)
+
         if alpha is not None and delta is None:
-            allowed = max_records(
-                n_pub, fit.d, fit.sigma, neighboring=synth.neighboring, alpha=alpha,
-                epsilon_rdp=epsilon,
-            )  # fmt: skip
+            allowed = sizing(alpha=alpha, epsilon_rdp=epsilon)
             budget = {"alpha": alpha, "epsilon_rdp": epsilon}
         else:
             delta = default_delta(n_pub) if delta is None else delta
-            allowed = max_records(
-                n_pub, fit.d, fit.sigma, neighboring=synth.neighboring, alpha=alpha,
-                epsilon=epsilon, delta=delta, conversion=conversion,
-            )  # fmt: skip
+            allowed = sizing(alpha=alpha, epsilon=epsilon, delta=delta, conversion=conversion)
             budget = {"epsilon": epsilon, "delta": delta}
         if allowed.max_records < 1:
             size = "--min-rows" if synth.neighboring == "unbounded" else "n"
+            scale = (
+                f"rho={synth.ridge:.4g}" if synth.ridge is not None else f"sigma={fit.sigma:.4g}"
+            )
             raise BudgetError(
                 f"the budget {budget} allows no record at all for {size}={n_pub}, d={fit.d}, "
-                f"sigma={fit.sigma:.4g} ({synth.neighboring}): raise epsilon, declare a larger "
-                "sigma if it is publicly justified, or use a larger input table"
+                f"{scale} ({synth.neighboring}): raise epsilon, declare a larger sigma or ridge "
+                "if it is publicly justified, or use a larger input table"
             )
         n_out = int(allowed.max_records)
         alpha = allowed.alpha if alpha is None else alpha
@@ -168,8 +178,9 @@ def release(
     schema: Schema,
     out: str | os.PathLike,
     *,
-    sigma: float | str | None,
+    sigma: float | str | None = None,
     min_rows: int | None = None,
+    ridge: float | None = None,
     n_out: int | None = None,
     epsilon: float | None = None,
     delta: float | None = None,
@@ -201,7 +212,10 @@ def release(
     sigma
         The PUBLIC lower bound on the smallest eigenvalue of every neighbouring table's encoded
         covariance, or ``"data"`` to measure it on the table (then no guarantee is stated and
-        no figure is published). Required.
+        no figure is published). Required unless ``ridge`` is given.
+    ridge
+        A PUBLIC rho > 0: sample from N(mu, Sigma + rho I) instead, whose certificate assumes
+        nothing about the data (docs/unconditional.md, Theorems R1 and R2).
     min_rows
         Under unbounded neighbours, a PUBLIC lower bound N on the table size: the certificate
         is evaluated at N (valid for every table of at least N rows), the default ``n_out`` is
@@ -221,14 +235,15 @@ def release(
     """
     from synthcert import engine as eng_mod
 
-    if sigma is None:
+    if sigma is None and ridge is None:
         raise AssumptionError(
             "the certificate needs a PUBLIC sigma (--sigma VALUE): a lower bound on the "
             "smallest eigenvalue of the encoded covariance that holds for every table that "
             "differs from this one in one record. --sigma data measures it on the table and "
-            "then states no guarantee.",
+            "then states no guarantee; --ridge RHO certifies without any assumption on the "
+            "data (docs/unconditional.md).",
             assumption="a declared sigma",
-            admissible="--sigma VALUE, or --sigma data",
+            admissible="--sigma VALUE, --ridge RHO, or --sigma data",
         )
     if neighboring == "unbounded" and min_rows is None:
         raise AssumptionError(
@@ -254,8 +269,9 @@ def release(
         ],
     )
     synth = GaussianSynthesizer(
-        schema, sigma=sigma, neighboring=neighboring, missing=missing, min_rows=min_rows
-    )
+        schema, sigma=sigma, neighboring=neighboring, missing=missing, min_rows=min_rows,
+        ridge=ridge,
+    )  # fmt: skip
 
     def stage(name: str):
         return None if progress is None else (lambda done, total: progress(name, done, total))
@@ -326,7 +342,8 @@ def make_certificate(
         neighboring=synth.neighboring,
         d=synth.encoder.dim,
         sigma=synth.sigma_declared,
-        sigma_source="declared" if synth.sigma_declared is not None else "data",
+        sigma_source=sigma_source(synth),
+        ridge=synth.ridge,
         bounds_source=synth.schema.bounds_source,
         min_rows=synth.min_rows,
         n=synth.fit_.n if bounded else None,
@@ -360,12 +377,20 @@ def private_facts(synth: GaussianSynthesizer) -> dict[str, Any]:
         facts["neighbour_margin"] = neighbour_margin(
             fit.n, fit.d, synth.sigma_declared, synth.neighboring
         )
-    else:
+    elif synth.ridge is None:
         facts["sigma_measured"] = fit.sigma
-    if synth._n_sampled is not None and synth.sigma_declared is None and synth.min_rows:
+    measured = synth.sigma_declared is None and synth.ridge is None
+    if synth._n_sampled is not None and measured and synth.min_rows:
         cert = synth.certificate(synth._n_sampled)
         facts["figures_at_measured_sigma"] = cert.to_dict()
     return facts
+
+
+def sigma_source(synth: GaussianSynthesizer) -> str:
+    """Where the covariance assumption comes from: declared sigma, a ridge (none), the data."""
+    if synth.ridge is not None:
+        return "none (ridge: nothing is assumed about the data)"
+    return "declared" if synth.sigma_declared is not None else "data"
 
 
 def default_certificate_path(out: Path) -> Path:

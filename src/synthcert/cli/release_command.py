@@ -106,6 +106,15 @@ def release_command(
             "is stated and no (epsilon, delta) is published.",
         ),
     ] = None,
+    ridge: Annotated[
+        str | None,
+        typer.Option(
+            "--ridge",
+            help="PUBLIC rho > 0: sample from N(mu, Sigma + rho I). The certificate then assumes "
+            "nothing about the data (no sigma, no margin; docs/unconditional.md) at the cost "
+            "of weaker correlations. Instead of --sigma.",
+        ),
+    ] = None,
     min_rows: MinRowsOpt = None,
     seed: SeedOpt = None,
     certificate: Annotated[
@@ -194,6 +203,7 @@ def release_command(
             sch,
             out,
             sigma=parse_sigma(sigma),
+            ridge=parse_float(ridge) if ridge is not None else None,
             min_rows=parse_count(min_rows) if min_rows is not None else None,
             n_out=parse_count(n_out) if n_out is not None else None,
             epsilon=parse_float(epsilon) if epsilon is not None else None,
@@ -269,7 +279,12 @@ def print_release(result: ReleaseResult) -> None:
                 ("rows released", f"{c.n_out:,}"),
                 size,
                 ("encoded dimension d", c.d),
-                ("sigma", f"{c.sigma:.6g} (declared)" if c.sigma is not None else "data"),
+                (
+                    "sigma" if c.ridge is None else "ridge rho (unconditional)",
+                    f"{c.sigma:.6g} (declared)"
+                    if c.sigma is not None
+                    else (f"{c.ridge:.6g}" if c.ridge is not None else "data"),
+                ),
                 ("neighbouring", c.neighboring),
                 ("alpha", c.alpha),
                 ("epsilon_RDP (all rows)", c.epsilon_rdp),

@@ -82,6 +82,7 @@ class GaussianSynthesizer(Synthesizer):
         sigma: float | str | None = None,
         neighboring: str = "unbounded",
         min_rows: int | None = None,
+        ridge: float | None = None,
         alpha: float | None = None,
         delta: float | None = None,
         missing: MissingPolicy = "drop",
@@ -101,6 +102,23 @@ class GaussianSynthesizer(Synthesizer):
                 assumption="min_rows >= 2",
                 admissible=">= 2",
             )
+        if ridge is not None:
+            if not float(ridge) > 0:
+                raise AssumptionError(
+                    f"the ridge rho must be positive, got {ridge}", assumption="rho > 0"
+                )
+            if sigma is not None:
+                raise AssumptionError(
+                    "give either a ridge (--ridge: the certificate then assumes nothing about "
+                    "the data) or a declared sigma, not both",
+                    assumption="one of sigma or ridge",
+                )
+            if neighboring not in ("unbounded", "bounded"):
+                raise AssumptionError(
+                    "the ridged certificate covers unbounded and bounded neighbours",
+                    assumption="neighboring in {unbounded, bounded}",
+                )
+        self.ridge = None if ridge is None else float(ridge)
         self.sigma_declared = None if sigma is None else float(sigma)
         self.neighboring = neighboring
         self.min_rows = None if min_rows is None else int(min_rows)
@@ -118,6 +136,7 @@ class GaussianSynthesizer(Synthesizer):
             "sigma": "data" if self.sigma_declared is None else self.sigma_declared,
             "neighboring": self.neighboring,
             "min_rows": self.min_rows,
+            "ridge": self.ridge,
             "alpha": self.alpha,
             "delta": self.delta,
             "missing": self.missing,
@@ -186,7 +205,8 @@ class GaussianSynthesizer(Synthesizer):
         self.cov_ = acc.covariance
         eigvals, eigvecs = np.linalg.eigh(self.cov_)
         lam_min = float(eigvals[0])
-        self._check_sigma(lam_min, eigvecs[:, 0], acc.count)
+        if self.ridge is None:
+            self._check_sigma(lam_min, eigvecs[:, 0], acc.count)
         sigma = self.sigma_declared if self.sigma_declared is not None else lam_min
         self.fit_ = GaussianFit(
             n=acc.count,
@@ -197,7 +217,10 @@ class GaussianSynthesizer(Synthesizer):
             sigma_source="declared" if self.sigma_declared is not None else "data",
         )
         self.smallest_eigenvalue_ = lam_min
-        self._factor = gaussian_factor(self.cov_)
+        sampled = (
+            self.cov_ if self.ridge is None else self.cov_ + self.ridge * np.eye(len(self.cov_))
+        )
+        self._factor = gaussian_factor(sampled)
         self._fitted = True
         return self
 
@@ -357,6 +380,8 @@ class GaussianSynthesizer(Synthesizer):
 
         self._check_fitted()
         assumptions = gaussian_assumptions(self)
+        if self.ridge is not None:
+            return self._ridge_claim(n_out, alpha=alpha, delta=delta, conversion=conversion)
         if self.sigma_declared is None:
             return PrivacyClaim(
                 model="inherent-rdp",
@@ -389,6 +414,40 @@ class GaussianSynthesizer(Synthesizer):
             ),
         )
 
+    def _ridge_claim(
+        self, n_out: int, *, alpha: float | None, delta: float | None, conversion: str
+    ) -> PrivacyClaim:
+        """The unconditional claim of the ridged release (docs/unconditional.md, R1 / R2)."""
+        from synthcert.privacy.claims import GUARANTEE, Assumption, PrivacyClaim
+        from synthcert.privacy.ridge import certify_ridge, require_ridge
+
+        n = self.public_n()
+        alpha = alpha if alpha is not None else self.alpha
+        delta = delta if delta is not None else self.delta
+        if alpha is None and delta is None:
+            delta = default_delta(n)
+        cert = require_ridge(
+            certify_ridge(
+                n, self.encoder.dim, self.ridge, alpha=alpha, n_out=int(n_out),  # type: ignore[arg-type]
+                neighboring=self.neighboring, delta=delta, conversion=conversion,  # type: ignore[arg-type]
+            )
+        )  # fmt: skip
+        assumptions = gaussian_assumptions(self)
+        data_domain = any(a.source == "data" for a in assumptions)
+        return PrivacyClaim(
+            model="inherent-rdp",
+            guarantee="none: the domain was read from the data" if data_domain else GUARANTEE,
+            neighboring=self.neighboring,
+            epsilon=cert.epsilon,
+            delta=cert.delta,
+            alpha=cert.alpha,
+            epsilon_rdp=cert.epsilon_rdp,
+            n_out=int(n_out),
+            conversion=cert.conversion,
+            mechanisms=("sampling from N(mu, Sigma + rho I) (the ridged release)",),
+            assumptions=(*assumptions, Assumption("equation", cert.equation, "definition")),
+        )
+
 
 SIGMA_DATA_WARNING = (
     "sigma was measured on the data (--sigma data): no privacy guarantee is stated and no "
@@ -401,11 +460,21 @@ def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
     from synthcert.privacy.claims import Assumption, domain_assumption
 
     schema = synth.schema
+    domain = domain_assumption(
+        schema.bounds_source, [c.name for c in schema.columns if c.source == "data"]
+    )
+    ridge = Assumption(
+        "ridge",
+        synth.ridge,
+        "declared",
+        "rows are drawn from N(mu, Sigma + rho I): unconditional, nothing is assumed about the "
+        "data's covariance",
+    )
     out = [
-        domain_assumption(
-            schema.bounds_source, [c.name for c in schema.columns if c.source == "data"]
-        ),
-        Assumption(
+        domain,
+        ridge
+        if synth.ridge is not None
+        else Assumption(
             "sigma",
             "data" if synth.sigma_declared is None else synth.sigma_declared,
             "data" if synth.sigma_declared is None else "declared",
