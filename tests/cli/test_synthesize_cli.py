@@ -285,3 +285,23 @@ def test_synthesize_to_a_folder_writes_a_partitioned_dataset(adult, tmp_path):
     out = pd.read_parquet(tmp_path / "syn")
     assert len(out) == 5_000 and set(out["sex"]) <= {"Female", "Male"}
     assert not list((tmp_path).glob(".syn*"))  # no temporary folder left behind
+
+
+def test_dp_on_an_inferred_schema_is_refused_naming_the_columns(adult_files, tmp_path):
+    """A domain read from the data is not protected: refuse, name the columns, offer two ways."""
+    inferred = runner.invoke(app, ["schema", "infer", str(adult_files / "num.csv")])
+    assert inferred.exit_code == 0, inferred.output
+    (tmp_path / "inferred.json").write_text(inferred.stdout)
+    args = ["synthesize", str(adult_files / "num.csv"), "--schema", str(tmp_path / "inferred.json")]
+    args += ["--synthesizer", "privbayes", "--epsilon", "1", "--out", str(tmp_path / "p.csv")]
+    res = runner.invoke(app, args)
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2 and not (tmp_path / "p.csv").exists()
+    assert "age, fnlwgt" in text and "were read from the data" in text
+    assert '"source": "public"' in text and "--allow-data-domain" in text
+    allowed = _json([*args, "--allow-data-domain", "--json"])
+    claim = allowed["claim"]
+    assert claim["guarantee"] == "none: the domain was read from the data"
+    assert {"name": "domain", "source": "data"} in [
+        {k: a[k] for k in ("name", "source")} for a in claim["assumptions"]
+    ]
