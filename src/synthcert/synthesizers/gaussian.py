@@ -254,7 +254,7 @@ class GaussianSynthesizer(Synthesizer):
                 f"table that differs from it in one record ({self.neighboring} neighbours) "
                 "must have an encoded covariance whose smallest eigenvalue is at least the "
                 f"declared sigma = {self.sigma_declared:.6g}, and this table is too close to "
-                "that limit (docs/accountant.md, 'the neighbour margin'). Declare a smaller "
+                "that limit (docs/publication.md, 'The neighbour margin'). Declare a smaller "
                 "public sigma, drop nearly collinear columns, or merge rare categories.",
                 assumption="lambda_min of every neighbouring table >= sigma",
                 admissible="a smaller declared sigma",
