@@ -2,8 +2,8 @@
 
 The attacker knows every row but one and reads every file synthcert publishes. For a table D
 and each neighbour D' (a row added, removed, replaced by an extreme corner record; one value
-outside the declared bounds, one value missing, an unknown category), every command runs with
-identical public arguments and no seed, and:
+outside the declared bounds, one value missing, an unknown category, text in a numeric
+column), every command runs with identical public arguments and no seed, and:
 
 - every published file other than the sampled rows is byte-identical, and so is ``--json``;
 - the number of sampled rows is identical;
@@ -43,7 +43,7 @@ SCHEMA = Schema(
 )
 SIGMA = "0.03"  # public: the generator keeps lambda_min near 0.053, above the margin 0.043
 MIN_ROWS = "1400"
-SAME_SIZE = ("replaced", "out_of_bounds", "missing", "unknown_category")
+SAME_SIZE = ("replaced", "out_of_bounds", "missing", "unknown_category", "text_in_numeric")
 ALL = ("added", "removed", *SAME_SIZE)
 
 
@@ -77,6 +77,9 @@ def neighbour(table: pd.DataFrame, kind: str) -> pd.DataFrame:
     elif kind == "unknown_category":
         t["region"] = t["region"].astype(object)
         t.loc[t.index[-1], "region"] = "atlantis"
+    elif kind == "text_in_numeric":
+        t["score"] = t["score"].astype(object)
+        t.loc[t.index[-1], "score"] = "n/a (refused to answer)"
     else:  # pragma: no cover - a typo in the test itself
         raise ValueError(kind)
     return t
@@ -127,7 +130,7 @@ def assert_clean_refusal(b: dict, kind: str) -> None:
     """A public-assumption failure: refused, and the message names no value of the table."""
     assert "refused" in b, f"neighbour {kind!r} was not refused"
     text = b["refused"]
-    assert "atlantis" not in text and "1000000000" not in text, text
+    assert "atlantis" not in text and "1000000000" not in text and "refused to" not in text, text
     assert not re.search(r"row \d", text), text
     assert "do not publish" not in text and "1499" not in text and "1500" not in text, text
 
@@ -136,7 +139,7 @@ def check_neighbour(base: dict, other: dict, kind: str, bounded: bool) -> None:
     """Same publication, except the documented refusal under bounded neighbours: a value is
     missing (or not a declared category) in a column the schema says is always present, and
     n is public there, so the row can be neither dropped nor kept."""
-    if bounded and kind in ("missing", "unknown_category"):
+    if bounded and kind in ("missing", "unknown_category", "text_in_numeric"):
         assert_clean_refusal(other, kind)
     else:
         assert_same_publication(base, other, kind)
