@@ -58,6 +58,8 @@ def test_account_optimises_alpha_with_delta():
             "mironov",
             "--neighboring",
             "bounded",
+            "--method",
+            "corollary",
             "--json",
         ]
     )
@@ -86,6 +88,8 @@ def test_account_refuses_with_the_assumption():
             "4",
             "--neighboring",
             "bounded",
+            "--method",
+            "corollary",
             "--json",
         ]
     )
