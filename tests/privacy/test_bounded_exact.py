@@ -363,3 +363,16 @@ def test_dp_account_with_exact_is_below_the_corollary():
     assert ex.feasible and co.feasible
     assert ex.epsilon < co.epsilon
     assert ex.alpha_max > 1.9 * co.alpha_max
+
+
+def test_an_order_stopped_by_the_box_limit_keeps_a_valid_bound_and_spares_the_others():
+    n = 10**5
+    lim = float(bx.exact_alpha_limit(n, D, SIGMA))
+    hard = lim * (1 - 1e-2)
+    up, at, arg, conv, _ = bx.certified_sup([4.0, hard], n, D, SIGMA, max_boxes=3000)
+    assert conv[0] and at[0] <= up[0] <= at[0] * (1 + 2e-6)
+    assert not conv[1] and up[1] >= at[1]
+    assert up[1] > at[1] * (1 + 1e-6)  # stopped early: looser, never below the supremum
+    grid = bx.divergence(hard, n, 2400.0, 2400.0, np.linspace(-1, 1, 2001))
+    assert float(np.max(grid)) <= up[1]
+    assert float(bx.divergence(hard, n, *arg[1])) == pytest.approx(at[1], rel=1e-12)

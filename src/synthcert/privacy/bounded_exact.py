@@ -341,7 +341,7 @@ def certified_sup(
     *,
     rtol: float = RTOL,
     max_iter: int = 200,
-    max_boxes: int = 300_000,
+    max_boxes: int = 200_000,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Interval branch-and-bound for sup D_α over {|u|², |v|² ≤ τ, cos ∈ [−1, 1]}, all α at once.
 
@@ -350,7 +350,8 @@ def certified_sup(
     value of their α are discarded; boxes within ``rtol`` of it are settled (their bound is
     kept); the rest are halved along their widest side (relative to τ, and to 2 for the
     cosine). The answer is max(best attained, every kept upper bound): a rigorous upper bound
-    on the supremum, also when the iteration or box limit stops the search early.
+    on the supremum, also when the iteration limit or an order's box limit (``max_boxes``
+    live boxes per order) stops its search early; the other orders go on.
     """
     t = float(tau(d, sigma))
     alphas = np.atleast_1d(np.asarray(alpha, dtype=float)).ravel()
@@ -365,6 +366,7 @@ def certified_sup(
     boxes = np.tile(base, (m, 1))
     idx = np.repeat(np.arange(m), base.shape[0])
     settled = np.full(m, -np.inf)
+    stopped = np.zeros(m, dtype=bool)
     evaluated = 0
     for _ in range(max_iter):
         a_box = alphas[idx]
@@ -387,8 +389,15 @@ def certified_sup(
         if np.any(done):
             np.maximum.at(settled, idx[done], up[done])
         act = keep & ~done
-        boxes, idx = boxes[act], idx[act]
-        if boxes.shape[0] == 0 or 2 * boxes.shape[0] > max_boxes:
+        boxes, idx, up = boxes[act], idx[act], up[act]
+        # An order whose live boxes would exceed the limit stops here with its current bounds.
+        over = np.bincount(idx, minlength=m) * 2 > max_boxes
+        if np.any(over):
+            out = over[idx]
+            np.maximum.at(settled, idx[out], up[out])
+            stopped |= over
+            boxes, idx = boxes[~out], idx[~out]
+        if boxes.shape[0] == 0:
             break
         wa = (boxes[:, 1] - boxes[:, 0]) / t
         wb = (boxes[:, 3] - boxes[:, 2]) / t
@@ -404,7 +413,7 @@ def certified_sup(
         boxes = np.concatenate([lo_part, hi_part])
         idx = np.concatenate([idx, idx])
     upper = np.maximum(best, settled)
-    converged = np.ones(m, dtype=bool)
+    converged = ~stopped
     if boxes.shape[0]:
         rest = _box_upper(alphas[idx], float(n), boxes)
         np.maximum.at(upper, idx, rest)
