@@ -362,7 +362,7 @@ def certified_sup(
     js = np.argmax(sv, axis=1)
     best = sv[np.arange(m), js]
     arg = seeds[js].copy()
-    base = _initial_boxes(t, d)
+    base = _initial_boxes(float(_up(t)), d)  # τ = 4d/σ rounded outward
     boxes = np.tile(base, (m, 1))
     idx = np.repeat(np.arange(m), base.shape[0])
     settled = np.full(m, -np.inf)
