@@ -9,6 +9,7 @@ import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
+from synthcert.privacy.bounded_exact import SEARCH_RTOL
 from synthcert.privacy.conversion import (
     Conversion,
     _check_conversion,
@@ -31,6 +32,12 @@ from synthcert.privacy.inherent import (
     infeasibility_reason,
     theorem_n,
 )
+
+
+def _coarse_search(neighboring: str, method: str) -> bool:
+    """True for the exact bounded certificate: α is searched on bounds certified to
+    SEARCH_RTOL (fast, slightly larger) and the chosen α is then certified to full precision."""
+    return neighboring == "bounded" and method == "exact"
 
 
 @dataclass(frozen=True)
@@ -134,15 +141,22 @@ def max_records_dp(
             n, d, sigma, math.nan, float(epsilon), float(delta), conversion, neighboring, why
         )
 
-    def neg_records(a: np.ndarray) -> np.ndarray:
-        per = epsilon_per_record(a, m, d, sigma, neighboring, variant=variant, method=method)
+    def neg_records(a: np.ndarray, rtol: float | None = None) -> np.ndarray:
+        per = epsilon_per_record(
+            a, m, d, sigma, neighboring, variant=variant, method=method, rtol=rtol
+        )
         room = epsilon - conversion_offset(a, delta, conversion)
         with np.errstate(invalid="ignore", divide="ignore"):
             val = np.where(np.isfinite(per) & (per > 0), room / per, -np.inf)
         return -val
 
     if alpha is None:
-        best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
+        if _coarse_search(neighboring, method):
+            # Search α on looser (still certified) bounds, then certify the chosen α fully.
+            _b, alpha = _log_alpha_search(lambda a: neg_records(a, SEARCH_RTOL), 1.0 + 1e-6, lim)
+            best = float(neg_records(np.array([alpha]))[0]) if math.isfinite(_b) else _b
+        else:
+            best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
     else:
         why = infeasibility_reason(
             float(alpha), m, d, sigma, neighboring, variant=variant, method=method
@@ -303,8 +317,9 @@ def account(
         else:
 
             def curve(a: np.ndarray) -> np.ndarray:
+                rtol = SEARCH_RTOL if _coarse_search(neighboring, method) else None
                 per = epsilon_per_record(
-                    a, m, d, sigma, neighboring, variant=variant, method=method
+                    a, m, d, sigma, neighboring, variant=variant, method=method, rtol=rtol
                 )
                 return compose(per, n_out)
 

@@ -416,11 +416,14 @@ def epsilon_per_record(
     *,
     variant: Variant = "corrected",
     method: Method = DEFAULT_BOUNDED_METHOD,
+    rtol: float | None = None,
 ) -> np.ndarray:
     """ε of one output record at each α for the chosen relation (+inf where the theorem refuses).
 
     For ``bounded``, ``method="exact"`` (default) is the certified exact worst case
     (privacy/bounded_exact.py) and ``method="corollary"`` Corollary 3.2 (with ``variant``).
+    ``rtol`` (exact only; default 1e-6) is how close the certified bound is pushed to the
+    supremum: a looser one is faster and larger, never smaller.
     """
     _check_neighboring(neighboring)
     _check_method(method)
@@ -432,7 +435,9 @@ def epsilon_per_record(
         _check_inputs(n, d, sigma)
         if float(n) < 2:
             return np.full(np.shape(alpha), np.inf)
-        return epsilon_bounded_exact(alpha, n, int(d), float(sigma))
+        if rtol is None:
+            return epsilon_bounded_exact(alpha, n, int(d), float(sigma))
+        return epsilon_bounded_exact(alpha, n, int(d), float(sigma), rtol=rtol)
     if neighboring == "bounded":
         return np.asarray(epsilon_bounded(alpha, n, d, sigma, variant=variant), dtype=float)
     return np.asarray(epsilon_bounded_direct(alpha, n, d, sigma), dtype=float)
