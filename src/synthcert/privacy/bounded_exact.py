@@ -50,6 +50,8 @@ RELAXED = (
 
 RTOL = 1e-6  # settled when the rigorous bound is within this of the attained value
 SEARCH_RTOL = 1e-4  # for curves searched over α; the chosen α is then certified at RTOL
+MAX_BOXES = 1_000_000  # boxes evaluated per order before its search stops (bound stays valid)
+SEARCH_MAX_BOXES = 20_000  # the same when rtol is looser than RTOL (α searches)
 _ULP = 2.0**-52
 _SERIES = 1e-3  # |x| below which l(x) = log(1+x) − x is summed as a series
 
@@ -342,7 +344,7 @@ def certified_sup(
     *,
     rtol: float = RTOL,
     max_iter: int = 200,
-    max_boxes: int = 200_000,
+    max_boxes: int = MAX_BOXES,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """Interval branch-and-bound for sup D_α over {|u|², |v|² ≤ τ, cos ∈ [−1, 1]}, all α at once.
 
@@ -351,8 +353,8 @@ def certified_sup(
     value of their α are discarded; boxes within ``rtol`` of it are settled (their bound is
     kept); the rest are halved along their widest side (relative to τ, and to 2 for the
     cosine). The answer is max(best attained, every kept upper bound): a rigorous upper bound
-    on the supremum, also when the iteration limit or an order's box limit (``max_boxes``
-    live boxes per order) stops its search early; the other orders go on.
+    on the supremum, also when the iteration limit or an order's box budget (``max_boxes``
+    boxes evaluated per order) stops its search early; the other orders go on.
     """
     t = float(tau(d, sigma))
     alphas = np.atleast_1d(np.asarray(alpha, dtype=float)).ravel()
@@ -368,12 +370,14 @@ def certified_sup(
     idx = np.repeat(np.arange(m), base.shape[0])
     settled = np.full(m, -np.inf)
     stopped = np.zeros(m, dtype=bool)
+    spent = np.zeros(m, dtype=np.int64)
     evaluated = 0
     for _ in range(max_iter):
         a_box = alphas[idx]
         up = _box_upper(a_box, float(n), boxes)
         cv = _box_centre_value(a_box, float(n), boxes)
         evaluated += boxes.shape[0]
+        spent += np.bincount(idx, minlength=m)
         cv = np.where(np.isfinite(cv), cv, -np.inf)
         # best centre value per α
         order = np.lexsort((cv, idx))
@@ -391,8 +395,8 @@ def certified_sup(
             np.maximum.at(settled, idx[done], up[done])
         act = keep & ~done
         boxes, idx, up = boxes[act], idx[act], up[act]
-        # An order whose live boxes would exceed the limit stops here with its current bounds.
-        over = np.bincount(idx, minlength=m) * 2 > max_boxes
+        # An order whose next round would exceed its box budget stops with its current bounds.
+        over = spent + 2 * np.bincount(idx, minlength=m) > max_boxes
         if np.any(over):
             out = over[idx]
             np.maximum.at(settled, idx[out], up[out])
@@ -436,7 +440,13 @@ def _check(n: float, d: float, sigma: float) -> None:
 
 
 def exact_bound(
-    alpha: ArrayLike, n: float, d: int, sigma: float, *, rtol: float = RTOL
+    alpha: ArrayLike,
+    n: float,
+    d: int,
+    sigma: float,
+    *,
+    rtol: float = RTOL,
+    max_boxes: int = MAX_BOXES,
 ) -> ExactBound:
     """Certified sup of D_α over bounded neighbours of D_σ (per record), at each order α.
 
@@ -455,7 +465,7 @@ def exact_bound(
     total = 0
     if np.any(ok):
         u, b, arg, conv, total = certified_sup(
-            alphas[ok], float(n), int(d), float(sigma), rtol=rtol
+            alphas[ok], float(n), int(d), float(sigma), rtol=rtol, max_boxes=max_boxes
         )
         ups[ok], ats[ok], args[ok], convs[ok] = u, b, arg, conv
     return ExactBound(
@@ -478,10 +488,13 @@ def epsilon_bounded_exact(
 ) -> np.ndarray:
     """Per-record ε of the exact bounded certificate (the certified upper bound), shaped as α.
 
-    A looser ``rtol`` returns a larger, still certified, value faster (used to search α).
+    A looser ``rtol`` returns a larger, still certified, value faster (used to search α); it
+    also caps each order at SEARCH_MAX_BOXES live boxes, so orders next to (n−1)/τ cost little
+    (their bound is then looser, still an upper bound).
     """
     a = np.asarray(alpha, dtype=float)
-    res = exact_bound(a, n, d, sigma, rtol=rtol)
+    cap = MAX_BOXES if rtol <= RTOL else SEARCH_MAX_BOXES
+    res = exact_bound(a, n, d, sigma, rtol=rtol, max_boxes=cap)
     return np.asarray(res.upper, dtype=float).reshape(a.shape)
 
 
