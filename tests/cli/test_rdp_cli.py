@@ -58,6 +58,8 @@ def test_account_optimises_alpha_with_delta():
             "mironov",
             "--neighboring",
             "bounded",
+            "--method",
+            "corollary",
             "--json",
         ]
     )
@@ -86,6 +88,8 @@ def test_account_refuses_with_the_assumption():
             "4",
             "--neighboring",
             "bounded",
+            "--method",
+            "corollary",
             "--json",
         ]
     )
@@ -167,3 +171,38 @@ def test_reproduce_rdp_tables(tmp_path):
     res, out = _json(["reproduce", "rdp", "--out", str(tmp_path), "--no-figures", "--json"])
     assert res.exit_code == 0
     assert out["compared"] == 152 and (tmp_path / "summary.md").is_file()
+
+
+def _bounded_account(method: str | None):
+    args = ["account", "--neighboring", "bounded", "--n", "1e7", "--d", "6", "--sigma", "0.01"]
+    args += ["--alpha", "4", "--json"]
+    if method is not None:
+        args += ["--method", method]
+    return _json(args)
+
+
+def test_account_bounded_exact_is_the_issue_figure_and_the_default():
+    res, out = _bounded_account("exact")
+    assert res.exit_code == 0, res.output
+    assert abs(out["epsilon_rdp"] / 1.153 - 1) < 0.005
+    assert out["method"] == "exact" and "branch-and-bound" in out["equation"]
+    _res, default = _bounded_account(None)
+    assert default["epsilon_rdp"] == out["epsilon_rdp"]
+    _res, cor = _bounded_account("corollary")
+    assert round(cor["epsilon_rdp"], 4) == 2.3071 and cor["method"] == "corollary"
+    assert cor["alpha_max"] < out["alpha_max"] / 1.9
+
+
+def test_account_rejects_an_unknown_method():
+    res, _out = _bounded_account("guess")
+    assert res.exit_code == 2 and "--method" in res.output
+
+
+def test_budget_takes_the_method():
+    base = ["budget", "--n", "1e7", "--d", "6", "--sigma", "0.01", "--alpha", "4"]
+    base += ["--epsilon-rdp", "1", "--neighboring", "bounded", "--json"]
+    _res, exact = _json(base)
+    _res, cor = _json([*base, "--method", "corollary"])
+    assert cor["max_records"] == 4334370  # thesis Table 5.2, floored
+    assert exact["max_records"] == 8673312  # floor(1/ε) of the exact bound
+    assert exact["epsilon_spent"] <= 1.0

@@ -37,7 +37,7 @@ D, SIGMA = 6, 0.01
 )
 def test_thesis_table_5_2_floored(rel, n, floor, printed):
     """Floors of the certificate (unbounded: Theorem 3.1 at n−1, protecting removal too)."""
-    b = max_records_rdp(n, D, SIGMA, 4.0, 1.0, neighboring=rel)
+    b = max_records_rdp(n, D, SIGMA, 4.0, 1.0, neighboring=rel, method="corollary")
     assert b.max_records == floor
     per = b.epsilon_rdp_per_record
     assert floor * per <= 1.0 < (floor + 1) * per
@@ -47,7 +47,7 @@ def test_thesis_table_5_2_floored(rel, n, floor, printed):
 
 
 def test_table_5_2_bounded_1e4_is_zero_with_reason():
-    b = max_records_rdp(10**4, D, SIGMA, 4.0, 1.0, neighboring="bounded")
+    b = max_records_rdp(10**4, D, SIGMA, 4.0, 1.0, neighboring="bounded", method="corollary")
     assert b.max_records == 0 and not b.feasible
     assert "eq. (2)" in b.reason
 
@@ -158,7 +158,7 @@ def test_unbounded_certificate_covers_removal_of_a_member():
 def test_account_refuses_clearly():
     with pytest.raises(AssumptionError, match="delta is required"):
         account(10**7, D, SIGMA)
-    r = account(10**4, D, SIGMA, alpha=4.0, neighboring="bounded", delta=1e-6)
+    r = account(10**4, D, SIGMA, alpha=4.0, neighboring="bounded", delta=1e-6, method="corollary")
     assert not r.feasible and "eq. (2)" in r.reason and r.epsilon is None
     r = account(100, D, SIGMA, delta=1e-6)
     assert not r.feasible and r.epsilon_rdp is None

@@ -93,7 +93,7 @@ def test_table1_bounded_corrected_is_close_and_larger():
 def test_table1_bounded_refuses_at_1e4():
     """Table 1 prints '–' for n = 10^4: α = 4 violates eq. (2)."""
     assert float(epsilon_bounded(4.0, 10**4, D, SIGMA)) == math.inf
-    cert = certify(10**4, D, SIGMA, 4.0, neighboring="bounded")
+    cert = certify(10**4, D, SIGMA, 4.0, neighboring="bounded", method="corollary")
     assert not cert.feasible
     assert "eq. (2)" in cert.reason and "2.36807" in cert.reason
     with pytest.raises(AssumptionError, match="eq. \\(2\\)"):

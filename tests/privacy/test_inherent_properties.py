@@ -24,14 +24,14 @@ step = st.floats(min_value=0.01, max_value=1.0)
 
 def _setting(ln: float, d: int, ls: float, f: float, rel: str):
     n, sigma = int(10**ln), 10**ls
-    lim = alpha_limit(n, d, sigma, rel)
+    lim = alpha_limit(n, d, sigma, rel, "corollary")  # bounded: Corollary 3.2's range
     if not lim > 1.0001:
         return None
     return n, sigma, 1.0 + f * (lim - 1.0)
 
 
 def _eps(alpha, n, d, sigma, rel):
-    return float(epsilon_per_record(alpha, n, d, sigma, rel))
+    return float(epsilon_per_record(alpha, n, d, sigma, rel, method="corollary"))
 
 
 @settings(max_examples=150, deadline=None)

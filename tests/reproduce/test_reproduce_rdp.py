@@ -14,6 +14,7 @@ from synthcert.reproduce.rdp import (
     table1,
     table2,
     table52,
+    table_paper_vs_exact,
     thesis_554,
 )
 
@@ -65,6 +66,24 @@ def test_reproduce_writes_tables_and_summary(tmp_path):
         assert len(list(csv.DictReader(fh))) == 120
     text = (tmp_path / "summary.md").read_text()
     assert "120/120 match" in text and "266.7349" in text
+    assert "paper vs exact" in text and "paper_vs_exact.csv" in names
+
+
+def test_paper_vs_exact_table():
+    rows = {(r["n"], r["sigma"], r["alpha"]): r for r in table_paper_vs_exact()}
+    for key, exact, cor in [
+        ((10**5, 0.01, 4.0), 116.0, 266.7),
+        ((10**6, 0.01, 10.0), 28.83, 59.56),
+        ((10**7, 0.01, 4.0), 1.153, 2.307),
+        ((3 * 10**4, 0.02, 2.0), 48.35, 108.95),
+    ]:
+        r = rows[key]
+        assert r["certified"] and float(f"{r['exact']:.4g}") == pytest.approx(exact, rel=1e-3)
+        assert float(f"{r['corollary']:.4g}") == pytest.approx(cor, rel=1e-3)
+        assert 1.99 < r["ratio"] < 2.31
+    # n = 10^4: the corollary refuses α = 4 (eq. (2)), the exact certificate does not.
+    r = rows[(10**4, 0.01, 4.0)]
+    assert r["corollary"] == float("inf") and 3000 < r["exact"] < 4000
 
 
 @pytest.mark.slow

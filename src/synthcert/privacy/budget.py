@@ -9,6 +9,7 @@ import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
+from synthcert.privacy.bounded_exact import SEARCH_RTOL
 from synthcert.privacy.conversion import (
     Conversion,
     _check_conversion,
@@ -19,6 +20,8 @@ from synthcert.privacy.conversion import (
     rdp_to_dp,
 )
 from synthcert.privacy.inherent import (
+    DEFAULT_BOUNDED_METHOD,
+    Method,
     Neighboring,
     Variant,
     alpha_limit,
@@ -29,6 +32,12 @@ from synthcert.privacy.inherent import (
     infeasibility_reason,
     theorem_n,
 )
+
+
+def _coarse_search(neighboring: str, method: str) -> bool:
+    """True for the exact bounded certificate: α is searched on bounds certified to
+    SEARCH_RTOL (fast, slightly larger) and the chosen α is then certified to full precision."""
+    return neighboring == "bounded" and method == "exact"
 
 
 @dataclass(frozen=True)
@@ -70,11 +79,14 @@ def max_records_rdp(
     *,
     neighboring: Neighboring = "unbounded",
     variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> RecordBudget:
     """Largest n_out with n_out·ε_α(n) ≤ ε_RDP (seed 000 Prop. 2.5; thesis Table 5.2, floored)."""
     if not epsilon_rdp >= 0:
         raise AssumptionError("the RDP budget must be ≥ 0", assumption="ε ≥ 0")
-    cert = certify(n, d, sigma, alpha, n_out=1, neighboring=neighboring, variant=variant)
+    cert = certify(
+        n, d, sigma, alpha, n_out=1, neighboring=neighboring, variant=variant, method=method
+    )
     if not cert.feasible:
         return _refused(
             n, d, sigma, float(alpha), float(epsilon_rdp), None, None, neighboring, cert.reason
@@ -108,6 +120,7 @@ def max_records_dp(
     conversion: Conversion = "ckm",
     variant: Variant = "corrected",
     alpha: float | None = None,
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> RecordBudget:
     """Largest n_out with (ε, δ)-DP: max over α (or at the given α) of (ε − offset)/ε_α, floored.
 
@@ -119,26 +132,35 @@ def max_records_dp(
     if not epsilon > 0:
         raise AssumptionError("the (ε, δ) budget needs ε > 0", assumption="ε > 0")
     m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
-    lim = alpha_limit(m, d, sigma, neighboring)
+    lim = alpha_limit(m, d, sigma, neighboring, method)
     probe = 1.0 + (lim - 1.0) / 2.0 if lim > 1 else 2.0
-    reason = infeasibility_reason(probe, m, d, sigma, neighboring, variant=variant)
+    reason = infeasibility_reason(probe, m, d, sigma, neighboring, variant=variant, method=method)
     if lim <= 1 or reason is not None:
         why = reason or f"the admissible range of α is empty (α_max = {lim:.6g})"
         return _refused(
             n, d, sigma, math.nan, float(epsilon), float(delta), conversion, neighboring, why
         )
 
-    def neg_records(a: np.ndarray) -> np.ndarray:
-        per = epsilon_per_record(a, m, d, sigma, neighboring, variant=variant)
+    def neg_records(a: np.ndarray, rtol: float | None = None) -> np.ndarray:
+        per = epsilon_per_record(
+            a, m, d, sigma, neighboring, variant=variant, method=method, rtol=rtol
+        )
         room = epsilon - conversion_offset(a, delta, conversion)
         with np.errstate(invalid="ignore", divide="ignore"):
             val = np.where(np.isfinite(per) & (per > 0), room / per, -np.inf)
         return -val
 
     if alpha is None:
-        best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
+        if _coarse_search(neighboring, method):
+            # Search α on looser (still certified) bounds, then certify the chosen α fully.
+            _b, alpha = _log_alpha_search(lambda a: neg_records(a, SEARCH_RTOL), 1.0 + 1e-6, lim)
+            best = float(neg_records(np.array([alpha]))[0]) if math.isfinite(_b) else _b
+        else:
+            best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
     else:
-        why = infeasibility_reason(float(alpha), m, d, sigma, neighboring, variant=variant)
+        why = infeasibility_reason(
+            float(alpha), m, d, sigma, neighboring, variant=variant, method=method
+        )
         if why is not None:
             return _refused(
                 n,
@@ -165,7 +187,11 @@ def max_records_dp(
             neighboring,
             "no admissible order gives a finite bound",
         )
-    per = float(epsilon_per_record(np.array([alpha]), m, d, sigma, neighboring, variant=variant)[0])
+    per = float(
+        epsilon_per_record(
+            np.array([alpha]), m, d, sigma, neighboring, variant=variant, method=method
+        )[0]
+    )
 
     def within(k: int) -> bool:
         return float(rdp_to_dp(alpha, k * per, delta, conversion)) <= epsilon
@@ -199,6 +225,7 @@ def max_records(
     delta: float | None = None,
     conversion: Conversion = "ckm",
     variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> RecordBudget:
     """Largest n_out within an RDP budget (alpha, epsilon_rdp) or an (epsilon, delta) budget.
 
@@ -210,15 +237,16 @@ def max_records(
         if alpha is None:
             raise AssumptionError("an RDP budget needs its order alpha", assumption="α given")
         return max_records_rdp(
-            n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, variant=variant
-        )
+            n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, variant=variant,
+            method=method,
+        )  # fmt: skip
     if epsilon is None or delta is None:
         raise AssumptionError(
             "give a budget: (alpha, epsilon_rdp) or (epsilon, delta)", assumption="a budget"
         )
     return max_records_dp(
         n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion,
-        variant=variant, alpha=alpha,
+        variant=variant, alpha=alpha, method=method,
     )  # fmt: skip
 
 
@@ -241,6 +269,7 @@ class Account(Result):
     reason: str | None
     alpha_max: float
     equation: str
+    method: str = ""
 
 
 def account(
@@ -254,6 +283,7 @@ def account(
     delta: float | None = None,
     conversion: Conversion = "ckm",
     variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> Account:
     """Certify n_out records (default n): (α, ε_RDP) and, with δ, (ε, δ)-DP (α optimised if None).
 
@@ -271,29 +301,36 @@ def account(
             admissible="give alpha, or delta in (0, 1)",
         )
     m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
-    lim = alpha_limit(m, d, sigma, neighboring)
+    lim = alpha_limit(m, d, sigma, neighboring, method)
     if alpha is None:
         probe = 1.0 + (lim - 1.0) / 2.0 if lim > 1 else 2.0
-        reason = infeasibility_reason(probe, m, d, sigma, neighboring, variant=variant)
+        reason = infeasibility_reason(
+            probe, m, d, sigma, neighboring, variant=variant, method=method
+        )
         if lim <= 1 or reason is not None:
             why = reason or "the admissible range of α is empty"
             return _account_refused(
-                n, d, sigma, None, n_out, neighboring, delta, conversion, why, lim
+                n, d, sigma, None, n_out, neighboring, delta, conversion, why, lim, method
             )
         if n_out == 0:
             alpha = 1.0 + (lim - 1.0) / 2.0
         else:
 
             def curve(a: np.ndarray) -> np.ndarray:
-                per = epsilon_per_record(a, m, d, sigma, neighboring, variant=variant)
+                rtol = SEARCH_RTOL if _coarse_search(neighboring, method) else None
+                per = epsilon_per_record(
+                    a, m, d, sigma, neighboring, variant=variant, method=method, rtol=rtol
+                )
                 return compose(per, n_out)
 
             best = optimal_dp(curve, delta, lim, conversion=conversion)
             alpha = best.alpha
-    cert = certify(n, d, sigma, alpha, n_out=n_out, neighboring=neighboring, variant=variant)
+    cert = certify(
+        n, d, sigma, alpha, n_out=n_out, neighboring=neighboring, variant=variant, method=method
+    )
     if not cert.feasible:
         return _account_refused(n, d, sigma, float(alpha), n_out, neighboring, delta, conversion,
-                                cert.reason, lim)  # fmt: skip
+                                cert.reason, lim, method)  # fmt: skip
     eps_dp = None
     if delta is not None:
         eps_dp = 0.0 if n_out == 0 else float(rdp_to_dp(alpha, cert.epsilon_rdp, delta, conversion))
@@ -313,12 +350,14 @@ def account(
         reason=None,
         alpha_max=lim,
         equation=cert.equation,
+        method=cert.method,
     )
 
 
 def _account_refused(
-    n, d, sigma, alpha, n_out, neighboring, delta, conversion, reason, lim
-) -> Account:
+    n, d, sigma, alpha, n_out, neighboring, delta, conversion, reason, lim,
+    method=DEFAULT_BOUNDED_METHOD,
+) -> Account:  # fmt: skip
     """An Account that gives no certificate and says why."""
     return Account(
         neighboring=neighboring,
@@ -335,7 +374,8 @@ def _account_refused(
         feasible=False,
         reason=reason,
         alpha_max=float(lim),
-        equation=equation_text(n, neighboring),
+        equation=equation_text(n, neighboring, method),
+        method=method if neighboring == "bounded" else "",
     )
 
 
@@ -381,6 +421,7 @@ def min_dataset_size(
     neighboring: Neighboring = "unbounded",
     conversion: Conversion = "ckm",
     n_max: int = 10**15,
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> int:
     """Smallest n whose budget allows n_out records (bisection; ε_α(n) decreases in n)."""
     if (alpha is None) != (epsilon_rdp is None) or (epsilon is None) != (delta is None):
@@ -391,11 +432,14 @@ def min_dataset_size(
     def allows(n: int) -> bool:
         try:
             if alpha is not None:
-                got = max_records_rdp(n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring)
+                got = max_records_rdp(
+                    n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, method=method
+                )
             else:
                 got = max_records_dp(
-                    n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion
-                )
+                    n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion,
+                    method=method,
+                )  # fmt: skip
         except AssumptionError:
             return False
         return got.feasible and got.max_records >= n_out

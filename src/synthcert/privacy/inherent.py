@@ -21,12 +21,21 @@ from synthcert.errors import AssumptionError
 
 Neighboring = Literal["unbounded", "bounded", "bounded-direct"]
 Variant = Literal["corrected", "paper"]
+Method = Literal["exact", "corollary"]
 NEIGHBORINGS: tuple[str, ...] = ("unbounded", "bounded", "bounded-direct")
+# How the bounded relation is certified: the certified exact worst case (default, see
+# privacy/bounded_exact.py) or Corollary 3.2 of seed 000 (corrected, or as printed via variant).
+BOUNDED_METHODS: tuple[str, ...] = ("exact", "corollary")
+DEFAULT_BOUNDED_METHOD = "exact"
 
 EQUATIONS = {
     "unbounded": "Theorem 3.1 of Miura et al. (seed 000), assumption eq. (1)",
     "bounded": "Corollary 3.2 of Miura et al. (seed 000), eq. (3), assumption eq. (2)",
     "bounded-direct": "Theorem 3.2 of the CSS 2022 version (seed 001), Lemmas 4.6-4.9",
+    "bounded-exact": (
+        "exact bounded worst case: sup of the closed-form D_α (Prop. 4.1 of seed 000) over "
+        "|u|², |v|² ≤ τ, certified by interval branch-and-bound (docs/accountant.md)"
+    ),
 }
 
 _P_GRID = 256  # points of the log(p−1) grid before the bounded refinement
@@ -104,15 +113,35 @@ def direct_alpha_limit(n: ArrayLike, d: ArrayLike, sigma: ArrayLike) -> np.ndarr
         return np.where(n_a > 1, n_a * n_a / (t * np.maximum(n_a - 1.0, 1e-300)), 0.0)
 
 
-def alpha_limit(n: float, d: float, sigma: float, neighboring: Neighboring = "unbounded") -> float:
-    """Supremum of the admissible orders α for the chosen neighbouring relation."""
+def alpha_limit(
+    n: float,
+    d: float,
+    sigma: float,
+    neighboring: Neighboring = "unbounded",
+    method: Method = DEFAULT_BOUNDED_METHOD,
+) -> float:
+    """Supremum of the admissible orders α for the chosen neighbouring relation (and method)."""
     _check_neighboring(neighboring)
+    _check_method(method)
+    if neighboring == "bounded" and method == "exact":
+        from synthcert.privacy.bounded_exact import exact_alpha_limit
+
+        return float(exact_alpha_limit(n, d, sigma))
     fn = {
         "unbounded": unbounded_alpha_limit,
         "bounded": bounded_alpha_limit,
         "bounded-direct": direct_alpha_limit,
     }[neighboring]
     return float(fn(n, d, sigma))
+
+
+def _check_method(method: str) -> None:
+    if method not in BOUNDED_METHODS:
+        raise AssumptionError(
+            f"unknown method {method!r} for the bounded relation",
+            assumption="bounded certificate method",
+            admissible=", ".join(BOUNDED_METHODS),
+        )
 
 
 def _check_neighboring(neighboring: str) -> None:
@@ -386,11 +415,29 @@ def epsilon_per_record(
     neighboring: Neighboring = "unbounded",
     *,
     variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
+    rtol: float | None = None,
 ) -> np.ndarray:
-    """ε of one output record at each α for the chosen relation (+inf where the theorem refuses)."""
+    """ε of one output record at each α for the chosen relation (+inf where the theorem refuses).
+
+    For ``bounded``, ``method="exact"`` (default) is the certified exact worst case
+    (privacy/bounded_exact.py) and ``method="corollary"`` Corollary 3.2 (with ``variant``).
+    ``rtol`` (exact only; default 1e-6) is how close the certified bound is pushed to the
+    supremum: a looser one is faster and larger, never smaller.
+    """
     _check_neighboring(neighboring)
+    _check_method(method)
     if neighboring == "unbounded":
         return np.asarray(epsilon_unbounded(alpha, n, d, sigma), dtype=float)
+    if neighboring == "bounded" and method == "exact":
+        from synthcert.privacy.bounded_exact import epsilon_bounded_exact
+
+        _check_inputs(n, d, sigma)
+        if float(n) < 2:
+            return np.full(np.shape(alpha), np.inf)
+        if rtol is None:
+            return epsilon_bounded_exact(alpha, n, int(d), float(sigma))
+        return epsilon_bounded_exact(alpha, n, int(d), float(sigma), rtol=rtol)
     if neighboring == "bounded":
         return np.asarray(epsilon_bounded(alpha, n, d, sigma, variant=variant), dtype=float)
     return np.asarray(epsilon_bounded_direct(alpha, n, d, sigma), dtype=float)
@@ -422,6 +469,7 @@ class RDPCertificate(Result):
     p: float | None
     equation: str
     variant: str
+    method: str = ""
 
 
 def infeasibility_reason(
@@ -432,9 +480,11 @@ def infeasibility_reason(
     neighboring: Neighboring = "unbounded",
     *,
     variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> str | None:
     """Which assumption fails at (α, n, d, σ), with the admissible range; None if all hold."""
     _check_neighboring(neighboring)
+    _check_method(method)
     t = 4.0 * d / sigma
     if sigma > 1.0:
         return (
@@ -452,6 +502,17 @@ def infeasibility_reason(
             return (
                 f"eq. (1) needs α < min{{n+1, n²/(τ(n+1)−n)}} = {c:.6g} for n = {n:g}, "
                 f"d = {d:g}, σ = {sigma:g}; admissible: 1 < α < {c:.6g}"
+            )
+        return None
+    if neighboring == "bounded" and method == "exact":
+        if n < 2:
+            return "the bounded relation needs n ≥ 2"
+        lim = alpha_limit(n, d, sigma, "bounded", "exact")
+        if not alpha < lim:
+            return (
+                f"the exact bounded certificate needs α < (n−1)/τ = {lim:.6g} (τ = 4d/σ = {t:g}) "
+                f"for n = {n:g}, d = {d:g}, σ = {sigma:g}: at larger α the weighted covariance "
+                f"is singular for some replaced record; admissible: 1 < α < {lim:.6g}"
             )
         return None
     if neighboring == "bounded":
@@ -485,8 +546,10 @@ def theorem_n(n: int, neighboring: str) -> int:
     return int(n) - 1 if neighboring == "unbounded" and int(n) >= 2 else int(n)
 
 
-def equation_text(n: int, neighboring: str) -> str:
+def equation_text(n: int, neighboring: str, method: str = DEFAULT_BOUNDED_METHOD) -> str:
     """The equation a certificate rests on, with the n it is evaluated at."""
+    if neighboring == "bounded" and method == "exact":
+        return EQUATIONS["bounded-exact"]
     if neighboring == "unbounded" and int(n) >= 2:
         return f"{EQUATIONS[neighboring]}, at n−1 = {int(n) - 1} (covers removing a member)"
     return EQUATIONS[neighboring]
@@ -501,21 +564,30 @@ def certify(
     n_out: int | None = None,
     neighboring: Neighboring = "unbounded",
     variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> RDPCertificate:
-    """(α, n_out·ε)-RDP certificate of releasing n_out records (Thm 3.1 / Cor. 3.2 / seed 001)."""
+    """(α, n_out·ε)-RDP certificate of releasing n_out records.
+
+    Theorem 3.1 (unbounded), the exact bounded worst case (``method="exact"``, default) or
+    Corollary 3.2 (``method="corollary"``), or Theorem 3.2 of seed 001 (bounded-direct).
+    """
     _check_neighboring(neighboring)
+    _check_method(method)
     _check_inputs(n, d, sigma)
     n_out = int(n) if n_out is None else int(n_out)
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     alpha = float(alpha)
     m = theorem_n(n, neighboring)
-    lim = alpha_limit(m, d, sigma, neighboring)
-    reason = infeasibility_reason(alpha, m, d, sigma, neighboring, variant=variant)
+    lim = alpha_limit(m, d, sigma, neighboring, method)
+    reason = infeasibility_reason(alpha, m, d, sigma, neighboring, variant=variant, method=method)
     p: float | None = None
     per = math.inf
+    exact = neighboring == "bounded" and method == "exact"
     if reason is None:
-        if neighboring == "bounded":
+        if exact:
+            per = float(epsilon_per_record(alpha, m, d, sigma, neighboring, method="exact"))
+        elif neighboring == "bounded":
             per, p = bounded_optimum(alpha, float(m), float(d), float(sigma), variant)
         else:
             per = float(epsilon_per_record(alpha, m, d, sigma, neighboring))
@@ -535,8 +607,9 @@ def certify(
         reason=reason,
         alpha_max=lim,
         p=p,
-        equation=equation_text(n, neighboring),
-        variant=variant if neighboring == "bounded" else "",
+        equation=equation_text(n, neighboring, method),
+        variant=variant if neighboring == "bounded" and not exact else "",
+        method=method if neighboring == "bounded" else "",
     )
 
 

@@ -66,7 +66,7 @@ class AuditCase(Result):
     kind: str
     move: str  # add, remove or replace
     construction: str  # corner, eigenvector, optimised, record
-    bound_name: str  # unbounded, bounded, bounded-paper, bounded-direct
+    bound_name: str  # unbounded, bounded, bounded-paper, bounded-direct, bounded-exact
     n: int
     d: int
     sigma: float
@@ -156,7 +156,10 @@ def _unbounded_bound(alpha: float, n_small: int, d: int, sigma: float) -> float:
 
 
 def _bounded_bounds(alpha: float, n: int, d: int, sigma: float) -> dict[str, float]:
+    from synthcert.privacy.bounded_exact import epsilon_bounded_exact
+
     return {
+        "bounded-exact": float(epsilon_bounded_exact(alpha, n, d, sigma)),
         "bounded": bounded_optimum(alpha, n, d, sigma, "corrected")[0],
         "bounded-paper": bounded_optimum(alpha, n, d, sigma, "paper")[0],
         "bounded-direct": float(epsilon_bounded_direct(alpha, n, d, sigma)),
