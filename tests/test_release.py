@@ -23,6 +23,7 @@ CERT_KEYS = {
     "d",
     "sigma",
     "sigma_source",
+    "ridge",
     "bounds_source",
     "min_rows",
     "n",
