@@ -10,9 +10,9 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   candidate c is minus the distance from q m to the rank interval [#{x < c}, #{x <= c}]
   (0 when c is a q-quantile), m the column's non-missing count; adding, removing or replacing
   one record moves each end of the interval by at most 1 and q m by at most q, so
-  Delta u <= 1 under both neighbouring relations. The interval (not the single rank #{x <= c})
-  matters for discrete columns: an integer age has no grid point strictly between two ages. The grid never depends on
-  the data: a log-spaced grid of +-{1.0, 1.1, ..., 9.9} x 10^k, k = -6..12, and 0, or a
+  Delta u <= 1 under both neighbouring relations. The interval (not the single rank
+  #{x <= c}) matters for discrete columns, whose quantile sits on a tie. The grid never
+  depends on the data: a log-spaced grid of +-{1.0, 1.1, ..., 9.9} x 10^k, k = -6..12, and 0, or a
   user-given public range per column.
 * **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
   Theorem 3.5): discrete Laplace noise of scale b = Delta_1 / epsilon on the count of every
@@ -61,7 +61,9 @@ def default_grid(*, positive_only: bool = False) -> np.ndarray:
     Relative resolution 1% to 10% over 19 decades (3,421 points), with every integer from 1 to
     99 and their multiples of powers of ten on it. It depends on nothing but this definition.
     """
-    pos = np.array([float(f"{j // 10}.{j % 10}e{k}") for k in range(-6, 13) for j in range(10, 100)])
+    pos = np.array(
+        [float(f"{j // 10}.{j % 10}e{k}") for k in range(-6, 13) for j in range(10, 100)]
+    )
     if positive_only:
         return pos
     return np.concatenate([-pos[::-1], [0.0], pos])
@@ -374,11 +376,11 @@ def estimate_domain(
                 name=f"{THRESHOLD_MECHANISM}: {col.name}",
             )
             if len(kept) < 2:
+                rare = stability_threshold(_scale(neighboring, eps), budget.delta_per_category_list)
                 raise AssumptionError(
                     f"the DP category list of {col.name!r} kept {len(kept)} value(s); a "
                     "categorical column needs two (the threshold drops values rarer than about "
-                    f"{stability_threshold(_scale(neighboring, eps), budget.delta_per_category_list)}"
-                    " records)",
+                    f"{rare} records)",
                     assumption="at least two frequent categories",
                     admissible="a larger --private-domain share or epsilon, public categories, "
                     "or drop the column",
