@@ -148,6 +148,12 @@ def stability_threshold(scale: float, delta: float) -> int:
     return 1 + max(1, math.ceil(scale * math.log(1.0 / (delta * (1.0 + p)))))
 
 
+def threshold_scale(epsilon: float, neighboring: str) -> float:
+    """b = Delta_1 / epsilon of the category counts: Delta_1 = 2 under replace-one ("bounded",
+    one count down and one up), 1 under add/remove."""
+    return (2.0 if neighboring == "bounded" else 1.0) / epsilon
+
+
 def stability_categories(
     counts: Mapping[str, int],
     epsilon: float,
@@ -165,20 +171,19 @@ def stability_categories(
     is kept with probability <= delta (:func:`stability_threshold`). Conditioning on that event
     costs a factor 1/(1 - delta) <= e^{epsilon/Delta_1}, checked here.
     """
-    sens = 2.0 if neighboring == "bounded" else 1.0
     if not (epsilon > 0 and math.isfinite(epsilon)) or not 0 < delta < 1:
         raise AssumptionError(
             f"the category threshold needs epsilon > 0 and 0 < delta < 1 (got {epsilon}, {delta})",
             assumption="0 < delta < 1",
         )
-    if -math.log1p(-delta) > epsilon / sens:
+    scale = threshold_scale(epsilon, neighboring)
+    if -math.log1p(-delta) > 1.0 / scale:
         raise AssumptionError(
             f"delta {delta:.3g} is too large for epsilon {epsilon:.3g} per category list "
             "(the threshold's analysis needs ln(1/(1 - delta)) <= epsilon / Delta_1)",
             assumption="ln(1/(1 - delta)) <= epsilon / Delta_1",
             admissible="a smaller --delta or a larger --private-domain share",
         )
-    scale = sens / epsilon
     threshold = stability_threshold(scale, delta)
     keys = sorted(counts)
     noisy = np.array([counts[k] for k in keys], dtype=np.int64) + discrete_laplace(
@@ -376,7 +381,9 @@ def estimate_domain(
                 name=f"{THRESHOLD_MECHANISM}: {col.name}",
             )
             if len(kept) < 2:
-                rare = stability_threshold(_scale(neighboring, eps), budget.delta_per_category_list)
+                rare = stability_threshold(
+                    threshold_scale(eps, neighboring), budget.delta_per_category_list
+                )
                 raise AssumptionError(
                     f"the DP category list of {col.name!r} kept {len(kept)} value(s); a "
                     "categorical column needs two (the threshold drops values rarer than about "
@@ -393,10 +400,6 @@ def estimate_domain(
         ledger=accountant.ledger,
         spent=spent,
     )
-
-
-def _scale(neighboring: str, epsilon: float) -> float:
-    return (2.0 if neighboring == "bounded" else 1.0) / epsilon
 
 
 # -- the claim -----------------------------------------------------------------------------------
@@ -462,4 +465,5 @@ __all__ = [
     "range_grid",
     "stability_categories",
     "stability_threshold",
+    "threshold_scale",
 ]
