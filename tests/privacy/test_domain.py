@@ -33,6 +33,7 @@ from synthcert.privacy.domain import (
     plan_budget,
     quantile_scores,
     range_grid,
+    reliable_rows,
     stability_categories,
     stability_threshold,
     threshold_scale,
@@ -250,10 +251,48 @@ def test_estimates_are_close_to_the_truth_at_epsilon_one(big):
     for name in ("wage", "score"):
         col, x = s.column(name), big[name].to_numpy()
         below, above = float(np.mean(x < col.lower)), float(np.mean(x > col.upper))
-        assert 0.0 <= below <= 0.012 and 0.0 <= above <= 0.012, (name, below, above)
-        assert below >= 0.001 and above >= 0.001, (name, below, above)  # not the extremes
+        # the 1% and 99% quantiles, to the grid's 1-10% resolution: never the extremes
+        assert 0.004 <= below <= 0.02 and 0.004 <= above <= 0.02, (name, below, above)
     assert est.spent.epsilon == pytest.approx(1.0) and est.spent.delta == pytest.approx(1e-6)
     assert len(est.ledger) == 2 * 3 + 1
+    assert est.reliability_warning(len(big)) is None  # 200,000 rows at 1/7 per quantile
+
+
+def test_reliability_warning_follows_the_flat_region_bound():
+    """m >= 2 ln(K / 0.05) / (eps min(q, 1-q)); the warning names the size it needs."""
+    assert reliable_rows(0.1, 0.01, 3421) == pytest.approx(2 * math.log(3421 / 0.05) / 0.001)
+    assert reliable_rows(0.1, 0.99, 3421) == pytest.approx(reliable_rows(0.1, 0.01, 3421))
+    schema = Schema((NumericColumn("v", 0.0, 1.0, source="data"),))
+    df = pd.DataFrame({"v": np.random.default_rng(0).uniform(0, 100, 2000)})
+    est = estimate_domain([df], schema, plan_budget(schema, 0.5, 0.4, 0.0),
+                          neighboring="bounded", rng=np.random.default_rng(0))  # fmt: skip
+    need = reliable_rows(0.1, 0.01, 3421)
+    assert est.candidates == 3421 and est.rows == 2000
+    note = est.reliability_warning(2000)
+    assert note is not None and f"{math.ceil(need):,} rows" in note
+    assert est.reliability_warning(math.ceil(need)) is None
+    assert est.reliability_warning(None) is None
+
+
+def test_empirical_failure_rate_of_a_tail_quantile_is_within_the_bound():
+    """At the size reliable_rows gives, the 99% quantile lands in the flat region beyond the
+    data with probability < 5% (computed exactly from the mechanism's distribution)."""
+    eps, q = 0.5, 0.99
+    grid = default_grid()
+    m = math.ceil(reliable_rows(eps, q, len(grid)))
+    x = np.random.default_rng(1).lognormal(3.0, 1.0, m)  # the top 1% spans many grid cells
+    below, upto = ranks_of_sorted(x, grid)
+    scores = quantile_scores(below, upto, m, q)
+    assert scores.max() > -2.0  # a grid point is (almost) a 99% quantile
+    p = exponential_probabilities(scores, 1.0, eps)
+    beyond = float(p[grid > x.max()].sum())  # the flat region past the data
+    assert beyond <= 0.05
+    assert beyond >= 0.005  # and the bound is not loose by orders of magnitude
+
+
+def ranks_of_sorted(x: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = np.sort(x)
+    return np.searchsorted(s, grid, side="left"), np.searchsorted(s, grid, side="right")
 
 
 def test_domain_range_replaces_the_default_grid(big):

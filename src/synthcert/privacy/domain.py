@@ -4,7 +4,7 @@ A schema drafted from the table (``"source": "data"``) publishes the minimum, ma
 categories present outside any accounting. ``--private-domain SHARE`` replaces every such part
 by a differentially private estimate and marks it ``"source": "dp"``:
 
-* **numeric bounds**: two DP quantiles (default the 0.5% and 99.5% ones), each by the
+* **numeric bounds**: two DP quantiles (default the 1% and 99% ones), each by the
   exponential mechanism over a *public* candidate grid (Smith 2011; McSherry & Talwar 2007;
   one quantile at a time as in Gillenwater, Joseph & Kulesza 2021, section 2). The score of a
   candidate c is minus the distance from q m to the rank interval [#{x < c}, #{x <= c}]
@@ -47,7 +47,7 @@ from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import exponential_mechanism
 
 DP_SOURCE = "dp"  # the schema source of a part estimated here
-DEFAULT_QUANTILES = (0.005, 0.995)
+DEFAULT_QUANTILES = (0.01, 0.99)
 RANGE_POINTS = 1001  # candidates of a user-given public range (integer columns: every integer)
 MAX_INTEGER_POINTS = 100_001
 QUANTILE_MECHANISM = "exponential mechanism (DP quantiles: data-derived numeric bounds)"
@@ -83,6 +83,14 @@ def range_grid(lower: float, upper: float, *, integer: bool = False) -> np.ndarr
         if hi > lo and hi - lo + 1 <= MAX_INTEGER_POINTS:
             return np.arange(lo, hi + 1, dtype=np.float64)
     return np.linspace(lower, upper, RANGE_POINTS)
+
+
+def reliable_rows(epsilon: float, q: float, candidates: int, failure: float = 0.05) -> float:
+    """The table size m from which a DP q-quantile on ``candidates`` points rarely lands in the
+    flat region beyond the data: there every candidate scores at most -min(q, 1-q) m, so their
+    total probability is below candidates x exp(-epsilon min(q, 1-q) m / 2) <= ``failure``
+    once m >= 2 ln(candidates / failure) / (epsilon min(q, 1-q)). Public (no data)."""
+    return 2.0 * math.log(candidates / failure) / (epsilon * min(q, 1.0 - q))
 
 
 def column_grid(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> np.ndarray:
@@ -207,6 +215,7 @@ class DomainCounts:
     ties: dict[str, np.ndarray] = field(init=False)
     nonmissing: dict[str, int] = field(init=False)
     values: dict[str, Counter[str]] = field(init=False)
+    rows: int = field(init=False)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.ranges) - {c.name for c in data_numeric(self.schema)})
@@ -222,9 +231,11 @@ class DomainCounts:
         self.ties = {k: np.zeros(len(g), dtype=np.int64) for k, g in self.grids.items()}
         self.nonmissing = dict.fromkeys(self.grids, 0)
         self.values = {c.name: Counter() for c in data_categorical(self.schema)}
+        self.rows = 0
 
     def update(self, chunk: pd.DataFrame) -> DomainCounts:
         """Add one chunk of rows (missing and non-numeric values are skipped, by public rule)."""
+        self.rows += len(chunk)
         for name, grid in self.grids.items():
             x = pd.to_numeric(chunk[name], errors="coerce").to_numpy(dtype=np.float64)
             x = x[~np.isnan(x)]
@@ -311,6 +322,26 @@ class DomainEstimate(Result):
     budget: DomainBudget
     ledger: tuple[LedgerEntry, ...]
     spent: Spent
+    rows: int = 0  # rows read (PRIVATE under add/remove neighbours: never publish)
+    quantiles: tuple[float, float] = DEFAULT_QUANTILES
+    candidates: int = 0  # the largest grid searched
+
+    def reliability_warning(self, public_rows: int | None) -> str | None:
+        """A public warning when the DP bounds are likely to be wide, from a PUBLIC table size
+        (n under replace-one neighbours, the declared --min-rows under add/remove)."""
+        if public_rows is None or not self.budget.numeric_columns:
+            return None
+        need = max(
+            reliable_rows(self.budget.epsilon_per_step, q, self.candidates) for q in self.quantiles
+        )
+        if public_rows >= need:
+            return None
+        return (
+            f"--private-domain: with {self.budget.epsilon_per_step:.3g} of epsilon per DP "
+            f"quantile, bounds are reliable from about {math.ceil(need):,} rows; on fewer "
+            "they may be far wider than the data (a valid but poor domain). Raise the share "
+            "or epsilon, give a tight public --domain-range, or declare public bounds."
+        )
 
 
 def bounds_from_quantiles(
@@ -399,6 +430,9 @@ def estimate_domain(
         budget=budget,
         ledger=accountant.ledger,
         spent=spent,
+        rows=counts.rows,
+        quantiles=quantiles,
+        candidates=max((len(g) for g in counts.grids.values()), default=0),
     )
 
 
@@ -463,6 +497,7 @@ __all__ = [
     "plan_budget",
     "quantile_scores",
     "range_grid",
+    "reliable_rows",
     "stability_categories",
     "stability_threshold",
     "threshold_scale",

@@ -78,10 +78,13 @@ def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
             f"the schema's bounds or categories of {', '.join(cols)} were read from the data "
             '("source": "data"), so a DP synthesis on it would claim a guarantee it does '
             f"not give ({name}). Either replace them by public ones (a codebook, legal ranges) "
-            'and mark them "source": "public", or pass --allow-data-domain: the run then '
-            'states no guarantee ("none: the domain was read from the data").',
+            'and mark them "source": "public", or pay for a DP estimate of them with '
+            "--private-domain SHARE (a share of epsilon; category lists also need --delta), "
+            "or pass --allow-data-domain: the run then states no guarantee "
+            '("none: the domain was read from the data").',
             assumption="a public domain",
-            admissible="public bounds and categories, or --allow-data-domain",
+            admissible="public bounds and categories, --private-domain SHARE, or "
+            "--allow-data-domain",
         )
 
 
@@ -350,6 +353,10 @@ def synthesize(
         claim = synth.privacy_claim(n)
         if estimate is not None and split is not None:
             claim = compose_claim(claim, estimate, split.epsilon, split.delta)
+            public_rows = estimate.rows if neighboring == "bounded" else min_rows
+            note = estimate.reliability_warning(public_rows)
+            if note is not None:
+                claim = claim.with_warnings(note)
         t0 = time.perf_counter()
         if as_dataset:  # drawn and written part by part on the engine
             sample_partitioned(
