@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, infer_schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
 from synthcert.privacy.domain import (
     DP_SOURCE,
@@ -306,6 +306,8 @@ def test_domain_range_replaces_the_default_grid(big):
     assert -9.0 < lo < -6.0 and 6.0 < hi < 9.0
     with pytest.raises(AssumptionError, match="not a numeric column"):
         DomainCounts(schema, {"region": (0.0, 1.0)})
+    with pytest.raises(DataError, match="no column"):
+        DomainCounts(schema).update(big[["age"]])
 
 
 def test_public_columns_are_kept_and_the_budget_is_split_equally():

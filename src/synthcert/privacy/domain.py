@@ -41,7 +41,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import exponential_mechanism
@@ -235,6 +235,9 @@ class DomainCounts:
 
     def update(self, chunk: pd.DataFrame) -> DomainCounts:
         """Add one chunk of rows (missing and non-numeric values are skipped, by public rule)."""
+        absent = [n for n in [*self.grids, *self.values] if n not in chunk.columns]
+        if absent:
+            raise DataError(f"the input has no column(s) {absent}")
         self.rows += len(chunk)
         for name, grid in self.grids.items():
             x = pd.to_numeric(chunk[name], errors="coerce").to_numpy(dtype=np.float64)
