@@ -142,7 +142,7 @@ def synthesize_command(
             "--domain-range",
             metavar="COL=LO:HI",
             help="A PUBLIC range searched by --private-domain's quantiles for COL, instead of "
-            "the default public grid (+-1.0..9.9 x 10^k, k = -6..12). Repeatable.",
+            "the default public grid (+-1.00..9.99 x 10^k, k = -6..12). Repeatable.",
         ),
     ] = None,
     engine: EngineOpt = "local",

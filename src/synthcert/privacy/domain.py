@@ -12,8 +12,8 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   one record moves each end of the interval by at most 1 and q m by at most q, so
   Delta u <= 1 under both neighbouring relations. The interval (not the single rank
   #{x <= c}) matters for discrete columns, whose quantile sits on a tie. The grid never
-  depends on the data: a log-spaced grid of +-{1.0, 1.1, ..., 9.9} x 10^k, k = -6..12, and 0, or a
-  user-given public range per column.
+  depends on the data: a log-spaced grid of +-{1.00, 1.01, ..., 9.99} x 10^k, k = -6..12,
+  and 0 (integers only for an integer column), or a user-given public range per column.
 * **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
   Theorem 3.5): discrete Laplace noise of scale b = Delta_1 / epsilon on the count of every
   observed value, and a value is kept when its noisy count reaches the threshold
@@ -55,15 +55,20 @@ THRESHOLD_MECHANISM = "discrete Laplace threshold (stability histogram: data-der
 Rng = np.random.Generator
 
 
-def default_grid(*, positive_only: bool = False) -> np.ndarray:
-    """The public candidate grid: 0 and +-m 10^k, m in {1.0, 1.1, ..., 9.9}, k = -6..12.
+def default_grid(*, positive_only: bool = False, integer: bool = False) -> np.ndarray:
+    """The public candidate grid: 0 and +-m 10^k, m in {1.00, 1.01, ..., 9.99}, k = -6..12.
 
-    Relative resolution 1% to 10% over 19 decades (3,421 points), with every integer from 1 to
-    99 and their multiples of powers of ten on it. It depends on nothing but this definition.
+    Relative resolution 0.1% to 1% over 19 decades (34,201 points), with every integer from 1
+    to 999 on it; ``integer`` keeps the distinct rounded values (integer columns: no fractions).
+    It depends on nothing but this definition. The fine resolution matters: when a column's
+    tail quantile and its extreme fall in one grid cell, every candidate beyond the data ties
+    with the best one (see :func:`quantile_scores`).
     """
     pos = np.array(
-        [float(f"{j // 10}.{j % 10}e{k}") for k in range(-6, 13) for j in range(10, 100)]
+        [float(f"{j // 100}.{j % 100:02d}e{k}") for k in range(-6, 13) for j in range(100, 1000)]
     )
+    if integer:
+        pos = np.unique(np.round(pos[pos >= 1.0]))
     if positive_only:
         return pos
     return np.concatenate([-pos[::-1], [0.0], pos])
@@ -95,11 +100,12 @@ def reliable_rows(epsilon: float, q: float, candidates: int, failure: float = 0.
 
 def column_grid(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> np.ndarray:
     """The public grid of one column: its declared range, else :func:`default_grid` (positive
-    points only for a column declared on a log scale)."""
+    points only for a column declared on a log scale, integers only for an integer column)."""
     if column.name in ranges:
         lo, hi = ranges[column.name]
         return range_grid(float(lo), float(hi), integer=column.integer)
-    return default_grid(positive_only=getattr(column, "scale", None) == "log")
+    log = getattr(column, "scale", None) == "log"
+    return default_grid(positive_only=log, integer=column.integer)
 
 
 # -- the two mechanisms -----------------------------------------------------------------------
