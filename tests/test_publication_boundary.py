@@ -262,3 +262,43 @@ def test_categorical_release_rows_decode_within_the_schema(tmp_path, table):
     rows = res["rows"]
     assert set(rows["region"].astype(str)) <= {"north", "south", "east"}
     assert rows["income"].between(0, 100).all() and len(rows) == int(MIN_ROWS)
+
+
+@pytest.mark.parametrize("name", ["gaussian-copula", "privbayes"])
+def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
+    tmp_path, table, name, monkeypatch
+):
+    """``--private-domain`` on a schema drafted from each table itself (every bound and
+    category list read from the data): the data-derived parts are replaced by DP estimates,
+    so every published file and ``--json`` are identical between neighbours (the DP bounds
+    appear in no published file, the claim states the total budget) and the row counts agree.
+    The neighbour with income 1e9 drafts a schema whose upper bound is 1e9; that value must
+    reach no public output. Under replace-one neighbours, a missing value or a category below
+    the DP threshold is the documented refusal."""
+    import sys
+
+    from synthcert.data.schema import infer_schema
+
+    module = sys.modules[__name__]
+    args = ["synthesize", "--synthesizer", name, "--epsilon", "2", "--delta", "1e-6"]
+    args += ["--private-domain", "0.4", *REPORT]
+
+    def run_inferred(kind: str, t: pd.DataFrame) -> dict:
+        monkeypatch.setattr(module, "SCHEMA", infer_schema(t))
+        assert module.SCHEMA.bounds_source == "data"
+        return run(tmp_path / kind, t, args, "s.parquet")
+
+    base = run_inferred("D", table)
+    assert "refused" not in base, base.get("refused")
+    claim = json.loads(base["stdout"])["claim"]
+    assert claim["guarantee"] == "differential privacy"
+    assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (2.0, 1e-6, "bounded")
+    domain = [e for e in base["record"]["ledger"] if e.get("step") == "domain"]
+    assert len(domain) == 2 * 3 + 1  # two quantiles per numeric column, one category list
+    assert sum(e["epsilon"] for e in domain) == pytest.approx(0.8)
+    for kind in SAME_SIZE:
+        other = run_inferred(kind, neighbour(table, kind))
+        check_neighbour(base, other, kind, bounded=True)
+        if "refused" not in other:
+            public = [v.decode("utf-8", "replace") for v in other["public"].values()]
+            assert not any("1e+09" in x or "1000000000" in x for x in public), kind

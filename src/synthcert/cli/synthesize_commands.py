@@ -47,6 +47,18 @@ from synthcert.synthesizers.registry import REGISTRY
 from synthcert.workflows.synthesize import synthesize
 
 
+def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float]]:
+    """``COL=LO:HI`` items of --domain-range as {column: (lo, hi)}."""
+    ranges: dict[str, tuple[float, float]] = {}
+    for item in items or []:
+        name, eq, span = item.partition("=")
+        lo, colon, hi = span.rpartition(":")
+        if not (eq and colon and name and lo and hi):
+            raise typer.BadParameter(f"--domain-range expects COL=LO:HI, got {item!r}")
+        ranges[name] = (parse_float(lo), parse_float(hi))
+    return ranges
+
+
 @app.command("synthesizers")
 @handle_errors
 def synthesizers_command(json_out: JsonOpt = False) -> None:
@@ -113,6 +125,26 @@ def synthesize_command(
             "the data; the run then states no guarantee.",
         ),
     ] = False,
+    private_domain: Annotated[
+        str | None,
+        typer.Option(
+            "--private-domain",
+            metavar="SHARE",
+            help="Spend SHARE (0 < SHARE < 1) of --epsilon on a DP estimate of every "
+            'data-derived ("source": "data") bound (DP quantiles on a public grid) and '
+            "category list (DP frequency threshold; needs --delta), and fit with the rest. "
+            "The claim states the total.",
+        ),
+    ] = None,
+    domain_range: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--domain-range",
+            metavar="COL=LO:HI",
+            help="A PUBLIC range searched by --private-domain's quantiles for COL, instead of "
+            "the default public grid (+-1.00..9.99 x 10^k, k = -6..12). Repeatable.",
+        ),
+    ] = None,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
     report: ReportOpt = None,
@@ -164,6 +196,8 @@ def synthesize_command(
             seed=seed,
             params=parse_params(param),
             allow_data_domain=allow_data_domain,
+            private_domain=parse_float(private_domain) if private_domain is not None else None,
+            domain_ranges=parse_domain_ranges(domain_range),
             engine=engine,
             scheduler=scheduler,
             csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names),
@@ -192,6 +226,8 @@ def synthesize_command(
         ("epsilon", claim.epsilon),
         ("delta", claim.delta),
     ]
+    if summary.private_domain is not None:
+        rows.append(("domain", f"DP estimate from {summary.private_domain:g} of epsilon"))
     if claim.rho is not None:
         rows.append(("rho (zCDP)", claim.rho))
     if claim.alpha is not None:

@@ -21,13 +21,22 @@ import pyarrow.parquet as pq
 
 from synthcert._result import Result
 from synthcert._version import __version__
-from synthcert.data.io import CsvOptions, expand_inputs, is_parquet, read_table, write_table
+from synthcert.data.io import (
+    CsvOptions,
+    expand_inputs,
+    is_parquet,
+    iter_table_chunks,
+    read_table,
+    write_table,
+)
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
+from synthcert.privacy.domain import DomainEstimate, compose_claim, estimate_domain, plan_budget
 from synthcert.run_record import RunRecord, today_utc
+from synthcert.synthesizers.base import DEFAULT_DELTA
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, incomplete_rows_under_bounded
-from synthcert.synthesizers.registry import accepted_params, make_synthesizer
+from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
@@ -45,6 +54,7 @@ class SynthesisSummary(Result):
     claim: PrivacyClaim
     synthcert_version: str
     date: str
+    private_domain: float | None = None  # the declared share of epsilon spent on the domain
 
 
 @dataclass(frozen=True)
@@ -68,11 +78,106 @@ def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
             f"the schema's bounds or categories of {', '.join(cols)} were read from the data "
             '("source": "data"), so a DP synthesis on it would claim a guarantee it does '
             f"not give ({name}). Either replace them by public ones (a codebook, legal ranges) "
-            'and mark them "source": "public", or pass --allow-data-domain: the run then '
-            'states no guarantee ("none: the domain was read from the data").',
+            'and mark them "source": "public", or pay for a DP estimate of them with '
+            "--private-domain SHARE (a share of epsilon; category lists also need --delta), "
+            "or pass --allow-data-domain: the run then states no guarantee "
+            '("none: the domain was read from the data").',
             assumption="a public domain",
-            admissible="public bounds and categories, or --allow-data-domain",
+            admissible="public bounds and categories, --private-domain SHARE, or "
+            "--allow-data-domain",
         )
+
+
+@dataclass(frozen=True)
+class BudgetSplit(Result):
+    """The requested (epsilon, delta) split between the DP domain step and the synthesizer."""
+
+    share: float
+    epsilon: float
+    delta: float  # the requested total (0 when nothing uses delta)
+    domain_epsilon: float
+    domain_delta: float
+    synthesizer_epsilon: float
+    synthesizer_delta: float | None
+
+
+def split_budget(
+    schema: Schema, synthesizer: str, share: float, epsilon: float | None, delta: float | None
+) -> BudgetSplit:
+    """Split (epsilon, delta) for ``--private-domain SHARE`` (basic composition).
+
+    The domain step gets SHARE x epsilon; it needs delta only for data-derived category lists.
+    A pure-DP synthesizer (gaussian-copula, privbayes) then leaves all of ``delta`` to the
+    domain step; an (epsilon, delta) one (mwem-pgm, aim, ctgan; default delta 1e-5) gives
+    SHARE x delta to the domain step and keeps the rest.
+    """
+    if epsilon is None:
+        raise AssumptionError(
+            "--private-domain spends a share of the DP budget: give --epsilon",
+            assumption="a DP budget",
+            admissible="--epsilon E",
+        )
+    if not 0 < share < 1:
+        raise AssumptionError(
+            f"--private-domain takes the share of epsilon spent on the domain, in (0, 1); got "
+            f"{share}",
+            assumption="0 < SHARE < 1",
+            admissible="for example 0.1",
+        )
+    model = get_info(synthesizer).load().privacy_model
+    if model not in ("pure-dp", "approx-dp", "zcdp"):
+        raise AssumptionError(
+            f"--private-domain needs a DP synthesizer run with --epsilon; {synthesizer!r} is not "
+            "one (its privacy is inherent to sampling: give it a public domain)",
+            assumption="a DP synthesizer",
+            admissible="gaussian-copula, privbayes, mwem-pgm, aim, ctgan",
+        )
+    has_categories = any(c.source == "data" for c in schema.categorical)
+    pure = model == "pure-dp"
+    total_delta = (delta or 0.0) if pure else (DEFAULT_DELTA if delta is None else delta)
+    dom_eps = share * epsilon
+    if not has_categories:
+        dom_delta, syn_delta = 0.0, delta
+    elif pure:
+        dom_delta, syn_delta = total_delta, None
+    else:
+        dom_delta = share * total_delta
+        syn_delta = total_delta - dom_delta
+    return BudgetSplit(
+        share=float(share),
+        epsilon=float(epsilon),
+        delta=float(total_delta if (dom_delta > 0 or not pure) else 0.0),
+        domain_epsilon=float(dom_eps),
+        domain_delta=float(dom_delta),
+        synthesizer_epsilon=float(epsilon - dom_eps),
+        synthesizer_delta=syn_delta,
+    )
+
+
+def private_domain_step(
+    input_path: str | os.PathLike,
+    schema: Schema,
+    synthesizer: str,
+    split: BudgetSplit,
+    *,
+    seed: Any,
+    csv: CsvOptions | None,
+    ranges: dict[str, tuple[float, float]] | None,
+) -> DomainEstimate:
+    """One streamed pass over the input: the DP domain of every data-derived column, under
+    the synthesizer's neighbouring relation."""
+    import numpy as np
+
+    budget = plan_budget(schema, split.share, split.epsilon, split.domain_delta)
+    neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
+    return estimate_domain(
+        iter_table_chunks(input_path, csv=csv),
+        schema,
+        budget,
+        neighboring=str(neighboring),
+        rng=np.random.default_rng(seed),
+        ranges=ranges,
+    )
 
 
 def partitioned_input(path: str | os.PathLike) -> bool:
@@ -124,6 +229,8 @@ def synthesize(
     seed: int | None = None,
     params: dict[str, Any] | None = None,
     allow_data_domain: bool = False,
+    private_domain: float | None = None,
+    domain_ranges: dict[str, tuple[float, float]] | None = None,
     engine: str | Any = "local",
     scheduler: str | Any = None,
     csv: CsvOptions | None = None,
@@ -146,6 +253,13 @@ def synthesize(
     seed
         A SECRET seed for the fit's noise and the sampling (private record only); default
         128 bits of OS entropy.
+    private_domain
+        SHARE in (0, 1): spend SHARE x epsilon (and delta for category lists) on a DP estimate
+        of every data-derived bound and category list (:mod:`synthcert.privacy.domain`), fit on
+        that schema with the rest; the claim is the total (basic composition).
+    domain_ranges
+        Public ranges {column: (lo, hi)} searched by the DP quantiles instead of the default
+        public grid.
 
     Raises
     ------
@@ -157,7 +271,20 @@ def synthesize(
 
     params = dict(params or {})
     dp = epsilon is not None
-    if dp:
+    split = None
+    if private_domain is not None:
+        if allow_data_domain:
+            raise AssumptionError(
+                "--private-domain and --allow-data-domain exclude each other: the first pays "
+                "for a DP domain, the second gives up the guarantee",
+                assumption="one domain policy",
+                admissible="one of --private-domain SHARE, --allow-data-domain",
+            )
+        split = split_budget(schema, synthesizer, private_domain, epsilon, delta)
+        plan_budget(schema, private_domain, split.epsilon, split.domain_delta)  # refuse early
+    elif domain_ranges:
+        raise AssumptionError("--domain-range is used by --private-domain only")
+    if dp and split is None:
         refuse_data_domain(schema, synthesizer, allow_data_domain)
     as_dataset = is_dataset_target(out)  # before Path() drops a trailing slash
     out = Path(out)
@@ -169,7 +296,16 @@ def synthesize(
         public=[out, *([Path(report)] if report else [])],
         private=[Path(p) for p in (private_record, internal_report) if p is not None],
     )
-    fit_seed, sample_seed = pub.seed.spawn(2)
+    fit_seed, sample_seed, domain_seed = pub.seed.spawn(3)
+    estimate = None
+    if split is not None:
+        t0 = time.perf_counter()
+        estimate = private_domain_step(
+            input_path, schema, synthesizer, split, seed=domain_seed, csv=csv, ranges=domain_ranges
+        )
+        pub.timing("domain", time.perf_counter() - t0)
+        schema = estimate.schema  # public: a DP output
+        epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
     accepted = accepted_params(synthesizer)
     if "seed" in accepted and "seed" not in params:
         params["seed"] = fit_seed  # the fit's noise and choices: a child of the secret seed
@@ -215,6 +351,12 @@ def synthesize(
                 raise incomplete_rows_under_bounded(int(rows_in) - int(rows_used))
         n = output_rows(synth, neighboring, n_out, min_rows, rows_in, dp or streamed)
         claim = synth.privacy_claim(n)
+        if estimate is not None and split is not None:
+            claim = compose_claim(claim, estimate, split.epsilon, split.delta)
+            public_rows = estimate.rows if neighboring == "bounded" else min_rows
+            note = estimate.reliability_warning(public_rows)
+            if note is not None:
+                claim = claim.with_warnings(note)
         t0 = time.perf_counter()
         if as_dataset:  # drawn and written part by part on the engine
             sample_partitioned(
@@ -224,9 +366,14 @@ def synthesize(
         else:
             write_table(synth.sample(n, seed=sample_seed), out, protect=inputs)
         pub.timing("sample", time.perf_counter() - t0)
+    if estimate is not None and split is not None:
+        pub.ledger.extend({"step": "domain", **e.to_dict()} for e in estimate.ledger)
+        pub.facts["domain_spent"] = estimate.spent.to_dict()
+        pub.facts["budget_split"] = split.to_dict()
     accountant = getattr(synth, "accountant", None)
     if accountant is not None:
-        pub.ledger.extend(e.to_dict() for e in accountant.ledger)
+        step = {"step": "synthesizer"} if estimate is not None else {}
+        pub.ledger.extend({**step, **e.to_dict()} for e in accountant.ledger)
         pub.facts["spent"] = accountant.spent().to_dict()
     summary = SynthesisSummary(
         synthesizer=synthesizer,
@@ -236,6 +383,7 @@ def synthesize(
         claim=claim,
         synthcert_version=__version__,
         date=today_utc(),
+        private_domain=private_domain,
     )
     if report is not None:
         pub.public_report(report, certificate=claim_certificate(summary), schema=schema)
@@ -263,9 +411,12 @@ def claim_certificate(summary: SynthesisSummary) -> dict[str, Any]:
 
 
 __all__ = [
+    "BudgetSplit",
     "SynthesisResult",
     "SynthesisSummary",
     "partitioned_input",
+    "private_domain_step",
     "refuse_data_domain",
+    "split_budget",
     "synthesize",
 ]

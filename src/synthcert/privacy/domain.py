@@ -1,0 +1,513 @@
+"""A DP domain: bounds and category lists estimated with a declared share of the budget.
+
+A schema drafted from the table (``"source": "data"``) publishes the minimum, maximum and the
+categories present outside any accounting. ``--private-domain SHARE`` replaces every such part
+by a differentially private estimate and marks it ``"source": "dp"``:
+
+* **numeric bounds**: two DP quantiles (default the 1% and 99% ones), each by the
+  exponential mechanism over a *public* candidate grid (Smith 2011; McSherry & Talwar 2007;
+  one quantile at a time as in Gillenwater, Joseph & Kulesza 2021, section 2). The score of a
+  candidate c is minus the distance from q m to the rank interval [#{x < c}, #{x <= c}]
+  (0 when c is a q-quantile), m the column's non-missing count; adding, removing or replacing
+  one record moves each end of the interval by at most 1 and q m by at most q, so
+  Delta u <= 1 under both neighbouring relations. The interval (not the single rank
+  #{x <= c}) matters for discrete columns, whose quantile sits on a tie. The grid never
+  depends on the data: a log-spaced grid of +-{1.00, 1.01, ..., 9.99} x 10^k, k = -6..12,
+  and 0 (integers only for an integer column), or a user-given public range per column.
+* **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
+  Theorem 3.5): discrete Laplace noise of scale b = Delta_1 / epsilon on the count of every
+  observed value, and a value is kept when its noisy count reaches the threshold
+  T = 1 + ceil(b ln(1 / (delta (1 + p)))), p = exp(-1/b) (:func:`stability_threshold`): a
+  value held by one record alone then appears with probability at most delta. Delta_1 = 1
+  under add/remove neighbours (one count moves), 2 under replace-one (two counts move). This
+  is (epsilon, delta)-DP, never pure.
+
+Only the kept categories and the chosen bounds are published (post-processing). Each step is
+recorded in a :class:`~synthcert.privacy.accountant.PrivacyAccountant` of budget
+(SHARE x epsilon, delta_domain); the run's claim is the basic composition of that step and the
+synthesizer (:func:`compose_claim`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from synthcert._result import Result
+from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
+from synthcert.errors import AssumptionError, DataError
+from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
+from synthcert.privacy.claims import Assumption, PrivacyClaim
+from synthcert.privacy.mechanisms import exponential_mechanism
+
+DP_SOURCE = "dp"  # the schema source of a part estimated here
+DEFAULT_QUANTILES = (0.01, 0.99)
+RANGE_POINTS = 1001  # candidates of a user-given public range (integer columns: every integer)
+MAX_INTEGER_POINTS = 100_001
+QUANTILE_MECHANISM = "exponential mechanism (DP quantiles: data-derived numeric bounds)"
+THRESHOLD_MECHANISM = "discrete Laplace threshold (stability histogram: data-derived categories)"
+Rng = np.random.Generator
+
+
+def default_grid(*, positive_only: bool = False, integer: bool = False) -> np.ndarray:
+    """The public candidate grid: 0 and +-m 10^k, m in {1.00, 1.01, ..., 9.99}, k = -6..12.
+
+    Relative resolution 0.1% to 1% over 19 decades (34,201 points), with every integer from 1
+    to 999 on it; ``integer`` keeps the distinct rounded values (integer columns: no fractions).
+    It depends on nothing but this definition. The fine resolution matters: when a column's
+    tail quantile and its extreme fall in one grid cell, every candidate beyond the data ties
+    with the best one (see :func:`quantile_scores`).
+    """
+    pos = np.array(
+        [float(f"{j // 100}.{j % 100:02d}e{k}") for k in range(-6, 13) for j in range(100, 1000)]
+    )
+    if integer:
+        pos = np.unique(np.round(pos[pos >= 1.0]))
+    if positive_only:
+        return pos
+    return np.concatenate([-pos[::-1], [0.0], pos])
+
+
+def range_grid(lower: float, upper: float, *, integer: bool = False) -> np.ndarray:
+    """Candidates over a user-given PUBLIC range: every integer (integer columns, up to 100,001
+    of them), else 1,001 equally spaced points."""
+    if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+        raise AssumptionError(
+            f"a public domain range needs finite LO < HI, got {lower}:{upper}",
+            assumption="a public range LO < HI",
+            admissible="for example --domain-range age=0:120",
+        )
+    if integer:
+        lo, hi = math.ceil(lower), math.floor(upper)
+        if hi > lo and hi - lo + 1 <= MAX_INTEGER_POINTS:
+            return np.arange(lo, hi + 1, dtype=np.float64)
+    return np.linspace(lower, upper, RANGE_POINTS)
+
+
+def reliable_rows(epsilon: float, q: float, candidates: int, failure: float = 0.05) -> float:
+    """The table size m from which a DP q-quantile on ``candidates`` points rarely lands in the
+    flat region beyond the data: there every candidate scores at most -min(q, 1-q) m, so their
+    total probability is below candidates x exp(-epsilon min(q, 1-q) m / 2) <= ``failure``
+    once m >= 2 ln(candidates / failure) / (epsilon min(q, 1-q)). Public (no data)."""
+    return 2.0 * math.log(candidates / failure) / (epsilon * min(q, 1.0 - q))
+
+
+def column_grid(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> np.ndarray:
+    """The public grid of one column: its declared range, else :func:`default_grid` (positive
+    points only for a column declared on a log scale, integers only for an integer column)."""
+    if column.name in ranges:
+        lo, hi = ranges[column.name]
+        return range_grid(float(lo), float(hi), integer=column.integer)
+    log = getattr(column, "scale", None) == "log"
+    return default_grid(positive_only=log, integer=column.integer)
+
+
+# -- the two mechanisms -----------------------------------------------------------------------
+def quantile_scores(below: np.ndarray, upto: np.ndarray, m: int, q: float) -> np.ndarray:
+    """u(c_j) = -max(0, #{x < c_j} - q m, q m - #{x <= c_j}): minus the distance from q m to the
+    rank interval of each candidate (``below`` = #{x < c_j}, ``upto`` = #{x <= c_j})."""
+    t = q * float(m)
+    lo = np.asarray(below, dtype=np.float64)
+    hi = np.asarray(upto, dtype=np.float64)
+    return -np.maximum(0.0, np.maximum(lo - t, t - hi))
+
+
+def dp_quantile(
+    below: np.ndarray,
+    upto: np.ndarray,
+    m: int,
+    grid: np.ndarray,
+    q: float,
+    epsilon: float,
+    *,
+    rng: Rng,
+    accountant: PrivacyAccountant | None = None,
+    name: str = QUANTILE_MECHANISM,
+) -> float:
+    """The q-quantile of a column by the exponential mechanism over a public grid.
+
+    epsilon-DP with score sensitivity 1 (module docstring; McSherry & Talwar 2007, Thm 6):
+    Pr[c_j] proportional to exp(epsilon u(c_j) / 2), u of :func:`quantile_scores`.
+    """
+    if not 0 < q < 1:
+        raise AssumptionError(f"a quantile level must lie in (0, 1), got {q}")
+    idx = exponential_mechanism(
+        quantile_scores(below, upto, m, q), 1.0, epsilon, rng=rng, accountant=accountant, name=name
+    )
+    return float(grid[idx])
+
+
+def discrete_laplace(scale: float, size: int, rng: Rng) -> np.ndarray:
+    """Integer noise with Pr[Z = k] = (1 - p)/(1 + p) p^|k|, p = exp(-1/scale): the difference
+    of two geometric variables (Inusah & Kozubowski 2006). epsilon-DP for integer queries of
+    L1 sensitivity Delta at scale Delta/epsilon (Canonne, Kamath & Steinke 2020, Prop. 4)."""
+    p = math.exp(-1.0 / scale)
+    g1 = rng.geometric(1.0 - p, size=size) - 1
+    g2 = rng.geometric(1.0 - p, size=size) - 1
+    return (g1 - g2).astype(np.int64)
+
+
+def stability_threshold(scale: float, delta: float) -> int:
+    """Smallest integer T with Pr[1 + Z >= T] <= delta for discrete Laplace Z of ``scale``.
+
+    Pr[Z >= t] = p^t / (1 + p) for t >= 1, so T - 1 >= scale ln(1 / (delta (1 + p))).
+    """
+    p = math.exp(-1.0 / scale)
+    return 1 + max(1, math.ceil(scale * math.log(1.0 / (delta * (1.0 + p)))))
+
+
+def threshold_scale(epsilon: float, neighboring: str) -> float:
+    """b = Delta_1 / epsilon of the category counts: Delta_1 = 2 under replace-one ("bounded",
+    one count down and one up), 1 under add/remove."""
+    return (2.0 if neighboring == "bounded" else 1.0) / epsilon
+
+
+def stability_categories(
+    counts: Mapping[str, int],
+    epsilon: float,
+    delta: float,
+    *,
+    neighboring: str,
+    rng: Rng,
+    accountant: PrivacyAccountant | None = None,
+    name: str = THRESHOLD_MECHANISM,
+) -> tuple[str, ...]:
+    """The observed values whose noisy count reaches the stability threshold, sorted.
+
+    (epsilon, delta)-DP: Delta_1 = 1 (add/remove) or 2 (replace-one), discrete Laplace of scale
+    Delta_1/epsilon on the observed counts; a value present in one table only has count 1 and
+    is kept with probability <= delta (:func:`stability_threshold`). Conditioning on that event
+    costs a factor 1/(1 - delta) <= e^{epsilon/Delta_1}, checked here.
+    """
+    if not (epsilon > 0 and math.isfinite(epsilon)) or not 0 < delta < 1:
+        raise AssumptionError(
+            f"the category threshold needs epsilon > 0 and 0 < delta < 1 (got {epsilon}, {delta})",
+            assumption="0 < delta < 1",
+        )
+    scale = threshold_scale(epsilon, neighboring)
+    if -math.log1p(-delta) > 1.0 / scale:
+        raise AssumptionError(
+            f"delta {delta:.3g} is too large for epsilon {epsilon:.3g} per category list "
+            "(the threshold's analysis needs ln(1/(1 - delta)) <= epsilon / Delta_1)",
+            assumption="ln(1/(1 - delta)) <= epsilon / Delta_1",
+            admissible="a smaller --delta or a larger --private-domain share",
+        )
+    threshold = stability_threshold(scale, delta)
+    keys = sorted(counts)
+    noisy = np.array([counts[k] for k in keys], dtype=np.int64) + discrete_laplace(
+        scale, len(keys), rng
+    )
+    if accountant is not None:
+        accountant.record_approx(name, epsilon, delta)
+    return tuple(k for k, v in zip(keys, noisy, strict=True) if v >= threshold)
+
+
+# -- sufficient statistics ----------------------------------------------------------------------
+@dataclass
+class DomainCounts:
+    """Per data-derived column: ranks on the public grid (numeric) or value counts
+    (categorical), accumulated chunk by chunk. Private: never published."""
+
+    schema: Schema
+    ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    grids: dict[str, np.ndarray] = field(init=False)
+    cells: dict[str, np.ndarray] = field(init=False)
+    ties: dict[str, np.ndarray] = field(init=False)
+    nonmissing: dict[str, int] = field(init=False)
+    values: dict[str, Counter[str]] = field(init=False)
+    rows: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.ranges) - {c.name for c in data_numeric(self.schema)})
+        if unknown:
+            raise AssumptionError(
+                f"--domain-range names {', '.join(unknown)}, which is not a numeric column "
+                'with data-derived bounds ("source": "data") in the schema',
+                assumption="a range for a data-derived numeric column",
+                admissible=", ".join(c.name for c in data_numeric(self.schema)) or "none",
+            )
+        self.grids = {c.name: column_grid(c, self.ranges) for c in data_numeric(self.schema)}
+        self.cells = {k: np.zeros(len(g) + 1, dtype=np.int64) for k, g in self.grids.items()}
+        self.ties = {k: np.zeros(len(g), dtype=np.int64) for k, g in self.grids.items()}
+        self.nonmissing = dict.fromkeys(self.grids, 0)
+        self.values = {c.name: Counter() for c in data_categorical(self.schema)}
+        self.rows = 0
+
+    def update(self, chunk: pd.DataFrame) -> DomainCounts:
+        """Add one chunk of rows (missing and non-numeric values are skipped, by public rule)."""
+        absent = [n for n in [*self.grids, *self.values] if n not in chunk.columns]
+        if absent:
+            raise DataError(f"the input has no column(s) {absent}")
+        self.rows += len(chunk)
+        for name, grid in self.grids.items():
+            x = pd.to_numeric(chunk[name], errors="coerce").to_numpy(dtype=np.float64)
+            x = x[~np.isnan(x)]
+            # cell j holds the values in (g_{j-1}, g_j]; #{x <= g_j} is cells[: j+1].sum()
+            idx = np.searchsorted(grid, x, side="left")
+            self.cells[name] += np.bincount(idx, minlength=len(grid) + 1)
+            on_grid = idx < len(grid)
+            on_grid[on_grid] = grid[idx[on_grid]] == x[on_grid]
+            self.ties[name] += np.bincount(idx[on_grid], minlength=len(grid))
+            self.nonmissing[name] += int(x.size)
+        for name, counter in self.values.items():
+            s = chunk[name]
+            counter.update(s[s.notna()].astype(str).str.strip().tolist())
+        return self
+
+    def ranks(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(#{x < c_j}, #{x <= c_j}) for every candidate c_j of the column's grid."""
+        upto = np.cumsum(self.cells[name])[:-1]
+        return upto - self.ties[name], upto
+
+
+def data_numeric(schema: Schema) -> list[NumericColumn]:
+    """The numeric columns whose bounds were read from the data."""
+    return [c for c in schema.numeric if c.source == "data"]
+
+
+def data_categorical(schema: Schema) -> list[CategoricalColumn]:
+    """The categorical columns whose categories were read from the data."""
+    return [c for c in schema.categorical if c.source == "data"]
+
+
+# -- the estimate --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DomainBudget(Result):
+    """How the domain step's budget (share x epsilon, delta) is split: equally over the
+    quantiles (two per numeric column) and the category lists (one per categorical column)."""
+
+    share: float
+    epsilon: float
+    delta: float
+    epsilon_per_step: float
+    delta_per_category_list: float
+    numeric_columns: tuple[str, ...]
+    categorical_columns: tuple[str, ...]
+
+
+def plan_budget(schema: Schema, share: float, epsilon: float, delta: float) -> DomainBudget:
+    """The split of (share x epsilon, delta) over the data-derived parts of ``schema``."""
+    num = tuple(c.name for c in data_numeric(schema))
+    cat = tuple(c.name for c in data_categorical(schema))
+    steps = 2 * len(num) + len(cat)
+    if steps == 0:
+        raise AssumptionError(
+            'the schema has no data-derived bounds or categories ("source": "data"), so '
+            "--private-domain would spend budget on nothing: drop it",
+            assumption="a data-derived part to estimate",
+            admissible="omit --private-domain",
+        )
+    if cat and not delta > 0:
+        raise AssumptionError(
+            f"the category lists of {', '.join(cat)} were read from the data; their DP "
+            "estimate (a frequency threshold) is (epsilon, delta)-DP and needs delta > 0",
+            assumption="delta > 0 for DP category lists",
+            admissible="--delta (e.g. 1e-6), or public categories in the schema",
+        )
+    eps = share * epsilon
+    return DomainBudget(
+        share=float(share),
+        epsilon=float(eps),
+        delta=float(delta) if cat else 0.0,
+        epsilon_per_step=float(eps / steps),
+        delta_per_category_list=float(delta / len(cat)) if cat else 0.0,
+        numeric_columns=num,
+        categorical_columns=cat,
+    )
+
+
+@dataclass(frozen=True)
+class DomainEstimate(Result):
+    """The schema with every data-derived part replaced by its DP estimate, and the step's
+    ledger (private) and totals."""
+
+    schema: Schema
+    budget: DomainBudget
+    ledger: tuple[LedgerEntry, ...]
+    spent: Spent
+    rows: int = 0  # rows read (PRIVATE under add/remove neighbours: never publish)
+    quantiles: tuple[float, float] = DEFAULT_QUANTILES
+    candidates: int = 0  # the largest grid searched
+
+    def reliability_warning(self, public_rows: int | None) -> str | None:
+        """A public warning when the DP bounds are likely to be wide, from a PUBLIC table size
+        (n under replace-one neighbours, the declared --min-rows under add/remove)."""
+        if public_rows is None or not self.budget.numeric_columns:
+            return None
+        need = max(
+            reliable_rows(self.budget.epsilon_per_step, q, self.candidates) for q in self.quantiles
+        )
+        if public_rows >= need:
+            return None
+        return (
+            f"--private-domain: with {self.budget.epsilon_per_step:.3g} of epsilon per DP "
+            f"quantile, bounds are reliable from about {math.ceil(need):,} rows; on fewer "
+            "they may be far wider than the data (a valid but poor domain). Raise the share "
+            "or epsilon, give a tight public --domain-range, or declare public bounds."
+        )
+
+
+def bounds_from_quantiles(
+    lo: float, hi: float, grid: np.ndarray, integer: bool
+) -> tuple[float, float]:
+    """Public post-processing of two DP quantiles into bounds lower < upper: swap if crossed,
+    widen to the next grid point if equal, and round outwards for integer columns."""
+    lo, hi = min(lo, hi), max(lo, hi)
+    if lo == hi:
+        j = int(np.searchsorted(grid, lo))
+        if j + 1 < len(grid):
+            hi = float(grid[j + 1])
+        else:
+            lo = float(grid[j - 1])
+    if integer:
+        lo, hi = float(math.floor(lo)), float(math.ceil(hi))
+        if lo == hi:
+            hi = lo + 1.0
+    return lo, hi
+
+
+def estimate_domain(
+    chunks: Iterable[pd.DataFrame],
+    schema: Schema,
+    budget: DomainBudget,
+    *,
+    neighboring: str,
+    rng: Rng,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+    quantiles: tuple[float, float] = DEFAULT_QUANTILES,
+) -> DomainEstimate:
+    """DP bounds and category lists for the data-derived columns of ``schema``.
+
+    ``neighboring`` is the synthesizer's relation ("bounded": replace-one, "unbounded":
+    add/remove); the quantile score has sensitivity 1 under both, the category counts 1 or 2.
+    Columns marked public are returned unchanged.
+    """
+    counts = DomainCounts(schema, dict(ranges or {}))
+    for chunk in chunks:
+        counts.update(chunk)
+    accountant = PrivacyAccountant(budget.epsilon, budget.delta or None)
+    eps = budget.epsilon_per_step
+    new: list[Column] = []
+    for col in schema.columns:
+        if col.source != "data":
+            new.append(col)
+        elif isinstance(col, NumericColumn):
+            grid = counts.grids[col.name]
+            below, upto = counts.ranks(col.name)
+            m = counts.nonmissing[col.name]
+            named = f"{QUANTILE_MECHANISM}: {col.name}"
+            lo, hi = (
+                dp_quantile(
+                    below, upto, m, grid, q, eps, rng=rng, accountant=accountant, name=named
+                )
+                for q in quantiles
+            )
+            lower, upper = bounds_from_quantiles(lo, hi, grid, col.integer)
+            new.append(replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE)))
+        else:
+            kept = stability_categories(
+                counts.values[col.name],
+                eps,
+                budget.delta_per_category_list,
+                neighboring=neighboring,
+                rng=rng,
+                accountant=accountant,
+                name=f"{THRESHOLD_MECHANISM}: {col.name}",
+            )
+            if len(kept) < 2:
+                rare = stability_threshold(
+                    threshold_scale(eps, neighboring), budget.delta_per_category_list
+                )
+                raise AssumptionError(
+                    f"the DP category list of {col.name!r} kept {len(kept)} value(s); a "
+                    "categorical column needs two (the threshold drops values rarer than about "
+                    f"{rare} records)",
+                    assumption="at least two frequent categories",
+                    admissible="a larger --private-domain share or epsilon, public categories, "
+                    "or drop the column",
+                )
+            new.append(replace(col, categories=kept, source=cast(Any, DP_SOURCE)))
+    spent = accountant.check_within_budget()
+    return DomainEstimate(
+        schema=Schema(tuple(new), schema.drop, schema.file_columns),
+        budget=budget,
+        ledger=accountant.ledger,
+        spent=spent,
+        rows=counts.rows,
+        quantiles=quantiles,
+        candidates=max((len(g) for g in counts.grids.values()), default=0),
+    )
+
+
+# -- the claim -----------------------------------------------------------------------------------
+def compose_claim(
+    claim: PrivacyClaim, estimate: DomainEstimate, epsilon: float, delta: float
+) -> PrivacyClaim:
+    """The run's claim: the domain step and the synthesizer by basic composition (thesis
+    Prop. 2.3.16): (epsilon_d + epsilon_s, delta_d + delta_s), stated as the requested total
+    (``epsilon``, ``delta``), which the two ledgers are checked not to exceed."""
+    if claim.epsilon is None:
+        raise AssumptionError("--private-domain needs a DP synthesizer run with --epsilon")
+    total_eps = estimate.spent.epsilon + float(claim.epsilon)
+    total_delta = estimate.spent.delta + float(claim.delta or 0.0)
+    if total_eps > epsilon + TOLERANCE or total_delta > delta + TOLERANCE:
+        raise AssumptionError(
+            f"the domain step and the synthesizer spend ({total_eps:.6g}, {total_delta:.3g}), "
+            f"more than the requested ({epsilon:.6g}, {delta:.3g})"
+        )
+    stated_delta = 0.0 if total_delta == 0.0 else float(delta)
+    dp_cols = [*estimate.budget.numeric_columns, *estimate.budget.categorical_columns]
+    domain = Assumption(
+        "domain",
+        "bounds and categories of the schema; those of " + ", ".join(dp_cols) + " estimated "
+        "with DP (--private-domain)",
+        "dp-estimate",
+        "declared public bounds and categories, plus DP quantiles and a DP frequency threshold "
+        "paid from the budget; values outside are clipped or missing by public rule",
+    )
+    share = Assumption(
+        "domain_share", estimate.budget.share, "declared", "share of epsilon spent on the domain"
+    )
+    assumptions = tuple(a for a in claim.assumptions if a.name != "domain")
+    mechanisms = list(claim.mechanisms)
+    if estimate.budget.numeric_columns:
+        mechanisms.append(QUANTILE_MECHANISM)
+    if estimate.budget.categorical_columns:
+        mechanisms.append(THRESHOLD_MECHANISM)
+    return replace(
+        claim,
+        model="pure-dp" if stated_delta == 0.0 else "approx-dp",
+        epsilon=float(epsilon),
+        delta=stated_delta,
+        rho=None,
+        mechanisms=tuple(sorted(set(mechanisms))),
+        assumptions=(domain, share, *assumptions),
+    )
+
+
+__all__ = [
+    "DEFAULT_QUANTILES",
+    "DP_SOURCE",
+    "DomainBudget",
+    "DomainCounts",
+    "DomainEstimate",
+    "bounds_from_quantiles",
+    "compose_claim",
+    "default_grid",
+    "discrete_laplace",
+    "dp_quantile",
+    "estimate_domain",
+    "plan_budget",
+    "quantile_scores",
+    "range_grid",
+    "reliable_rows",
+    "stability_categories",
+    "stability_threshold",
+    "threshold_scale",
+]

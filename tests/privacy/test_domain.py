@@ -1,0 +1,382 @@
+"""The DP domain step: quantile bounds on a public grid, the stability threshold, the budget.
+
+The privacy tests compute each mechanism's output distribution exactly on neighbouring tables
+(all add/remove and replace-one neighbours of small tables) and check the DP inequality; the
+utility test checks the estimates on a large table at epsilon 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import mpmath
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, infer_schema
+from synthcert.errors import AssumptionError, DataError
+from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
+from synthcert.privacy.domain import (
+    DP_SOURCE,
+    QUANTILE_MECHANISM,
+    THRESHOLD_MECHANISM,
+    DomainCounts,
+    bounds_from_quantiles,
+    compose_claim,
+    default_grid,
+    discrete_laplace,
+    estimate_domain,
+    plan_budget,
+    quantile_scores,
+    range_grid,
+    reliable_rows,
+    stability_categories,
+    stability_threshold,
+    threshold_scale,
+)
+from synthcert.privacy.mechanisms import exponential_probabilities
+from synthcert.workflows.synthesize import split_budget
+
+# -- the public grid -----------------------------------------------------------------------------
+
+
+def test_default_grid_is_fixed_sorted_and_holds_small_integers():
+    g = default_grid()
+    assert len(g) == 2 * 19 * 900 + 1 == 34201
+    assert np.all(np.diff(g) > 0)
+    assert g[0] == -9.99e12 and g[-1] == 9.99e12 and 0.0 in g
+    assert all(float(k) in g and -float(k) in g for k in range(1, 1000))
+    assert 1.01e-6 in g and 1.05 in g and 2.57e9 in g
+    assert np.array_equal(default_grid(positive_only=True), g[g > 0])
+    ints = default_grid(integer=True)
+    assert np.all(ints == np.round(ints)) and np.all(np.diff(ints) > 0)
+    assert 1.0 in ints and 0.0 in ints and -1.0 in ints and 0.5 not in ints
+    assert all(float(k) in ints for k in range(1, 1000)) and len(ints) == 19999
+
+
+def test_range_grid_is_integers_or_1001_points_and_refuses_empty_ranges():
+    assert np.array_equal(range_grid(-0.5, 10.2, integer=True), np.arange(0.0, 11.0))
+    g = range_grid(0.0, 1.0)
+    assert len(g) == 1001 and g[0] == 0.0 and g[-1] == 1.0
+    with pytest.raises(AssumptionError):
+        range_grid(3.0, 3.0)
+
+
+# -- the quantile score and its sensitivity ------------------------------------------------------
+
+
+def ranks_of(x: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(#{x < c}, #{x <= c}) by brute force, independent of DomainCounts."""
+    below = np.array([(x < c).sum() for c in grid])
+    upto = np.array([(x <= c).sum() for c in grid])
+    return below, upto
+
+
+def counts_ranks(x: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    schema = Schema((NumericColumn("v", -1.0, 1.0, source="data"),))
+    counts = DomainCounts(schema, {"v": (float(grid[0]), float(grid[-1]))})
+    counts.grids["v"] = grid
+    counts.cells["v"] = np.zeros(len(grid) + 1, dtype=np.int64)
+    counts.ties["v"] = np.zeros(len(grid), dtype=np.int64)
+    half = len(x) // 2  # two chunks: the counts add up
+    counts.update(pd.DataFrame({"v": x[:half]})).update(pd.DataFrame({"v": x[half:]}))
+    return counts.ranks("v")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-4, 14), min_size=1, max_size=30),
+    st.integers(-6, 16),
+    st.sampled_from([0.005, 0.3, 0.5, 0.995]),
+)
+def test_quantile_score_moves_by_at_most_one_for_every_neighbour(values, new, q):
+    """Sensitivity 1 of u(c) = -dist(q m, [#{x < c}, #{x <= c}]) under add, remove and
+    replace (the grid includes points on, between and outside the values)."""
+    grid = np.arange(-5.0, 15.5, 0.5)
+    x = np.array(values, dtype=float)
+    below, upto = counts_ranks(x, grid)
+    assert np.array_equal(np.stack([below, upto]), np.stack(ranks_of(x, grid)))
+    u = quantile_scores(below, upto, len(x), q)
+    neighbours = [np.append(x, new), x[1:], np.append(x[1:], new)]
+    for y in neighbours:
+        if len(y) == 0:
+            continue
+        v = quantile_scores(*ranks_of(y, grid), len(y), q)
+        assert np.max(np.abs(u - v)) <= 1.0 + 1e-12
+
+
+def test_quantile_mechanism_is_epsilon_dp_exactly_on_all_neighbours():
+    """Pr[c | D] <= e^eps Pr[c | D'] for every candidate, for every neighbour of a table."""
+    grid = np.arange(0.0, 11.0)
+    x = np.array([1, 2, 2, 3, 5, 8, 8, 8, 9], dtype=float)
+    eps = 0.7
+    for q in (0.005, 0.5, 0.995):
+        p = exponential_probabilities(quantile_scores(*ranks_of(x, grid), len(x), q), 1.0, eps)
+        for new in range(-1, 12):
+            for y in (np.append(x, new), np.delete(x, new % len(x)), np.append(x[1:], new)):
+                pp = exponential_probabilities(
+                    quantile_scores(*ranks_of(y, grid), len(y), q), 1.0, eps
+                )
+                assert np.max(np.abs(np.log(p) - np.log(pp))) <= eps + 1e-12
+
+
+def test_bounds_post_processing_orders_widens_and_rounds():
+    g = np.array([0.0, 1.0, 2.0, 3.0])
+    assert bounds_from_quantiles(2.0, 1.0, g, False) == (1.0, 2.0)
+    assert bounds_from_quantiles(1.0, 1.0, g, False) == (1.0, 2.0)
+    assert bounds_from_quantiles(3.0, 3.0, g, False) == (2.0, 3.0)
+    assert bounds_from_quantiles(1.2, 7.3, g, True) == (1.0, 8.0)
+
+
+# -- the stability threshold ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [0.5, 2.0, 20.0, 137.0])
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-9])
+def test_threshold_is_the_smallest_with_tail_at_most_delta(scale, delta):
+    """Pr[1 + Z >= T] <= delta < Pr[1 + Z >= T - 1], by summing the pmf with mpmath."""
+    mpmath.mp.dps = 40
+    p = mpmath.e ** (-1 / mpmath.mpf(scale))
+
+    def tail(t: int) -> mpmath.mpf:  # Pr[Z >= t] = sum_{k >= t} (1-p)/(1+p) p^|k|
+        return mpmath.nsum(lambda k: (1 - p) / (1 + p) * p ** abs(k), [t, mpmath.inf])
+
+    t = stability_threshold(scale, delta)
+    assert tail(t - 1) <= delta
+    if t > 2:
+        assert tail(t - 2) > delta
+
+
+def test_discrete_laplace_matches_its_pmf():
+    rng = np.random.default_rng(5)
+    scale, n = 2.0, 400_000
+    z = discrete_laplace(scale, n, rng)
+    p = math.exp(-1 / scale)
+    for k in range(-6, 7):
+        want = (1 - p) / (1 + p) * p ** abs(k)
+        got = float(np.mean(z == k))
+        assert abs(got - want) < 5 * math.sqrt(want * (1 - want) / n), k
+
+
+def kept_distribution(counts: dict[str, int], scale: float, threshold: int) -> dict:
+    """Exact Pr[kept set = S] under independent discrete Laplace noise."""
+    p = math.exp(-1 / scale)
+
+    def keep(c: int) -> float:  # Pr[c + Z >= T] = Pr[Z >= T - c]
+        t = threshold - c
+        return p**t / (1 + p) if t >= 1 else 1 - p ** (1 - t) / (1 + p)
+
+    keys = sorted(counts)
+    out = {}
+    for bits in itertools.product([0, 1], repeat=len(keys)):
+        prob = 1.0
+        for b, k in zip(bits, keys, strict=True):
+            prob *= keep(counts[k]) if b else 1 - keep(counts[k])
+        out[frozenset(k for b, k in zip(bits, keys, strict=True) if b)] = prob
+    return out
+
+
+def hockey_stick(a: dict, b: dict, eps: float) -> float:
+    """sup_E Pr_a[E] - e^eps Pr_b[E] = sum_S max(0, a(S) - e^eps b(S))."""
+    return sum(max(0.0, pa - math.exp(eps) * b.get(s, 0.0)) for s, pa in a.items())
+
+
+@pytest.mark.parametrize("neighboring", ["bounded", "unbounded"])
+def test_stability_histogram_is_epsilon_delta_dp_exactly(neighboring):
+    """Every neighbour of small count tables: the exact hockey-stick divergence <= delta."""
+    eps, delta = 0.5, 1e-4
+    scale = threshold_scale(eps, neighboring)
+    t = stability_threshold(scale, delta)
+    base = {"a": t, "b": 3, "c": 1}
+    tables = [base, {"a": 1, "b": t + 2}, {"a": t, "b": t - 1, "c": t + 1}]
+    worst = 0.0
+    for d in tables:
+        keys = [*d, "new"]
+        neighbours = []
+        if neighboring == "unbounded":
+            for k in keys:
+                neighbours.append({**d, k: d.get(k, 0) + 1})
+                if k in d:
+                    neighbours.append({**d, k: d[k] - 1})
+        else:
+            for out_k, in_k in itertools.product(d, keys):
+                if out_k != in_k:
+                    neighbours.append({**d, out_k: d[out_k] - 1, in_k: d.get(in_k, 0) + 1})
+        pd_ = kept_distribution(d, scale, t)
+        for n in neighbours:
+            n = {k: v for k, v in n.items() if v > 0}  # a value with count 0 is not observed
+            pn = kept_distribution(n, scale, t)
+            worst = max(worst, hockey_stick(pd_, pn, eps), hockey_stick(pn, pd_, eps))
+    assert worst <= delta
+    assert worst > 0.2 * delta  # the analysis is tight enough that delta is actually used
+
+
+def test_stability_categories_keep_frequent_values_and_drop_singletons():
+    rng = np.random.default_rng(3)
+    counts = {"north": 5000, "south": 3000, "east": 800, "atlantis": 1}
+    kept = stability_categories(counts, 1.0, 1e-6, neighboring="bounded", rng=rng)
+    assert kept == ("east", "north", "south")
+    with pytest.raises(AssumptionError, match="delta"):
+        stability_categories(counts, 1e-4, 0.5, neighboring="bounded", rng=rng)
+
+
+# -- the estimate on a large table, the budget and the claim -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def big() -> pd.DataFrame:
+    rng = np.random.default_rng(2026)
+    n = 200_000
+    return pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n),
+            "wage": rng.lognormal(6.2, 0.8, n),
+            "score": rng.normal(0.0, 3.0, n),
+            "region": rng.choice(["n", "s", "e", "w", "x"], n, p=[0.4, 0.3, 0.2, 0.0999, 0.0001]),
+        }
+    )
+
+
+def test_estimates_are_close_to_the_truth_at_epsilon_one(big):
+    schema = infer_schema(big)
+    assert schema.bounds_source == "data"
+    budget = plan_budget(schema, 1.0 - 1e-9, 1.0, 1e-6)  # the whole epsilon = 1 on the domain
+    rng = np.random.default_rng(7)
+    est = estimate_domain([big.iloc[:100_000], big.iloc[100_000:]], schema, budget,
+                          neighboring="bounded", rng=rng)  # fmt: skip
+    s = est.schema
+    assert all(c.source == DP_SOURCE for c in s.columns)
+    assert (s.column("age").lower, s.column("age").upper) == (17.0, 90.0)
+    assert s.column("region").categories == ("e", "n", "s", "w")  # 20 records of "x" dropped
+    for name in ("wage", "score"):
+        col, x = s.column(name), big[name].to_numpy()
+        below, above = float(np.mean(x < col.lower)), float(np.mean(x > col.upper))
+        # the 1% and 99% quantiles, to the grid's 1-10% resolution: never the extremes
+        assert 0.004 <= below <= 0.02 and 0.004 <= above <= 0.02, (name, below, above)
+    assert est.spent.epsilon == pytest.approx(1.0) and est.spent.delta == pytest.approx(1e-6)
+    assert len(est.ledger) == 2 * 3 + 1
+    assert est.reliability_warning(len(big)) is None  # 200,000 rows at 1/7 per quantile
+
+
+def test_reliability_warning_follows_the_flat_region_bound():
+    """m >= 2 ln(K / 0.05) / (eps min(q, 1-q)); the warning names the size it needs."""
+    k = 34201
+    assert reliable_rows(0.1, 0.01, k) == pytest.approx(2 * math.log(k / 0.05) / 0.001)
+    assert reliable_rows(0.1, 0.99, k) == pytest.approx(reliable_rows(0.1, 0.01, k))
+    schema = Schema((NumericColumn("v", 0.0, 1.0, source="data"),))
+    df = pd.DataFrame({"v": np.random.default_rng(0).uniform(0, 100, 2000)})
+    est = estimate_domain([df], schema, plan_budget(schema, 0.5, 0.4, 0.0),
+                          neighboring="bounded", rng=np.random.default_rng(0))  # fmt: skip
+    need = reliable_rows(0.1, 0.01, k)
+    assert est.candidates == k and est.rows == 2000
+    note = est.reliability_warning(2000)
+    assert note is not None and f"{math.ceil(need):,} rows" in note
+    assert est.reliability_warning(math.ceil(need)) is None
+    assert est.reliability_warning(None) is None
+
+
+def test_empirical_failure_rate_of_a_tail_quantile_is_within_the_bound():
+    """At the size reliable_rows gives, the 99% quantile lands in the flat region beyond the
+    data with probability < 5% (computed exactly from the mechanism's distribution)."""
+    eps, q = 0.5, 0.99
+    grid = default_grid()
+    m = math.ceil(reliable_rows(eps, q, len(grid)))
+    x = np.random.default_rng(1).lognormal(3.0, 1.0, m)  # the top 1% spans many grid cells
+    below, upto = ranks_of_sorted(x, grid)
+    scores = quantile_scores(below, upto, m, q)
+    assert scores.max() > -2.0  # a grid point is (almost) a 99% quantile
+    p = exponential_probabilities(scores, 1.0, eps)
+    beyond = float(p[grid > x.max()].sum())  # the flat region past the data
+    assert beyond <= 0.05
+    assert beyond >= 5e-4  # and the bound is not loose by more than two orders of magnitude
+
+
+def ranks_of_sorted(x: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = np.sort(x)
+    return np.searchsorted(s, grid, side="left"), np.searchsorted(s, grid, side="right")
+
+
+def test_domain_range_replaces_the_default_grid(big):
+    schema = infer_schema(big[["age", "score"]])
+    budget = plan_budget(schema, 0.5, 2.0, 0.0)
+    rng = np.random.default_rng(1)
+    ranges = {"score": (-20.0, 20.0)}
+    est = estimate_domain([big], schema, budget, neighboring="unbounded", rng=rng, ranges=ranges)
+    lo, hi = est.schema.column("score").lower, est.schema.column("score").upper
+    assert lo in range_grid(-20, 20) and hi in range_grid(-20, 20)
+    assert -9.0 < lo < -6.0 and 6.0 < hi < 9.0
+    with pytest.raises(AssumptionError, match="not a numeric column"):
+        DomainCounts(schema, {"region": (0.0, 1.0)})
+    with pytest.raises(DataError, match="no column"):
+        DomainCounts(schema).update(big[["age"]])
+
+
+def test_public_columns_are_kept_and_the_budget_is_split_equally():
+    schema = Schema(
+        (
+            NumericColumn("a", 0.0, 1.0),
+            NumericColumn("b", 0.0, 1.0, source="data"),
+            CategoricalColumn("c", ("x", "y"), source="data"),
+            CategoricalColumn("d", ("x", "y")),
+        )
+    )
+    b = plan_budget(schema, 0.3, 2.0, 1e-6)
+    assert (b.numeric_columns, b.categorical_columns) == (("b",), ("c",))
+    assert b.epsilon == pytest.approx(0.6) and b.epsilon_per_step == pytest.approx(0.2)
+    assert b.delta == 1e-6 and b.delta_per_category_list == 1e-6
+    df = pd.DataFrame({"a": [0.5] * 50, "b": np.linspace(0, 3, 50), "c": ["x", "y"] * 25,
+                       "d": ["x"] * 50})  # fmt: skip
+    with pytest.raises(AssumptionError, match="kept"):  # 25 of each: below the threshold
+        estimate_domain([df], schema, b, neighboring="bounded", rng=np.random.default_rng(0))
+    with pytest.raises(AssumptionError, match="needs delta"):
+        plan_budget(schema, 0.3, 2.0, 0.0)
+    with pytest.raises(AssumptionError, match="nothing"):
+        plan_budget(schema.select(["a", "d"]), 0.3, 2.0, 1e-6)
+
+
+@pytest.mark.parametrize(
+    ("synth", "delta", "domain_delta", "synth_delta", "total_delta"),
+    [
+        ("privbayes", 1e-6, 1e-6, None, 1e-6),  # pure: the domain takes all of delta
+        ("gaussian-copula", 1e-6, 1e-6, None, 1e-6),
+        ("aim", 1e-6, 2.5e-7, 7.5e-7, 1e-6),  # approx: delta split like epsilon
+        ("mwem-pgm", None, 2.5e-6, 7.5e-6, 1e-5),  # the default delta
+    ],
+)
+def test_split_budget_adds_up(synth, delta, domain_delta, synth_delta, total_delta):
+    schema = Schema((CategoricalColumn("c", ("x", "y"), source="data"),))
+    s = split_budget(schema, synth, 0.25, 2.0, delta)
+    assert s.domain_epsilon + s.synthesizer_epsilon == pytest.approx(2.0, abs=1e-15)
+    assert s.domain_epsilon == pytest.approx(0.5)
+    assert s.domain_delta == pytest.approx(domain_delta)
+    assert s.synthesizer_delta == (None if synth_delta is None else pytest.approx(synth_delta))
+    assert s.delta == pytest.approx(total_delta)
+    assert s.domain_delta + (s.synthesizer_delta or 0.0) <= s.delta * (1 + 1e-12)
+    with pytest.raises(AssumptionError, match="epsilon"):
+        split_budget(schema, synth, 0.25, None, delta)
+    with pytest.raises(AssumptionError, match=r"\(0, 1\)"):
+        split_budget(schema, synth, 1.0, 2.0, delta)
+    with pytest.raises(AssumptionError, match="not one"):
+        split_budget(schema, "gaussian", 0.25, 2.0, delta)
+
+
+def test_composed_claim_states_the_total_and_lists_the_domain_step(big):
+    schema = infer_schema(big)
+    est = estimate_domain([big], schema, plan_budget(schema, 0.2, 1.0, 1e-6),
+                          neighboring="bounded", rng=np.random.default_rng(0))  # fmt: skip
+    synth_claim = dp_claim(
+        epsilon=0.8, delta=0.0, rho=None, neighboring="bounded", n_out=10,
+        mechanisms=("laplace",), assumptions=(Assumption("domain", "x", "public-schema"),),
+    )  # fmt: skip
+    claim = compose_claim(synth_claim, est, 1.0, 1e-6)
+    assert (claim.epsilon, claim.delta, claim.model) == (1.0, 1e-6, "approx-dp")
+    assert claim.guarantee == GUARANTEE and claim.is_guarantee
+    assert {QUANTILE_MECHANISM, THRESHOLD_MECHANISM, "laplace"} == set(claim.mechanisms)
+    names = {a.name: a for a in claim.assumptions}
+    assert names["domain"].source == "dp-estimate" and names["domain_share"].value == 0.2
+    with pytest.raises(AssumptionError, match="more than the requested"):
+        compose_claim(synth_claim, est, 0.9, 1e-6)
