@@ -24,7 +24,7 @@ C = 0.05  # small, so that the clip binds for most rows of the trained discrimin
 
 @pytest.fixture(scope="module")
 def trained(adult):
-    """A DP discriminator (noise 0 to read the clipped sum) after 40 ordinary DP-SGD steps."""
+    """A DP discriminator (noise 0 to read the clipped sum) after 24 ordinary DP-SGD steps."""
     from torch.utils.data import DataLoader, TensorDataset
 
     schema = adult_schema().select(COLS)
@@ -42,7 +42,7 @@ def trained(adult):
     )  # fmt: skip
     k = int(opt.expected_batch_size)
     steps = 0
-    while steps < 40:
+    while steps < 24:
         for (xb,) in loader:
             fake = syn._activate(torch.randn(k, real.shape[1]))
             syn._discriminator_step(disc, opt, xb, fake)
@@ -68,7 +68,7 @@ def test_one_record_moves_the_clipped_sum_by_at_most_c(trained):
     base = real[:60]
     s0 = _clipped_sum(disc, opt, k, lambda: syn._discriminator_step(disc, opt, base, fake))
     shifts = []
-    for i in range(60, 400, 4):  # 85 candidate records, each added to the same batch
+    for i in range(60, 400, 8):  # 43 candidate records, each added to the same batch
         xb = torch.cat([base, real[i : i + 1]])
         s1 = _clipped_sum(disc, opt, k, lambda xb=xb: syn._discriminator_step(disc, opt, xb, fake))
         shifts.append(np.linalg.norm(s1 - s0))
