@@ -265,13 +265,35 @@ def test_bridge_bounds_the_mahalanobis_shift():
     assert np.max(np.sum(shifts**2, axis=1) / 0.3) / 2 == pytest.approx(iso)
 
 
+def test_bridge_unbounded_covers_removing_a_member():
+    # A table of n rows must be protected against removing a member: the pair (n - 1, n). Put
+    # n - 1 rows at the corner -1 and the n-th at +1; removing it moves the mean by 2 sqrt(d)/n,
+    # the worst case. The old code evaluated the addition pair (n, n + 1) and gave
+    # 4d/((n + 1)^2 2 lambda), (1 + 1/n)^2 too small.
+    n, d, lam = 10, 3, 0.2
+    rows = -np.ones((n, d))
+    rows[-1] = 1.0
+    shift = rows.mean(axis=0) - rows[:-1].mean(axis=0)
+    worst = float(shift @ shift) / (2 * lam)
+    assert worst == pytest.approx(4 * d / (n**2 * 2 * lam), rel=1e-12)
+    unbounded = gz.multivariate_bridge_rho(n, d, 1, lam, neighbouring="unbounded")
+    assert unbounded >= worst * (1 - 1e-12)
+    assert unbounded == pytest.approx(worst, rel=1e-12)
+    # the addition pair is dominated: its worst shift is 2 sqrt(d)/(n + 1)
+    added = np.vstack([rows, np.ones((1, d))])
+    add_shift = added.mean(axis=0) - rows.mean(axis=0)
+    assert float(add_shift @ add_shift) / (2 * lam) < unbounded
+    assert unbounded == gz.multivariate_bridge_rho(n, d, 1, lam, neighbouring="bounded")
+
+
 def test_bridge_is_miuras_mean_term_in_the_limit():
     # Theorem 3.1 of Miura et al. (seed 000) separates into a mean-vector term and a covariance
-    # term; the mean term per record tends to alpha * rho of the bridge (unbounded: n vs n+1).
+    # term; the mean term per record, evaluated at n - 1 (the removal pair, inherent.theorem_n),
+    # tends to alpha * rho of the bridge at n.
     d, sigma, alpha = 6, 0.01, 4.0
     ratios = []
     for n in (10**4, 10**5, 10**6, 10**7):
-        comps = _inherent.theorem31_components(n, d, sigma, alpha)
+        comps = _inherent.theorem31_components(_inherent.theorem_n(n, "unbounded"), d, sigma, alpha)
         key = next(k for k in comps if "mean" in k)
         mean_term = float(np.max(np.asarray(comps[key], dtype=float)))
         bridge = alpha * gz.multivariate_bridge_rho(n, d, 1, sigma, neighbouring="unbounded")
@@ -281,16 +303,20 @@ def test_bridge_is_miuras_mean_term_in_the_limit():
 
 
 def test_bridge_against_the_printed_mean_terms_of_theorem31():
-    # Seed 000, Theorem 3.1 (tau = 4d/sigma): the mean-vector terms of eps_a1 and eps_a2 are
-    # alpha/2 * tau/((n+1)(n+1-alpha)) and alpha/2 * tau/(n(n+alpha) - alpha(n+1)tau).
+    # Seed 000, Theorem 3.1 (tau = 4d/sigma) at m = n - 1 records: the mean-vector terms of
+    # eps_a1 and eps_a2 are alpha/2 * tau/((m+1)(m+1-alpha)) and
+    # alpha/2 * tau/(m(m+alpha) - alpha(m+1)tau); with m + 1 = n the first is n/(n - alpha)
+    # times the bridge's alpha * rho = alpha tau / (2 n^2).
     d, sigma, alpha = 6, 0.01, 4.0
     tau = 4 * d / sigma
     previous = math.inf
     for n in (10**5, 10**6, 10**7, 10**8):
+        m = n - 1
         bridge = alpha * gz.multivariate_bridge_rho(n, d, 1, sigma, neighbouring="unbounded")
-        t1 = alpha / 2 * tau / ((n + 1) * (n + 1 - alpha))
-        t2 = alpha / 2 * tau / (n * (n + alpha) - alpha * (n + 1) * tau)
-        assert t1 / bridge == pytest.approx((n + 1) / (n + 1 - alpha), rel=1e-12)
+        assert bridge == pytest.approx(alpha * tau / (2 * n**2), rel=1e-12)
+        t1 = alpha / 2 * tau / ((m + 1) * (m + 1 - alpha))
+        t2 = alpha / 2 * tau / (m * (m + alpha) - alpha * (m + 1) * tau)
+        assert t1 / bridge == pytest.approx(n / (n - alpha), rel=1e-12)
         gap = max(abs(t1 / bridge - 1), abs(t2 / bridge - 1))
         assert gap < previous
         previous = gap

@@ -428,9 +428,13 @@ def multivariate_bridge_rho(
 ) -> float:
     """rho = n_out (2 sqrt(d)/n)^2 / (2 lambda_min): N(mu, public Sigma) as a Gaussian mechanism.
 
-    Rows of [-1, 1]^d; the mean moves by at most 2 sqrt(d)/n (bounded) or 2 sqrt(d)/(n + 1)
-    (unbounded, n vs n + 1 records) in Euclidean norm, and the Mahalanobis sensitivity is at
-    most that over sqrt(lambda_min(Sigma)). ``min_eigenvalue`` is Miura et al.'s sigma (seed
+    Rows of [-1, 1]^d and a table of n records. Bounded (one record replaced): the mean moves by
+    at most 2 sqrt(d)/n. Unbounded: the table must be protected against adding a record, the
+    pair (n, n + 1) with shift at most 2 sqrt(d)/(n + 1), *and* against removing one of its
+    members, the pair (n - 1, n) with shift (x_n - mu_{n-1})/n, at most 2 sqrt(d)/n. The
+    removal pair is the larger, so both relations use the denominator n (as ``theorem_n`` in
+    ``inherent`` evaluates Theorem 3.1 at n - 1). The Mahalanobis sensitivity is at most that
+    over sqrt(lambda_min(Sigma)). ``min_eigenvalue`` is Miura et al.'s sigma (seed
     000, §3): a lower bound on the smallest *eigenvalue* of the covariance, a variance-scale
     quantity, so it is not squared. The issue's rho = n_out (4d / (n^2 sigma_min)) / 2 is this
     formula with sigma_min read as that eigenvalue; tau = 4d/sigma of seed 000 gives
@@ -454,8 +458,8 @@ def multivariate_bridge_rho(
             assumption="bounded or unbounded neighbouring",
             admissible="'bounded' or 'unbounded'",
         )
-    denom = n if neighbouring == "bounded" else n + 1
-    return n_out * (4.0 * d / denom**2) / (2.0 * min_eigenvalue)
+    # both relations: the removal pair (n - 1, n) dominates the addition pair (n, n + 1)
+    return n_out * (4.0 * d / n**2) / (2.0 * min_eigenvalue)
 
 
 __all__ = [

@@ -1,13 +1,26 @@
 """Differentially private mechanisms of thesis section 2.3.3 (seed 003): Laplace, Gaussian
 (classic, zCDP and analytic calibration), Staircase and Exponential.
 
-Every mechanism takes its randomness from a ``numpy.random.Generator`` (or an int seed) and,
-when given an :class:`~synthcert.privacy.accountant.PrivacyAccountant`, records what it spent.
+Every mechanism takes its randomness from a ``numpy.random.Generator`` (or an int seed, or a
+:class:`random.SystemRandom` for OS entropy on every draw) and, when given an
+:class:`~synthcert.privacy.accountant.PrivacyAccountant`, records what it spent.
+
+``laplace_mechanism`` and ``gaussian_mechanism`` are floating-point safe (Mironov 2012): the
+noise is the discrete Laplace or discrete Gaussian of Canonne, Kamath and Steinke (2020),
+sampled exactly (``synthcert.privacy.discrete``), added to an integer. ``integer=True`` says the
+query is integer-valued (counts) and adds the noise to it directly. Otherwise the value is
+first rounded to a public grid g = 2^-k (a deterministic function, so DP is kept) and the
+sensitivity in grid units is raised by the rounding error: Delta/g + d (L1) or
+Delta/g + sqrt(d) (L2), with g chosen so that this costs at most 2^-10 of the noise scale.
+The output g (round(q/g) + Z) is exact in floating point, so its support does not depend on
+the input.
 """
 
 from __future__ import annotations
 
 import math
+import random
+from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -15,17 +28,100 @@ from numpy.typing import ArrayLike
 from scipy import optimize, special
 
 from synthcert.errors import AssumptionError
+from synthcert.privacy.discrete import UniformSource, discrete_gaussian, discrete_laplace
 
 if TYPE_CHECKING:
     from synthcert.privacy.accountant import PrivacyAccountant
 
-Rng = int | np.random.Generator | None
+Rng = int | np.random.Generator | random.SystemRandom | None
 GaussianCalibration = Literal["zcdp", "analytic", "classic"]
 StaircaseForm = Literal["l1", "coordinate"]
 
 
 def _rng(rng: Rng) -> np.random.Generator:
+    if isinstance(rng, random.SystemRandom):
+        return np.random.default_rng(rng.getrandbits(128))
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+
+def _source(rng: Rng) -> UniformSource:
+    """The uniform-integer source of the exact samplers: a SystemRandom as is, else a Generator."""
+    return rng if isinstance(rng, random.SystemRandom) else _rng(rng)
+
+
+# -- floating-point-safe noise on a grid ---------------------------------------------------
+_GRID_SLACK_BITS = 10  # the rounding may cost at most 2^-10 of the sensitivity
+_EXACT_FLOAT = 2.0**52
+_SIGNIFICANT_BITS = 48
+
+
+def _dyadic_ceil(x: Fraction) -> Fraction:
+    """The smallest m / 2^k >= x with m of about 48 significant bits (x > 0).
+
+    Noise parameters are rounded up (more noise, smaller epsilon or rho), never down.
+    """
+    k = _SIGNIFICANT_BITS - (x.numerator.bit_length() - x.denominator.bit_length())
+    scale = Fraction(2) ** k
+    return Fraction(math.ceil(x * scale)) / scale
+
+
+def _ceil_sqrt(d: int) -> int:
+    r = math.isqrt(d)
+    return r if r * r == d else r + 1
+
+
+def grid_for(sensitivity: float, d: int, norm: Literal[1, 2]) -> float:
+    """The public grid g = 2^j with rounding error d (L1) or ceil(sqrt(d)) (L2) <= 2^-10 Delta/g."""
+    spread = d if norm == 1 else _ceil_sqrt(d)
+    return 2.0 ** math.floor(math.log2(sensitivity / (spread * 2.0**_GRID_SLACK_BITS)))
+
+
+def _integer_query(
+    value: np.ndarray, sensitivity: float, norm: Literal[1, 2], integer: bool
+) -> tuple[np.ndarray, float, Fraction]:
+    """(integers, grid g, sensitivity in grid units) of the query.
+
+    ``integer=True``: g = 1 and the values must be integers. Otherwise each coordinate is
+    rounded to the nearest multiple of g (|rint(a/g) - rint(b/g)| <= |a - b|/g + 1 when a != b),
+    and values beyond 2^52 g are clipped (1-Lipschitz), so the L1 sensitivity becomes
+    Delta/g + d and the L2 sensitivity Delta/g + sqrt(d).
+    """
+    d = max(value.size, 1)
+    if integer:
+        if not np.all(np.isfinite(value)) or np.any(value != np.rint(value)):
+            raise AssumptionError(
+                "integer=True needs an integer-valued query (counts)",
+                assumption="q(D) in Z^d",
+                admissible="integer=False for real-valued queries (rounded to a public grid)",
+            )
+        if np.any(np.abs(value) >= _EXACT_FLOAT):
+            raise AssumptionError(
+                "integer query values must stay below 2^52 in magnitude",
+                assumption="|q(D)| < 2^52",
+            )
+        return value.astype(np.int64), 1.0, Fraction(sensitivity)
+    g = grid_for(sensitivity, d, norm)
+    scaled = np.clip(np.nan_to_num(value / g), -_EXACT_FLOAT, _EXACT_FLOAT)
+    ints = np.rint(scaled).astype(np.int64)
+    spread = Fraction(d) if norm == 1 else Fraction(_ceil_sqrt(d))
+    return ints, g, Fraction(sensitivity) / Fraction(g) + spread
+
+
+def _release(ints: np.ndarray, noise: np.ndarray, g: float, shape: tuple[int, ...]) -> np.ndarray:
+    """g (q + Z) as floats: exact, since g is a power of two and |q + Z| < 2^53."""
+    total = ints.ravel().astype(object) + noise
+    out = np.array([float(v) for v in total], dtype=np.float64) * g
+    return out.reshape(shape)
+
+
+def discrete_laplace_noise(size: int, scale: Fraction, *, rng: Rng = None) -> np.ndarray:
+    """``size`` exact discrete Laplace draws Lap_Z(scale) (CKS 2020, Algorithm 2), as int64."""
+    return discrete_laplace(_source(rng), Fraction(scale), size).astype(np.int64)
+
+
+def discrete_gaussian_noise(size: int, sigma2: Fraction, *, rng: Rng = None) -> np.ndarray:
+    """``size`` exact discrete Gaussian draws N_Z(0, sigma2) (CKS 2020, Algorithm 3), as int64."""
+    return discrete_gaussian(_source(rng), Fraction(sigma2), size).astype(np.int64)
 
 
 def _positive(name: str, value: float) -> float:
@@ -59,14 +155,27 @@ def laplace_mechanism(
     sensitivity: float,
     epsilon: float,
     *,
+    integer: bool = False,
     rng: Rng = None,
     accountant: PrivacyAccountant | None = None,
     name: str = "laplace",
 ) -> np.ndarray:
-    """q(D) + Lap(Delta_1/epsilon)^d: epsilon-DP for L1 sensitivity Delta_1 (thesis Def. 2.3.12)."""
+    """q(D) + discrete Laplace noise: epsilon-DP for L1 sensitivity Delta_1 (thesis Def. 2.3.12,
+    floating-point safe).
+
+    The noise is Lap_Z(t) with t >= Delta_int/epsilon (CKS 2020, Def. 2: P(x) proportional to
+    e^{-|x|/t}, so neighbouring integer queries at L1 distance Delta_int have probability
+    ratios <= e^{Delta_int/t} <= e^epsilon). ``integer=True``: Delta_int = Delta_1 on the
+    counts themselves; otherwise Delta_int = Delta_1/g + d on the grid g (module docstring).
+    t is rounded up to a dyadic rational, so the epsilon spent is at most ``epsilon``.
+    """
     value = np.asarray(value, dtype=np.float64)
-    b = laplace_scale(sensitivity, epsilon)
-    out = value + _rng(rng).laplace(0.0, b, size=value.shape)
+    _positive("sensitivity", sensitivity)
+    _positive("epsilon", epsilon)
+    ints, g, sens = _integer_query(value, sensitivity, 1, integer)
+    scale = _dyadic_ceil(sens / Fraction(epsilon))
+    noise = discrete_laplace(_source(rng), scale, ints.size)
+    out = _release(ints, noise, g, value.shape)
     if accountant is not None:
         accountant.record_pure(name, epsilon)
     return out
@@ -160,19 +269,33 @@ def gaussian_mechanism(
     epsilon: float | None = None,
     delta: float | None = None,
     calibration: GaussianCalibration = "zcdp",
+    integer: bool = False,
     rng: Rng = None,
     accountant: PrivacyAccountant | None = None,
     name: str = "gaussian",
 ) -> np.ndarray:
-    """q(D) + N(0, sigma^2 I) with sigma from rho (zcdp) or (epsilon, delta) (analytic, classic).
+    """q(D) + discrete Gaussian noise N_Z(0, sigma^2)^d (floating-point safe).
+
+    The discrete Gaussian on an integer query of L2 sensitivity Delta_int is
+    Delta_int^2/(2 sigma^2)-zCDP (Canonne, Kamath & Steinke 2020, Thm. 4 and 14), as the
+    continuous one. ``calibration="zcdp"``: sigma^2 >= Delta_int^2/(2 rho). For (epsilon, delta)
+    (``"analytic"``, ``"classic"``) the continuous calibrations do not transfer exactly, so
+    sigma is the larger of that calibration's sigma and the one whose rho converts to
+    (epsilon, delta) by rho + 2 sqrt(rho log(1/delta)) <= epsilon (Bun & Steinke 2016,
+    Prop. 1.3); that rho is recorded. ``integer=True``: Delta_int = Delta_2 on the counts;
+    otherwise Delta_int = Delta_2/g + sqrt(d) on the grid g. sigma^2 is rounded up.
 
     The density exponent is -||x||^2 / (2 sigma^2) (thesis Def. 2.3.14 omits the 2).
     """
+    from synthcert.privacy.accountant import rho_from_epsilon_delta
+
     value = np.asarray(value, dtype=np.float64)
+    _positive("sensitivity", sensitivity)
     if calibration == "zcdp":
         if rho is None:
             raise AssumptionError("calibration='zcdp' needs rho", assumption="rho given")
-        sigma = gaussian_sigma_zcdp(sensitivity, rho)
+        rho_used = _positive("rho", rho)
+        sigma_floor = 0.0
     elif calibration in ("analytic", "classic"):
         if epsilon is None or delta is None:
             raise AssumptionError(
@@ -180,19 +303,22 @@ def gaussian_mechanism(
                 assumption="epsilon and delta given",
             )
         fn = gaussian_sigma_analytic if calibration == "analytic" else gaussian_sigma_classic
-        sigma = fn(sensitivity, epsilon, delta)
+        sigma_floor = fn(sensitivity, epsilon, delta)
+        rho_used = rho_from_epsilon_delta(epsilon, delta)
     else:
         raise AssumptionError(
             f"unknown calibration {calibration!r}", admissible="zcdp, analytic, classic"
         )
-    out = value + _rng(rng).normal(0.0, sigma, size=value.shape)
+    ints, g, sens = _integer_query(value, sensitivity, 2, integer)
+    sigma2 = sens**2 / (2 * Fraction(rho_used))
+    sigma2 = max(sigma2, Fraction(sigma_floor / g) ** 2)
+    noise = discrete_gaussian(_source(rng), _dyadic_ceil(sigma2), ints.size)
+    out = _release(ints, noise, g, value.shape)
     if accountant is not None:
         if calibration == "zcdp":
-            accountant.record_zcdp(name, float(rho))  # type: ignore[arg-type]
+            accountant.record_zcdp(name, float(rho_used))
         else:
-            accountant.record_approx(
-                name, float(epsilon), float(delta), rho=gaussian_rho(sigma, sensitivity)
-            )
+            accountant.record_approx(name, float(epsilon), float(delta), rho=float(rho_used))
     return out
 
 

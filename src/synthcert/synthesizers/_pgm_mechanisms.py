@@ -160,8 +160,9 @@ def measure_gaussian(
     """y = x_r + N(0, sigma^2) by the rho-zCDP Gaussian mechanism (L2 sensitivity 1), recorded
     in ``accountant`` and added to ``state`` as a measurement of scale ``sigma``."""
     y = gaussian_mechanism(
-        counts, 1.0, rho=rho, rng=rng, accountant=accountant, name=f"gaussian:{'x'.join(clique)}"
-    )
+        counts, 1.0, rho=rho, integer=True, rng=rng, accountant=accountant,
+        name=f"gaussian:{'x'.join(clique)}",
+    )  # fmt: skip
     est.measure(state, clique, y, sigma)
 
 

@@ -410,7 +410,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         for col, counts in zip(self.schema.columns, hists, strict=True):
             # replacing one record moves one count down and one up: L1 sensitivity 2
             noisy = laplace_mechanism(
-                counts, 2.0, eps_marg / d, rng=rng, accountant=self.accountant,
+                counts, 2.0, eps_marg / d, integer=True, rng=rng, accountant=self.accountant,
                 name=f"laplace:marginal:{col.name}",
             )  # fmt: skip
             self._marginals.append(clip_normalise(noisy))

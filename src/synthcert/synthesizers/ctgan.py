@@ -14,6 +14,17 @@ conditional generator, WGAN-GP). With ``epsilon`` it trains a GAN in the style o
   pac = 1 and the standard GAN loss: the WGAN gradient penalty (``autograd.grad`` with
   ``create_graph=True``) cannot pass through Opacus's per-sample hooks, so it is dropped
   (as in smartnoise's DPCTGAN, whose default loss is also cross-entropy);
+* only the real rows pass through the private optimizer, so one record changes the clipped
+  sum by at most C = ``max_grad_norm``, the sensitivity the accountant assumes (noise std
+  sigma C). The fake rows' gradient, a fixed public number of them per step (Opacus's expected
+  batch size), depends only on the generator and the current discriminator (post-processing
+  of earlier private steps): it is computed outside Opacus's hooks and added after the noise.
+  (Putting m fakes through the per-example clipping beside m Poisson-sampled real rows, as
+  before, let one added record add a real and a fake row: sensitivity up to 2C.)
+* every torch generator is seeded with 64 bits from the private SeedSequence (128 bits of OS
+  entropy unless a secret seed is given); ``secure_mode=True`` hands noise and sampling to
+  Opacus's secure mode (a CSPRNG from /dev/urandom, each noise coordinate a sum of 4 Gaussian
+  draws against floating-point attacks); it needs ``torchcsprng`` and ignores the seed.
 * the generator learns only through the discriminator (post-processing); its forward pass
   through the discriminator runs with the per-sample hooks disabled, and the generator's
   samples never touch the private module outside a step.
@@ -52,8 +63,18 @@ Progress = Callable[[int, int], None]
 
 
 def int_seed(seed: Seed) -> int:
-    """A 31-bit integer seed derived from any :data:`Seed` (None gives a fresh one)."""
+    """A 31-bit integer seed derived from any :data:`Seed`, for ``ctgan.CTGAN`` (no DP) only."""
     return int(seed_sequence(seed).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def torch_seeds(seed: Seed, count: int) -> list[int]:
+    """``count`` independent 64-bit torch seeds spawned from the SeedSequence of ``seed``.
+
+    None gives 128 bits of OS entropy (``numpy.random.SeedSequence``); torch generators take
+    seeds up to 2^64 - 1, so no bits are dropped.
+    """
+    children = seed_sequence(seed).spawn(count)
+    return [int(c.generate_state(1, dtype=np.uint64)[0]) for c in children]
 
 
 @contextlib.contextmanager
@@ -71,7 +92,8 @@ class CTGANSynthesizer(DPSynthesizer):
 
     ``epochs`` defaults to 300 without DP (ctgan's default) and 20 with DP; ``batch_size``
     500 (a multiple of ``pac`` = 10 without DP; the expected Poisson batch under DP).
-    ``max_grad_norm`` is the per-example clipping norm of DP-SGD.
+    ``max_grad_norm`` is the per-example clipping norm C of DP-SGD (the per-step sensitivity).
+    ``secure_mode`` (DP only): Opacus's secure mode, see the module docstring.
     """
 
     name: ClassVar[str] = "ctgan"
@@ -99,6 +121,7 @@ class CTGANSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "drop",
         seed: Seed = None,
         progress: Progress | None = None,
+        secure_mode: bool = False,
     ) -> None:
         super().__init__(schema)
         if epsilon is not None:
@@ -142,6 +165,7 @@ class CTGANSynthesizer(DPSynthesizer):
         self.discretizer = Discretizer(schema, bins=bins, missing=missing)
         self.seed = seed
         self.progress = progress
+        self.secure_mode = bool(secure_mode)
         self.accountant = PrivacyAccountant(epsilon, delta)
 
     def params(self) -> dict[str, Any]:
@@ -159,6 +183,7 @@ class CTGANSynthesizer(DPSynthesizer):
             "max_grad_norm": self.max_grad_norm,
             "pac": self.pac,
             "bins": self.bins,
+            "secure_mode": self.secure_mode,
         }
 
     # -- fitting -------------------------------------------------------------------------
@@ -231,14 +256,71 @@ class CTGANSynthesizer(DPSynthesizer):
             st += width
         return torch.cat(parts, dim=1)
 
+    def _discriminator(self, dim: int) -> Any:
+        """ctgan's discriminator layout (Linear, LeakyReLU(0.2), Dropout(0.5)) with pac = 1."""
+        from torch import nn
+
+        layers: list[nn.Module] = []
+        d_in = dim
+        for width in self.discriminator_dim:
+            layers += [nn.Linear(d_in, width), nn.LeakyReLU(0.2), nn.Dropout(0.5)]
+            d_in = width
+        return nn.Sequential(*layers, nn.Linear(d_in, 1))
+
+    def _privacy_engine(self) -> Any:
+        """Opacus's PrivacyEngine (RDP accountant), in secure mode when asked."""
+        from opacus import PrivacyEngine
+
+        if not self.secure_mode:
+            return PrivacyEngine(accountant="rdp")
+        try:
+            return PrivacyEngine(accountant="rdp", secure_mode=True)
+        except ImportError as exc:
+            raise AssumptionError(
+                "secure_mode=True needs the torchcsprng package (Opacus draws noise and batches "
+                "from its /dev/urandom generator)",
+                assumption="torchcsprng importable",
+                admissible="install torchcsprng, or secure_mode=False (seeded torch generators "
+                "with 64-bit seeds from 128 bits of OS entropy)",
+            ) from exc
+
+    @staticmethod
+    def _discriminator_step(disc: Any, opt_d: Any, xb: Any, fake: Any) -> None:
+        """One DP-SGD step of the discriminator; per-example sensitivity exactly C.
+
+        The real rows go through Opacus: per-example gradients of the row's loss
+        softplus(-D(x)) (``loss_reduction="mean"``: Opacus multiplies by the batch size m,
+        undoing the 1/m), clipped to C, summed, N(0, sigma^2 C^2) added, divided by the
+        expected batch size B. The k = B fake rows' gradient of sum softplus(D(G(z)))/B is
+        taken with the hooks off and added after the noise (post-processing). An empty
+        Poisson batch still takes a noisy step.
+        """
+        import torch
+        from torch.nn import functional
+
+        params = [p for p in disc.parameters() if p.requires_grad]
+        opt_d.zero_grad(set_to_none=True)
+        m = xb.shape[0]
+        out = disc(xb).squeeze(1)
+        (functional.softplus(-out).sum() / max(m, 1)).backward()
+        disc.disable_hooks()
+        try:
+            loss_fake = functional.softplus(disc(fake).squeeze(1)).sum() / fake.shape[0]
+            fake_grads = torch.autograd.grad(loss_fake, params)
+        finally:
+            disc.enable_hooks()
+        if opt_d.pre_step():
+            with torch.no_grad():
+                for p, g in zip(params, fake_grads, strict=True):
+                    p.grad.add_(g)
+            opt_d.original_optimizer.step()
+
     def _fit_dp(self, table: pd.DataFrame) -> None:
         import torch
         from ctgan.synthesizers.ctgan import Generator
-        from opacus import PrivacyEngine
         from opacus.accountants.analysis.rdp import compute_rdp
         from opacus.accountants.rdp import RDPAccountant
         from opacus.accountants.utils import get_noise_multiplier
-        from torch import nn
         from torch.utils.data import DataLoader, TensorDataset
 
         codes = self.discretizer.transform(table)
@@ -247,16 +329,12 @@ class CTGANSynthesizer(DPSynthesizer):
             raise DataError(f"DP-CTGAN needs at least 2 complete rows, got {n}")
         real = torch.from_numpy(self._one_hot(codes))
         dim = real.shape[1]
-        seed = int_seed(self.seed)
-        with torch_seeded(seed), warnings.catch_warnings():
+        init_seed, loader_seed, noise_seed = torch_seeds(self.seed, 3)
+        with torch_seeded(init_seed), warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            engine = self._privacy_engine()
             gen = Generator(self.embedding_dim, self.generator_dim, dim)
-            layers: list[nn.Module] = []
-            d_in = dim
-            for width in self.discriminator_dim:
-                layers += [nn.Linear(d_in, width), nn.LeakyReLU(0.2), nn.Dropout(0.5)]
-                d_in = width
-            disc = nn.Sequential(*layers, nn.Linear(d_in, 1))
+            disc = self._discriminator(dim)
             opt_g = torch.optim.Adam(gen.parameters(), lr=self.generator_lr, betas=(0.5, 0.9))
             opt_d = torch.optim.Adam(disc.parameters(), lr=self.discriminator_lr, betas=(0.5, 0.9))
             batch = min(self.batch_size, n)
@@ -264,7 +342,7 @@ class CTGANSynthesizer(DPSynthesizer):
                 TensorDataset(real),
                 batch_size=batch,
                 shuffle=False,
-                generator=torch.Generator().manual_seed(seed),
+                generator=torch.Generator().manual_seed(loader_seed),
             )
             steps_per_epoch = len(loader)
             q = 1.0 / steps_per_epoch
@@ -277,7 +355,7 @@ class CTGANSynthesizer(DPSynthesizer):
                 accountant="rdp",
                 epsilon_tolerance=0.005,
             )
-            engine = PrivacyEngine(accountant="rdp")
+            noise_gen = None if self.secure_mode else torch.Generator().manual_seed(noise_seed)
             disc, opt_d, loader = engine.make_private(
                 module=disc,
                 optimizer=opt_d,
@@ -285,25 +363,19 @@ class CTGANSynthesizer(DPSynthesizer):
                 noise_multiplier=sigma,
                 max_grad_norm=self.max_grad_norm,
                 poisson_sampling=True,
-                noise_generator=torch.Generator().manual_seed(seed + 1),
+                noise_generator=noise_gen,
             )
-            bce = nn.functional.softplus
+            if opt_d.max_grad_norm != self.max_grad_norm or opt_d.noise_multiplier != sigma:
+                raise AssumptionError("Opacus's clip norm or noise multiplier is not the plan")
+            k = max(int(opt_d.expected_batch_size), 1)  # public: fixed for the whole fit
+            bce = torch.nn.functional.softplus
             taken = 0
             for epoch in range(self.epochs):
                 for (xb,) in loader:
                     taken += 1
-                    m = xb.shape[0]
-                    k = max(m, 1)  # an empty Poisson batch still takes a (noisy) step
-                    z = torch.randn(k, self.embedding_dim)
                     with torch.no_grad():
-                        fake = self._activate(gen(z))
-                    opt_d.zero_grad(set_to_none=True)
-                    # one forward pass over real and fake rows: per-example gradients of a
-                    # loss summed over rows (Opacus undoes the mean over the m + k rows)
-                    out = disc(torch.cat([xb, fake], dim=0)).squeeze(1)
-                    loss_d = (bce(-out[:m]).sum() + bce(out[m:]).sum()) / (m + k)
-                    loss_d.backward()
-                    opt_d.step()
+                        fake = self._activate(gen(torch.randn(k, self.embedding_dim)))
+                    self._discriminator_step(disc, opt_d, xb, fake)
                     # generator step: through the discriminator with its hooks off
                     disc.disable_hooks()
                     for p in disc.parameters():
@@ -321,9 +393,12 @@ class CTGANSynthesizer(DPSynthesizer):
         if taken != steps:
             raise AssumptionError(f"DP-SGD ran {taken} steps, planned {steps}")
         orders = [float(a) for a in RDPAccountant.DEFAULT_ALPHAS]
+        # the subsampled Gaussian with noise std sigma C on a sum of sensitivity C
         rdp = compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=orders)
         self.accountant.record_rdp_curve("dp-sgd:discriminator", orders, [float(r) for r in rdp])
         self.noise_multiplier_ = float(sigma)
+        self.sensitivity_ = float(opt_d.max_grad_norm)
+        self.fake_rows_per_step_ = k
         self.steps_ = steps
         self.sample_rate_ = q
         self.generator_ = gen.eval()
@@ -334,16 +409,17 @@ class CTGANSynthesizer(DPSynthesizer):
         self._check_fitted()
         if n < 0:
             raise ValueError("n must be non-negative")
-        s = int_seed(seed)
         if self.epsilon is None:
-            self.model_.set_random_state(s)
+            self.model_.set_random_state(int_seed(seed))
             if n == 0:  # ctgan cannot sample no rows
                 return typed_frame(self.schema, {c.name: np.empty(0) for c in self.schema.columns})
             return self._typed(self.model_.sample(n))
         import torch
 
-        rng = np.random.default_rng(seed_sequence(seed))
-        with torch_seeded(s), torch.no_grad():
+        ss = seed_sequence(seed)
+        (torch_seed,) = torch_seeds(ss, 1)
+        rng = np.random.default_rng(ss)
+        with torch_seeded(torch_seed), torch.no_grad():
             z = torch.randn(n, self.embedding_dim)
             onehot = self._activate(self.generator_(z), hard=True).numpy() if n else None
         spans = self._spans()

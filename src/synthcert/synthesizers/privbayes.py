@@ -217,8 +217,9 @@ class PrivBayesSynthesizer(DPSynthesizer):
             # replacing one record moves one count down and one up: L1 sensitivity 2
             if self.noise == "laplace":
                 counts = laplace_mechanism(
-                    counts, 2.0, eps_t, rng=rng, accountant=self.accountant, name=name
-                )
+                    counts, 2.0, eps_t, integer=True, rng=rng, accountant=self.accountant,
+                    name=name,
+                )  # fmt: skip
             elif self.staircase_form == "l1":
                 counts = staircase_mechanism(
                     counts, 2.0, eps_t, rng=rng, accountant=self.accountant, name=name
