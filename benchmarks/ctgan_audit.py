@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         "embedding_dim": 16,
         "generator_dim": (64,),
         "discriminator_dim": (64,),
+        "min_rows": args.rows - 1,  # public: the game fits tables of n and n - 1 rows
     }
     t0 = time.perf_counter()
     result = run_audit(

@@ -66,7 +66,7 @@ def run_ours(name: str, eps: float | None, df: pd.DataFrame, schema: Schema, arg
         if args.rounds:
             params["rounds"] = args.rounds
     if name == "ctgan":
-        params.update(epochs=args.ctgan_epochs, batch_size=args.batch_size)
+        params.update(epochs=args.ctgan_epochs, batch_size=args.batch_size, min_rows=len(df))
     if name in ("aim", "mwem-pgm", "ctgan") and args.progress:
         t0 = time.perf_counter()
         if name == "ctgan":

@@ -25,7 +25,7 @@ def small(adult):
 
 def test_dp_ctgan_ledger_within_budget_and_reproducible(small):
     schema, df = small
-    kw = dict(epsilon=2.0, delta=1e-5, epochs=2, batch_size=100, seed=5, **TINY)
+    kw = dict(epsilon=2.0, delta=1e-5, epochs=2, batch_size=100, seed=5, min_rows=400, **TINY)
     syn = CTGANSynthesizer(schema, **kw).fit(df)
     ledger = syn.accountant.ledger
     assert ledger and {e.kind for e in ledger} == {"rdp"}
@@ -33,7 +33,8 @@ def test_dp_ctgan_ledger_within_budget_and_reproducible(small):
     # the noise multiplier is tuned to spend the budget: within Opacus's search tolerance
     assert 2.0 * 0.99 <= spent.epsilon <= 2.0
     assert spent.delta == 1e-5
-    assert syn.steps_ == 2 * 4  # epochs * (400 rows / batch 100)
+    assert syn.steps_ == 2 * 4  # epochs * ceil(N = 400 declared rows / batch 100)
+    assert syn.sample_rate_ == 0.25 and syn.fake_rows_per_step_ == 100  # public, from N
     assert syn.privacy_claim(5).model == "approx-dp" and syn.privacy_claim(5).epsilon == 2.0
     out = syn.sample(300, seed=1)
     check_table(schema, out, 300)
@@ -71,7 +72,7 @@ def test_registry_and_refusals(small):
 @pytest.mark.parametrize("epsilon", [None, 8.0, 4.0, 2.0, 1.0])
 def test_adult_all_budgets(adult, epsilon):
     schema = adult_schema()
-    syn = CTGANSynthesizer(schema, epsilon=epsilon, epochs=1, seed=0).fit(adult)
+    syn = CTGANSynthesizer(schema, epsilon=epsilon, epochs=1, seed=0, min_rows=30_000).fit(adult)
     spent = syn.accountant.check_within_budget()
     if epsilon is not None:
         assert spent.epsilon <= epsilon

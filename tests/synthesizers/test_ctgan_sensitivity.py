@@ -117,7 +117,7 @@ def test_torch_seeds_keep_64_bits():
 def test_secure_mode_without_torchcsprng_refuses(adult, monkeypatch):
     monkeypatch.setitem(sys.modules, "torchcsprng", None)  # import fails
     schema = adult_schema().select(COLS)
-    syn = CTGANSynthesizer(schema, epsilon=1.0, epochs=1, secure_mode=True, **TINY)
+    syn = CTGANSynthesizer(schema, epsilon=1.0, epochs=1, secure_mode=True, min_rows=200, **TINY)
     with pytest.raises(AssumptionError, match="torchcsprng"):
         syn.fit(adult[COLS].iloc[:200])
 
@@ -135,7 +135,7 @@ def test_secure_mode_uses_the_secure_generator_and_ignores_the_seed(adult, monke
     fake.create_random_device_generator = create_random_device_generator
     monkeypatch.setitem(sys.modules, "torchcsprng", fake)
     schema = adult_schema().select(COLS)
-    kw = dict(epsilon=2.0, epochs=1, batch_size=100, seed=1, secure_mode=True, **TINY)
+    kw = dict(epsilon=2.0, epochs=1, batch_size=100, seed=1, secure_mode=True, min_rows=200, **TINY)
     syn = CTGANSynthesizer(schema, **kw).fit(adult[COLS].iloc[:300])
     assert made == ["/dev/urandom"]
     assert syn.accountant.check_within_budget().epsilon <= 2.0

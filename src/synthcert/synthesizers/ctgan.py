@@ -36,6 +36,7 @@ under the RDP accountant; the RDP curve lands in ``accountant`` (one entry per o
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -122,6 +123,7 @@ class CTGANSynthesizer(DPSynthesizer):
         seed: Seed = None,
         progress: Progress | None = None,
         secure_mode: bool = False,
+        min_rows: int | None = None,
     ) -> None:
         super().__init__(schema)
         if epsilon is not None:
@@ -166,6 +168,7 @@ class CTGANSynthesizer(DPSynthesizer):
         self.seed = seed
         self.progress = progress
         self.secure_mode = bool(secure_mode)
+        self.min_rows = None if min_rows is None else int(min_rows)
         self.accountant = PrivacyAccountant(epsilon, delta)
 
     def params(self) -> dict[str, Any]:
@@ -184,6 +187,7 @@ class CTGANSynthesizer(DPSynthesizer):
             "pac": self.pac,
             "bins": self.bins,
             "secure_mode": self.secure_mode,
+            "min_rows": self.min_rows,
         }
 
     # -- fitting -------------------------------------------------------------------------
@@ -321,7 +325,8 @@ class CTGANSynthesizer(DPSynthesizer):
         from opacus.accountants.analysis.rdp import compute_rdp
         from opacus.accountants.rdp import RDPAccountant
         from opacus.accountants.utils import get_noise_multiplier
-        from torch.utils.data import DataLoader, TensorDataset
+        from opacus.data_loader import DPDataLoader
+        from torch.utils.data import TensorDataset
 
         codes = self.discretizer.transform(table)
         n = len(codes)
@@ -337,16 +342,19 @@ class CTGANSynthesizer(DPSynthesizer):
             disc = self._discriminator(dim)
             opt_g = torch.optim.Adam(gen.parameters(), lr=self.generator_lr, betas=(0.5, 0.9))
             opt_d = torch.optim.Adam(disc.parameters(), lr=self.discriminator_lr, betas=(0.5, 0.9))
-            batch = min(self.batch_size, n)
-            loader = DataLoader(
+            # The sampling rate and the number of steps are public: computed from the declared
+            # minimum table size N, never from n (private under add/remove neighbours), so
+            # neighbouring tables run the same mechanism (q fixed, steps fixed).
+            m = max(1, math.ceil(self.public_rows() / self.batch_size))
+            loader = DPDataLoader(
                 TensorDataset(real),
-                batch_size=batch,
-                shuffle=False,
+                sample_rate=1.0 / m,
                 generator=torch.Generator().manual_seed(loader_seed),
             )
-            steps_per_epoch = len(loader)
-            q = 1.0 / steps_per_epoch
+            q = 1.0 / m
+            steps_per_epoch = len(loader)  # int(1/q): a function of public m only
             steps = self.epochs * steps_per_epoch
+            batch = max(1, round(q * self.public_rows()))  # public expected batch size
             sigma = get_noise_multiplier(
                 target_epsilon=self.epsilon,
                 target_delta=self.delta,
@@ -362,12 +370,16 @@ class CTGANSynthesizer(DPSynthesizer):
                 data_loader=loader,
                 noise_multiplier=sigma,
                 max_grad_norm=self.max_grad_norm,
-                poisson_sampling=True,
+                poisson_sampling=False,  # the loader above already samples at the public rate
                 noise_generator=noise_gen,
             )
+            # Opacus sets the averaging denominator to int(n q) from the private n: use the
+            # public expected batch size instead (post-processing of the noisy sum by a
+            # public constant)
+            opt_d.expected_batch_size = batch
             if opt_d.max_grad_norm != self.max_grad_norm or opt_d.noise_multiplier != sigma:
                 raise AssumptionError("Opacus's clip norm or noise multiplier is not the plan")
-            k = max(int(opt_d.expected_batch_size), 1)  # public: fixed for the whole fit
+            k = batch  # fake rows per step: public, fixed for the whole fit
             bce = torch.nn.functional.softplus
             taken = 0
             for epoch in range(self.epochs):
@@ -402,6 +414,19 @@ class CTGANSynthesizer(DPSynthesizer):
         self.steps_ = steps
         self.sample_rate_ = q
         self.generator_ = gen.eval()
+
+    def public_rows(self) -> int:
+        """The declared minimum table size N that fixes DP-SGD's sampling rate q = 1/ceil(N/b)."""
+        if self.min_rows is None:
+            raise AssumptionError(
+                "DP-CTGAN is DP under add/remove neighbours, where the table size is private, "
+                "but its sampling rate q = batch/n would be computed from it: declare a public "
+                "lower bound on the table size (min_rows=N, --min-rows N); q and the number of "
+                "steps are then computed from N",
+                assumption="a public minimum table size",
+                admissible="min_rows=N",
+            )
+        return self.min_rows
 
     # -- sampling ------------------------------------------------------------------------
     def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
