@@ -108,6 +108,8 @@ def _accepts(func: Callable, name: str) -> bool:
 def fit_synthesizer(spec: SynthesizerSpec, table: pd.DataFrame, seed: int) -> Any:
     """F_ext: a synthesizer fitted on ``table`` (fit randomness seeded where it can be)."""
     synth, kwargs = spec.build(seed)
+    if getattr(synth, "min_rows", 0) is None and getattr(synth, "epsilon", None) is not None:
+        synth.min_rows = len(table)  # DP-SGD's public rate: the game's tables are public to it
     out = synth.fit(table, **kwargs)
     return synth if out is None else out
 

@@ -276,8 +276,9 @@ def run_cell(
     for s in run_seeds(seed, n_runs):
         try:
             synth = build_synthesizer(
-                name, data.schema, epsilon, delta=delta, seed=s, params=params
-            )
+                name, data.schema, epsilon, delta=delta, seed=s,
+                params={"min_rows": len(data.train), **(params or {})},
+            )  # fmt: skip
             synth.fit(data.train)
             fake = synth.sample(len(data.train), seed=s)
             ev = evaluate(
