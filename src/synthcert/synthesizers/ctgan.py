@@ -8,8 +8,9 @@ conditional generator, WGAN-GP). With ``epsilon`` it trains a GAN in the style o
   :class:`~synthcert.data.discretize.Discretizer` (numeric columns in public-bound bins,
   decoded within the bin), because CTGAN's Gaussian-mixture normaliser and its
   training-by-sampling use the data's own modes and category frequencies;
-* the generator is unconditional, and real batches are Poisson-sampled by Opacus, which its
-  RDP accountant assumes (training-by-sampling would break that assumption);
+* the generator is unconditional, and real batches are Poisson-sampled at a public rate
+  q = 1/ceil(N/b), N the declared minimum table size (n is private under add/remove
+  neighbours), which the RDP accountant assumes (training-by-sampling would break that);
 * the discriminator is trained by DP-SGD (per-example clipping + Gaussian noise, Opacus) with
   pac = 1 and the standard GAN loss: the WGAN gradient penalty (``autograd.grad`` with
   ``create_graph=True``) cannot pass through Opacus's per-sample hooks, so it is dropped
