@@ -232,3 +232,40 @@ def test_internal_report_is_written_mode_0600(tmp_path):
     report_mode = stat.S_IMODE((tmp_path / "private" / "internal.html").stat().st_mode)
     assert record_mode == 0o600
     assert report_mode == 0o600, oct(report_mode)
+
+
+# -- 4. warnings of the libraries synthcert calls --------------------------------------------
+def test_text_in_a_numeric_column_raises_no_visible_parser_warning(tmp_path):
+    """Attack: the target record has text ("abc") in the numeric column ``income``. The
+    documented public rule treats it as a missing value (the row is dropped), so the published
+    files are identical; but pandas' chunked CSV reader, seeing a column of mixed types,
+    emits ``DtypeWarning: Columns (0) have mixed types`` on stderr (Python shows it by
+    default, without --show-private). The console of D' carries a warning that names the
+    column position of the target's odd value; the console of D carries none. (It needs a
+    file longer than one of pandas' internal low-memory blocks: 200,000 rows here.)
+    """
+    import warnings
+
+    n = 200_000
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(
+        {
+            "income": rng.uniform(0, 100, n).round(2),
+            "age": rng.uniform(18, 90, n).round(1),
+            "score": rng.uniform(-5, 5, n).round(2),
+            "region": rng.choice(["north", "south", "east"], n),
+        }
+    )
+    odd = table.copy()
+    odd["income"] = odd["income"].astype(object)
+    odd.loc[n - 1, "income"] = "abc"
+    args = ["release", "private_input.csv", "--schema", "schema.json", "--sigma", SIGMA]
+    args += ["--min-rows", "1000", "--n-out", "10", "--out", "pub/syn.csv", "--json"]
+    seen = {}
+    for name, t in (("D", table), ("odd", odd)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = invoke(tmp_path / name, args, table=t)
+        assert res.exit_code == 0, res.output
+        seen[name] = sorted(f"{w.category.__name__}: {w.message}" for w in caught)
+    assert seen["odd"] == seen["D"], seen
