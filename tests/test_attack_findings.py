@@ -269,3 +269,58 @@ def test_text_in_a_numeric_column_raises_no_visible_parser_warning(tmp_path):
         assert res.exit_code == 0, res.output
         seen[name] = sorted(f"{w.category.__name__}: {w.message}" for w in caught)
     assert seen["odd"] == seen["D"], seen
+
+
+# -- 5. where private files may land; what refusals advise -------------------------------------
+def test_private_record_and_params_are_refused_beside_the_published_rows(tmp_path):
+    """Attack (operator error the boundary should catch): ``--out pub/syn.csv`` puts the rows,
+    the default certificate ``pub/syn.certificate.json`` and the report ``pub/report.html``
+    in the folder ``pub/``, the folder an operator publishes. ``--private-record pub/run.json``
+    and ``--save-private-params pub/params.npz`` are accepted there: the run record (seed
+    entropy, n, dropped/clipped counts, lambda_min, input path and hash) and the fitted mean
+    and covariance land in the published folder. The check refuses only paths equal to, or
+    inside, a public artefact, so for a single-file output it never fires. (Whether "the
+    public output folder" of a one-file release is its parent folder is the lead's call; the
+    certificate is written there by default, so we take it to be.)
+    """
+    args = ["release", "private_input.csv", "--schema", "schema.json", "--sigma", SIGMA]
+    args += ["--min-rows", MIN_ROWS, "--out", "pub/syn.csv", "--report", "pub/report.html"]
+    accepted = {}
+    for extra in (
+        ["--private-record", "pub/run.json"],
+        ["--save-private-params", "pub/params.npz"],
+    ):
+        folder = tmp_path / extra[0].strip("-")
+        res = invoke(folder, [*args, *extra], table=base_table())
+        if res.exit_code == 0:
+            accepted[extra[0]] = sorted(p.name for p in (folder / "pub").glob("*"))
+    assert not accepted, f"private files accepted inside the published folder: {accepted}"
+
+
+def test_bounded_refusal_advice_declare_nullable_is_possible(tmp_path):
+    """Attack on the documentation: under bounded neighbours a row with a missing value is
+    refused, and the refusal (and README, "What is published") tells the operator to "Declare
+    such columns nullable (missing values are then modelled)". The schema has no such
+    option: a column declared ``"nullable": true`` is accepted and ignored, and the table is
+    still refused. Either the schema models missing values, or the message stops advising it.
+    """
+    schema = json.loads(SCHEMA.to_json())
+    for col in schema["columns"]:
+        if col["name"] == "age":
+            col["nullable"] = True
+    t = base_table()
+    t.loc[t.index[-1], "age"] = np.nan
+    folder = tmp_path / "n"
+    folder.mkdir()
+    t.to_csv(folder / "private_input.csv", index=False)
+    (folder / "nullable_schema.json").write_text(json.dumps(schema))
+    args = ["release", "private_input.csv", "--schema", "nullable_schema.json", "--sigma", SIGMA]
+    args += ["--neighboring", "bounded", "--out", "pub/syn.csv"]
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        res = runner.invoke(app, args)
+    finally:
+        os.chdir(cwd)
+    message = one_paragraph(res.output)
+    assert res.exit_code == 0 or "nullable" not in message, message
