@@ -324,3 +324,27 @@ def test_bounded_refusal_advice_declare_nullable_is_possible(tmp_path):
         os.chdir(cwd)
     message = one_paragraph(res.output)
     assert res.exit_code == 0 or "nullable" not in message, message
+
+
+def test_min_rows_refusal_says_rows_with_missing_values_do_not_count(tmp_path):
+    """Attack on the documentation of a refusal: a table of exactly --min-rows = 1,400 rows is
+    released; its neighbour in which the target record has one missing value (or an
+    undeclared category, or text in a numeric column) has 1,400 rows too, yet is refused
+    with "the table has fewer rows than the declared minimum --min-rows 1400". The README
+    documents "a table below --min-rows" as a visible refusal, which an operator reads as the
+    file's row count; in fact the count is of complete rows, so one odd value in one record
+    flips the go/no-go decision at the boundary. The message (and the README) must say that
+    rows dropped by the missing-value rule do not count, or the operator cannot choose a
+    --min-rows that keeps this signal away.
+    """
+    args = ["release", "private_input.csv", "--schema", "schema.json", "--sigma", SIGMA]
+    args += ["--min-rows", "1400", "--out", "pub/syn.csv"]
+    table = base_table().iloc[:1400].reset_index(drop=True)
+    ok = invoke(tmp_path / "D", args, table=table)
+    assert ok.exit_code == 0, ok.output
+    odd = table.copy()
+    odd.loc[odd.index[-1], "age"] = np.nan
+    res = invoke(tmp_path / "odd", args, table=odd)
+    assert res.exit_code == 2, res.output
+    message = one_paragraph(res.output)
+    assert "missing" in message or "complete" in message, message
