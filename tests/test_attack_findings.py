@@ -377,3 +377,43 @@ def test_documented_release_and_synthesize_examples_pass_no_guessable_seed():
                 if int(m.group(1)).bit_length() < 64:
                     offenders.append(f"{doc.name}: --seed {m.group(1)}")
     assert not offenders, offenders
+
+
+# -- 7. the counted (partitioned-input) path of the bounded DP synthesizers -------------------
+@pytest.mark.parametrize("synthesizer", ["gaussian-copula", "privbayes"])
+@pytest.mark.parametrize("kind", ["missing", "unknown_category"])
+def test_bounded_dp_synthesis_from_a_folder_does_not_publish_rows_used(tmp_path, synthesizer, kind):
+    """Attack: under bounded (replace-one) neighbours the table size n is public, and a row
+    with a missing value or an undeclared category can be neither dropped nor kept, so the
+    in-memory path refuses it (documented). When the input is a folder (or a glob, or a
+    Parquet file of more than 10^7 rows) the bounded synthesizers fit from engine counts
+    instead, and that path drops the incomplete row silently: the run succeeds and publishes
+    ``rows_out`` = 1,499 and the claim's assumption ``n`` = 1,499, where D (1,500 complete
+    rows, same file layout) publishes 1,500. Replacing the target's ``age`` by a missing
+    value, a bounded neighbour, is read off ``--json`` (and off the row count).
+    """
+    args = ["synthesize", "in", "--schema", "schema.json", "--synthesizer", synthesizer]
+    args += ["--epsilon", "1", "--delta", "1e-6", "--out", "pub/s.csv", "--json"]
+    table = base_table()
+    odd = table.copy()
+    if kind == "missing":
+        odd.loc[odd.index[-1], "age"] = np.nan
+    else:
+        odd["region"] = odd["region"].astype(object)
+        odd.loc[odd.index[-1], "region"] = "atlantis"
+    results = {}
+    for name, t in (("D", table), ("odd", odd)):
+        folder = tmp_path / name
+        (folder / "in").mkdir(parents=True)
+        t.iloc[:700].to_parquet(folder / "in" / "a.parquet")
+        t.iloc[700:].to_parquet(folder / "in" / "b.parquet")
+        results[name] = invoke(folder, args)
+    assert results["D"].exit_code == 0, results["D"].output
+    d_json = json.loads(results["D"].stdout)
+    assert d_json["rows_out"] == N
+    odd_res = results["odd"]
+    if odd_res.exit_code == 0:  # then it must publish exactly what D published
+        assert odd_res.stdout == results["D"].stdout, json.loads(odd_res.stdout)["rows_out"]
+    else:  # or the documented refusal, naming no value of the table
+        message = one_paragraph(odd_res.output)
+        assert "bounded" in message and "1499" not in message and "atlantis" not in message
