@@ -174,7 +174,7 @@ DP_SYNTHESIZERS = {
     "gaussian-copula": [],
     "privbayes": [],
     "mwem-pgm": ["--param", "rounds=3", "--param", "pgm_iters=50"],
-    "aim": ["--param", "rounds=3", "--param", "pgm_iters=50"],
+    "aim": ["--param", "rounds=4", "--param", "pgm_iters=50"],  # AIM refuses rounds < 4 here
     "ctgan": ["--param", "epochs=1", "--param", "batch_size=500"],
 }
 SLOW = {"mwem-pgm", "aim", "ctgan"}
