@@ -177,7 +177,7 @@ DP_SYNTHESIZERS = {
     "gaussian-copula": [],
     "privbayes": [],
     "mwem-pgm": ["--param", "rounds=3", "--param", "pgm_iters=50"],
-    "aim": ["--param", "rounds=8", "--param", "pgm_iters=50"],
+    "aim": ["--param", "rounds=8", "--param", "pgm_iters=50"],  # AIM needs rounds >= d
     "ctgan": ["--param", "epochs=1", "--param", "batch_size=500"],
 }
 SLOW = {"mwem-pgm", "aim", "ctgan"}
