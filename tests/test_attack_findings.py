@@ -169,7 +169,7 @@ def test_dp_ctgan_noise_seed_is_not_truncated_to_31_bits(monkeypatch):
     monkeypatch.setattr(torch, "manual_seed", record_global)
     synth = make_synthesizer(
         "ctgan", SCHEMA, epsilon=5.0, delta=1e-5, epochs=1, batch_size=100,
-        embedding_dim=8, generator_dim=(8,), discriminator_dim=(8,),
+        embedding_dim=8, generator_dim=(8,), discriminator_dim=(8,), min_rows=200,
         seed=np.random.SeedSequence(),
     )  # fmt: skip
     synth.fit(base_table(200))

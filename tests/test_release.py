@@ -138,7 +138,7 @@ def test_sigma_and_min_rows_are_required(demo_file, tmp_path):
         release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=None, min_rows=10)
     with pytest.raises(AssumptionError, match="--min-rows N"):
         release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=SIGMA)
-    with pytest.raises(AssumptionError, match="fewer rows than the declared minimum") as err:
+    with pytest.raises(AssumptionError, match="fewer usable rows than the declared minimum") as err:
         release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=SIGMA, min_rows=60_000)
     assert "50000" not in str(err.value) and err.value.private_detail == "50000 rows used"
 
@@ -195,7 +195,7 @@ def test_private_record_is_0600_and_refused_inside_a_public_folder(demo_file, tm
     assert int(doc["seed_entropy"]).bit_length() > 100  # 128 bits of OS entropy
     assert doc["input_sha256"] == sha(demo_file) and doc["notice"] == "private: do not publish"
     assert res.record.seed_entropy not in (tmp_path / "r.certificate.json").read_text()
-    with pytest.raises(DataError, match="into the public output"):
+    with pytest.raises(DataError, match="into or beside the public output"):
         release(
             demo_file, demo_schema(), tmp_path / "ds/", n_out=10, sigma=SIGMA, min_rows=50_000,
             private_record=tmp_path / "ds" / "run.json",
@@ -210,11 +210,11 @@ def test_private_params_only_on_request(demo_file, tmp_path):
         n_out=5,
         sigma=SIGMA,
         min_rows=50_000,
-        save_private_params=tmp_path / "private.npz",
+        save_private_params=tmp_path / "private" / "params.npz",
     )
     with np.load(res.private_params_path) as params:
         assert params["cov"].shape == (6, 6)
-    assert (tmp_path / "private.npz").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "private" / "params.npz").stat().st_mode & 0o777 == 0o600
 
 
 def test_adult_numeric_release(data_home, tmp_path):

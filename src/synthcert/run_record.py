@@ -9,10 +9,8 @@ inside a public output folder) and shown on the console only behind ``--show-pri
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -54,14 +52,15 @@ def today_utc() -> str:
 
 
 def refuse_inside_public(path: Path, public: Sequence[str | os.PathLike]) -> None:
-    """Refuse a private file that is a public artefact or lies inside a public output folder."""
+    """Refuse a private file that is a public artefact, lies inside a public output folder, or
+    sits in the same folder as a published file (a folder that is likely to be shared whole)."""
     target = path.resolve()
     for p in public:
         pub = Path(p).resolve()
-        if target == pub or pub in target.parents:
+        if target == pub or pub in target.parents or target.parent == pub.parent:
             raise DataError(
-                f"the private record {str(path)!r} would be written into the public output "
-                f"{str(p)!r}; write it somewhere that is never published"
+                f"the private file {str(path)!r} would be written into or beside the public "
+                f"output {str(p)!r}; write it to a folder that is never published"
             )
 
 
@@ -72,25 +71,14 @@ def write_private_json(
     public: Sequence[str | os.PathLike] = (),
     protect: Sequence[str | os.PathLike] = (),
 ) -> Path:
-    """Write ``payload`` as JSON with mode 0600, atomically (temp file, then rename)."""
-    from synthcert.data.io import refuse_overwriting_inputs
+    """Write ``payload`` as JSON with mode 0600 throughout, atomically (temp file, rename)."""
+    from synthcert.data.io import write_text
 
     target = Path(path)
     refuse_inside_public(target, public)
-    refuse_overwriting_inputs(target, protect)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(jsonable(payload), fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return target
+    return write_text(
+        json.dumps(jsonable(payload), indent=2) + "\n", target, protect=protect, private=True
+    )
 
 
 __all__ = [

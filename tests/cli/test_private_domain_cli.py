@@ -41,8 +41,8 @@ def files(tmp_path_factory) -> Path:
 
 def synth(files: Path, tmp_path: Path, *extra: str) -> tuple[int, str]:
     args = ["synthesize", str(files / "t.csv"), "--schema", str(files / "s.json"),
-            "--out", str(tmp_path / "syn.csv"), "--private-record", str(tmp_path / "rec.json"),
-            *extra]  # fmt: skip
+            "--out", str(tmp_path / "syn.csv"),
+            "--private-record", str(tmp_path / "private" / "rec.json"), *extra]  # fmt: skip
     res = runner.invoke(app, args)
     return res.exit_code, " ".join(res.output.split())
 
@@ -61,7 +61,7 @@ def test_private_domain_claims_the_total_and_records_the_split(files, tmp_path, 
     assert summary["params"]["epsilon"] == pytest.approx(3.0)  # the synthesizer's part
     assert any("DP quantiles" in m for m in claim["mechanisms"])
     assert any("stability histogram" in m for m in claim["mechanisms"])
-    record = json.loads((tmp_path / "rec.json").read_text())
+    record = json.loads((tmp_path / "private" / "rec.json").read_text())
     ledger = record["ledger"]
     domain = [e for e in ledger if e["step"] == "domain"]
     fit = [e for e in ledger if e["step"] == "synthesizer"]

@@ -132,14 +132,14 @@ def test_release_adult_with_example_schema(data_home, tmp_path):
             "--min-rows",
             "30000",
             "--private-record",
-            str(tmp_path / "run.json"),
+            str(tmp_path / "private" / "run.json"),
             "--json",
         ],
     )
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)
     assert (cert["min_rows"], cert["n_out"], cert["n"]) == (30_000, 30_000, None)
-    private = json.loads((tmp_path / "run.json").read_text())
+    private = json.loads((tmp_path / "private" / "run.json").read_text())
     assert (private["facts"]["rows_used"], private["facts"]["rows_dropped_missing"]) == (
         30_162,
         2_399,

@@ -62,7 +62,7 @@ def test_synthesize_dp_reports_spent_budget(adult_files, tmp_path, name):
         "--seed",
         SECRET,
         "--private-record",
-        str(tmp_path / "run.json"),
+        str(tmp_path / "private" / "run.json"),
         "--out",
         str(out),
         "--json",
@@ -72,7 +72,7 @@ def test_synthesize_dp_reports_spent_budget(adult_files, tmp_path, name):
     assert payload["rows_out"] == 1000 and claim["model"] == "pure-dp"
     assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (2.0, 0.0, "bounded")
     assert "rows_in" not in payload and "ledger" not in payload and SECRET not in str(payload)
-    private = json.loads((tmp_path / "run.json").read_text())
+    private = json.loads((tmp_path / "private" / "run.json").read_text())
     assert private["facts"]["spent"]["epsilon"] <= 2.0 + 1e-9 and len(private["ledger"]) > 1
     assert private["facts"]["rows_in"] == 4000 and private["seed_source"] == "user"
     syn = pd.read_csv(out)

@@ -89,9 +89,10 @@ def test_missing_values_dropped_or_refused():
     df = pd.DataFrame({"age": [1, None, 3], "income": [0.0, 1.0, None], "colour": ["red"] * 3})
     X, report = Encoder(SCHEMA).encode(df)
     assert X.shape == (1, 4) and report.rows_dropped_missing == 2
-    with pytest.raises(DataError, match="column 'age' has a missing value") as err:
+    with pytest.raises(DataError, match="the table has a missing value") as err:
         Encoder(SCHEMA, missing="fail").encode(df)
-    assert "row 1" not in str(err.value) and err.value.private_detail.startswith("row 1;")
+    assert "row 1" not in str(err.value) and "age" not in str(err.value)
+    assert err.value.private_detail.startswith("row 1, column 'age';")
 
 
 def test_non_numeric_text_and_unknown_categories_are_missing_by_public_rule():
@@ -100,10 +101,10 @@ def test_non_numeric_text_and_unknown_categories_are_missing_by_public_rule():
     )
     X, report = Encoder(SCHEMA).encode(df)  # --missing drop: the two odd rows are dropped
     assert X.shape[0] == 2 and report.rows_dropped_missing == 2
-    with pytest.raises(DataError, match="column 'age' has a missing value") as err:
+    with pytest.raises(DataError, match="the table has a missing value") as err:
         Encoder(SCHEMA, missing="fail").encode(df)
     assert "two" not in str(err.value) and "purple" not in str(err.value)
-    assert err.value.private_detail == "row 1; 2 rows have missing values"
+    assert err.value.private_detail == "row 1, column 'age'; 2 rows have missing values"
 
 
 def test_missing_column_is_named():

@@ -44,7 +44,7 @@ from synthcert.data.schema import Schema
 from synthcert.report.provenance import command_line
 from synthcert.seeding import seed_warning
 from synthcert.synthesizers.registry import REGISTRY
-from synthcert.workflows.synthesize import synthesize
+from synthcert.workflows.synthesize import synthesize, user_seed
 
 
 def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float]]:
@@ -175,6 +175,8 @@ def synthesize_command(
     eps = parse_float(epsilon) if epsilon is not None else None
     if eps is not None and not eps < float("inf"):
         eps = None  # epsilon = inf means no DP
+    params = parse_params(param)
+    seed = user_seed(seed, params)
     if (note := seed_warning(seed)) is not None:
         warn(note)
     with progress_bar(disable=json_out, unit="") as bar:
@@ -194,7 +196,7 @@ def synthesize_command(
             n_out=parse_count(n_out) if n_out is not None else None,
             min_rows=parse_count(min_rows) if min_rows is not None else None,
             seed=seed,
-            params=parse_params(param),
+            params=params,
             allow_data_domain=allow_data_domain,
             private_domain=parse_float(private_domain) if private_domain is not None else None,
             domain_ranges=parse_domain_ranges(domain_range),

@@ -89,10 +89,11 @@ def prepare_frame(
         first = int(np.flatnonzero(is_missing)[0])
         col = names[int(np.flatnonzero(incomplete[first])[0])]
         raise DataError(
-            f"column {col!r} has a missing value (empty, text in a numeric column, or a value "
-            "outside the declared categories) and --missing fail refuses missing values; use "
-            "--missing drop to drop incomplete rows",
-            private_detail=f"row {first + row_offset}; {n_missing} rows have missing values",
+            "the table has a missing value (empty, text in a numeric column, or a value outside "
+            "the declared categories) and --missing fail refuses missing values; use --missing "
+            "drop to drop incomplete rows",
+            private_detail=f"row {first + row_offset}, column {col!r}; "
+            f"{n_missing} rows have missing values",
         )
     return kept.loc[~is_missing], n_missing
 

@@ -51,6 +51,8 @@ class CsvOptions:
                 kwargs["names"] = list(self.names)
         if len(self.sep) > 1:
             kwargs["engine"] = "python"
+        else:
+            kwargs["low_memory"] = False  # no DtypeWarning that one record's text would trigger
         return kwargs
 
 
@@ -124,7 +126,12 @@ def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"input file {str(file)!r} has no rows") from exc
     except pd.errors.ParserError as exc:
-        raise DataError(f"input file {str(file)!r} is malformed (ragged rows?): {exc}") from exc
+        # pandas names the line, which is a record's position (and a bound on n): private
+        raise DataError(
+            f"input file {str(file)!r} is malformed: a line has more or fewer fields than the "
+            "header (ragged rows); fix the file or its --sep",
+            private_detail=str(exc),
+        ) from exc
     except UnicodeDecodeError as exc:
         raise DataError(
             f"input file {str(file)!r} is not valid {csv.encoding}; pass the right encoding"
@@ -132,11 +139,14 @@ def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator
 
 
 @contextlib.contextmanager
-def atomic_write_path(path: str | os.PathLike, *, protect: Sequence[str | os.PathLike] = ()):
+def atomic_write_path(
+    path: str | os.PathLike, *, protect: Sequence[str | os.PathLike] = (), private: bool = False
+):
     """Yield a temporary path beside ``path``; rename it over ``path`` only if the block succeeds.
 
     ``protect`` lists input files that must never be overwritten: naming one of them as the
-    output is refused before anything is written.
+    output is refused before anything is written. A ``private`` file keeps the temporary
+    file's mode 0600 from creation to rename (never readable by others, not even briefly).
     """
     target = Path(path)
     refuse_overwriting_inputs(target, protect)
@@ -146,7 +156,7 @@ def atomic_write_path(path: str | os.PathLike, *, protect: Sequence[str | os.Pat
     tmp = Path(tmp_name)
     try:
         yield tmp
-        if tmp.is_file():  # mkstemp creates 0600; give the usual permissions (0666 & ~umask)
+        if tmp.is_file() and not private:  # mkstemp creates 0600; public: 0666 & ~umask
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(tmp, 0o666 & ~umask)
@@ -186,9 +196,11 @@ def write_table(
     return target
 
 
-def write_text(text: str, path: str | os.PathLike, *, protect: Sequence = ()) -> Path:
-    """Write a text file atomically."""
-    with atomic_write_path(path, protect=protect) as tmp:
+def write_text(
+    text: str, path: str | os.PathLike, *, protect: Sequence = (), private: bool = False
+) -> Path:
+    """Write a text file atomically (mode 0600 throughout when ``private``)."""
+    with atomic_write_path(path, protect=protect, private=private) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return Path(path)
 

@@ -53,6 +53,15 @@ class EngineCounts(CachedCounts):
         self.partition_rows = partition_rows
         self.progress = progress
         self._rows: int | None = None
+        self._rows_read: int | None = None
+
+    @property
+    def rows_read(self) -> int:
+        """Rows read, including those the missing-value policy dropped (private)."""
+        if self._rows_read is None:
+            self.marginal([(j,) for j in range(len(self.cardinalities))])
+        assert self._rows_read is not None
+        return self._rows_read
 
     @property
     def rows(self) -> int:
@@ -75,4 +84,5 @@ class EngineCounts(CachedCounts):
                 "before: the input changed while it was being read; fit again"
             )
         self._rows = mc.rows
+        self._rows_read = mc.rows_read
         return {s: mc.table(s) for s in sets}

@@ -46,7 +46,8 @@ class MarginalCounts:
 
     shapes: dict[tuple[int, ...], tuple[int, ...]]
     counts: dict[tuple[int, ...], np.ndarray] = field(default=None)  # type: ignore[assignment]
-    rows: int = 0
+    rows: int = 0  # rows counted (kept by the missing-value policy)
+    rows_read: int = 0  # rows read, kept or not (private: their difference is a count)
 
     def __post_init__(self) -> None:
         if self.counts is None:
@@ -66,6 +67,7 @@ class MarginalCounts:
         for clique in self.counts:
             self.counts[clique] += other.counts[clique]
         self.rows += other.rows
+        self.rows_read += other.rows_read
         return self
 
     def table(self, clique: Sequence[int]) -> np.ndarray:
@@ -77,7 +79,9 @@ class MarginalCounts:
 def _located(part: Partition, exc: DataError) -> DataError:
     """The same error, naming the file when it is not already named."""
     text = str(exc)
-    return exc if part.file in text else DataError(f"{text} (in {part.file})")
+    if part.file in text:
+        return exc
+    return DataError(f"{text} (in {part.file})", private_detail=exc.private_detail)
 
 
 def partition_moments(
@@ -114,6 +118,8 @@ def _count_codes(
             part, drop=discretizer.schema.drop, csv=csv, chunk_rows=chunk_rows
         ):
             acc.update(discretizer.transform(chunk))  # type: ignore[attr-defined]
+            if isinstance(acc, MarginalCounts):
+                acc.rows_read += len(chunk)
     except DataError as exc:
         raise _located(part, exc) from None
     return acc

@@ -760,4 +760,4 @@ def write_report(
         certificate, evaluation, audit, provenance, schema=schema, internal=internal,
         record=record,
     )  # fmt: skip
-    return write_text(html, out_path, protect=protect)
+    return write_text(html, out_path, protect=protect, private=internal)  # internal: 0600

@@ -194,9 +194,11 @@ class GaussianSynthesizer(Synthesizer):
             raise incomplete_rows_under_bounded(dropped)
         if self.min_rows is not None and acc.count < self.min_rows:
             raise AssumptionError(
-                f"the table has fewer rows than the declared minimum --min-rows "
-                f"{self.min_rows}: the certificate is evaluated at that public size and holds "
-                "only for tables at least that large; declare a smaller minimum",
+                f"the table has fewer usable rows than the declared minimum --min-rows "
+                f"{self.min_rows} (usable: complete rows, after the public rules drop rows with "
+                "a missing value, text in a numeric column or an undeclared category): the "
+                "certificate is evaluated at that public size and holds only for tables at "
+                "least that large; declare a smaller minimum",
                 assumption=f"n >= min_rows = {self.min_rows}",
                 admissible="a smaller --min-rows",
                 private_detail=f"{acc.count} rows used",

@@ -131,9 +131,11 @@ class Publication:
         """Write generative parameters to a private .npz file (mode 0600, never public)."""
         target = Path(path)
         refuse_inside_public(target, self.public)
-        with atomic_write_path(target, protect=self.inputs) as tmp, open(tmp, "wb") as fh:
+        with (
+            atomic_write_path(target, protect=self.inputs, private=True) as tmp,
+            open(tmp, "wb") as fh,
+        ):
             np.savez(fh, **arrays)
-        target.chmod(0o600)
         return target
 
     def internal_report(

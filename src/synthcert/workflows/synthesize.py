@@ -286,6 +286,7 @@ def synthesize(
         raise AssumptionError("--domain-range is used by --private-domain only")
     if dp and split is None:
         refuse_data_domain(schema, synthesizer, allow_data_domain)
+    seed = user_seed(seed, params)
     as_dataset = is_dataset_target(out)  # before Path() drops a trailing slash
     out = Path(out)
     inputs = expand_inputs(input_path)
@@ -337,7 +338,7 @@ def synthesize(
                 input_path, synth.discretizer, engine=eng, csv=csv, progress=report_stage("count")
             )
             synth.fit_counts(source)
-            rows_in = source.rows
+            rows_in = source.rows_read  # rows kept are synth.n_; the difference is private
         else:
             table = read_table(input_path, csv)
             rows_in = len(table)
@@ -391,6 +392,19 @@ def synthesize(
     if internal_report is not None:
         pub.internal_report(internal_report, certificate=claim_certificate(summary), schema=schema)
     return SynthesisResult(summary, record, None if private_record is None else str(private_record))
+
+
+def user_seed(seed: int | None, params: dict[str, Any]) -> int | None:
+    """A seed given as a synthesizer parameter is the run's (secret, user) seed: take it out
+    of ``params`` so that it is warned about, recorded as a user seed, and split like --seed."""
+    if "seed" not in params:
+        return seed
+    given = params.pop("seed")
+    if seed is not None and given != seed:
+        raise SynthcertError("give the seed once: --seed, or --param seed, not both")
+    if not isinstance(given, int) or isinstance(given, bool):
+        raise SynthcertError(f"--param seed must be a whole number, got {given!r}")
+    return given
 
 
 def public_params(synth: Any) -> dict[str, Any]:
