@@ -93,10 +93,14 @@ def test_missing_values_dropped_or_refused():
         Encoder(SCHEMA, missing="fail").encode(df)
 
 
-def test_non_numeric_text_in_numeric_column_names_row_and_column():
+def test_non_numeric_text_in_numeric_column_is_missing_never_printed():
+    # a public rule (issue 16): text in a numeric column is a missing value, not an error
     df = pd.DataFrame({"age": ["1", "two", "3"], "income": [0, 0, 0], "colour": ["red"] * 3})
-    with pytest.raises(DataError, match="column 'age' is declared numeric but row 1 holds 'two'"):
-        Encoder(SCHEMA).encode(df)
+    X, report = Encoder(SCHEMA).encode(df)
+    assert X.shape == (2, 4) and report.rows_dropped_missing == 1
+    with pytest.raises(DataError, match="row 1 has a missing value in column 'age'") as exc:
+        Encoder(SCHEMA, missing="fail").encode(df)
+    assert "two" not in str(exc.value)
 
 
 def test_unknown_category_names_row_and_value():
