@@ -81,7 +81,7 @@ class GaussianSynthesizer(Synthesizer):
         neighboring: str = "unbounded",
         alpha: float | None = None,
         delta: float | None = None,
-        missing: MissingPolicy = "drop",
+        missing: MissingPolicy = "model",
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
