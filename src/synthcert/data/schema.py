@@ -146,7 +146,7 @@ class DatetimeColumn(NumericColumn):
 
     def iso(self, number: float) -> str:
         """A bound as ISO text (a date for unit 'D')."""
-        stamp = EPOCH + pd.Timedelta(int(round(number)) * UNIT_NS[self.unit], unit="ns")
+        stamp = EPOCH + pd.Timedelta(round(number) * UNIT_NS[self.unit], unit="ns")
         return stamp.date().isoformat() if self.unit == "D" else stamp.isoformat()
 
     @classmethod

@@ -338,8 +338,9 @@ class GaussianCopulaSynthesizer(Synthesizer):
         if self.epsilon is None:
             self._fit_exact(raw, present)
         else:
-            hists = [self._histogram(v, x, ok) for v, x, ok in zip(self.variables_, raw, present)]
-            filled = [self._tau_values(v, x, ok) for v, x, ok in zip(self.variables_, raw, present)]
+            triples = list(zip(self.variables_, raw, present, strict=True))
+            hists = [self._histogram(v, x, ok) for v, x, ok in triples]
+            filled = [self._tau_values(v, x, ok) for v, x, ok in triples]
             d = len(filled)
             taus = [kendall_tau_a(filled[i], filled[j]) for i in range(d) for j in range(i + 1, d)]
             self._fit_dp(hists, np.array(taus))

@@ -20,7 +20,7 @@ import pandas as pd
 from synthcert._result import Result
 from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
-from synthcert.data.schema import Schema
+from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.synthesizers.base import PrivacyGuarantee, Seed, Synthesizer
 
@@ -303,11 +303,14 @@ def default_delta(n: int) -> float:
 
 
 def encoded_column_names(schema: Schema) -> list[str]:
-    """Names of the d encoded dimensions: ``age`` or ``workclass=Private`` for dummies."""
+    """Names of the d encoded dimensions: ``age`` or ``workclass=Private`` for dummies, and
+    ``age=missing`` for the missingness indicator of a nullable column."""
     names: list[str] = []
     for col in schema.columns:
-        if col.kind == "numeric":
+        if isinstance(col, NumericColumn):
             names.append(col.name)
         else:
             names.extend(f"{col.name}={c}" for c in col.categories[1:])
+        if col.nullable:
+            names.append(f"{col.name}=missing")
     return names
