@@ -47,5 +47,6 @@ def california(data_home):
 
     return load_california_housing(data_home)
 
+
 # deterministic generated tables with the traits of real ones (tests/fixtures/real_tables.py)
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
