@@ -23,10 +23,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fixtures"))
 
-from real_tables import WAGE_UPPER, wage_table  # noqa: E402
+from real_tables import WAGE_UPPER, wage_table
 
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema  # noqa: E402
-from synthcert.synthesizers.pgm import AIMSynthesizer  # noqa: E402
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.synthesizers.pgm import AIMSynthesizer
 
 NUMERIC = ["wage", "hours", "age"]
 DECILES = np.linspace(0.1, 0.9, 9)
