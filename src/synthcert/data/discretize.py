@@ -115,7 +115,7 @@ class Discretizer:
     """Maps frames to integer codes per column and back.
 
     Codes 0..k-1 are the column's bins or categories; a nullable column has code k for a
-    missing value (``missing_code``).
+    missing value (``missing_code``), unless the policy is ``drop`` (no row then holds one).
     """
 
     def __init__(
@@ -127,15 +127,22 @@ class Discretizer:
         self.bins = bins
         self.missing = check_missing_policy(missing)
 
+    def models_missing(self, column: Column) -> bool:
+        """True if the column has a missing code: nullable, and the policy is not ``drop``."""
+        return column.nullable and self.missing != "drop"
+
     @property
     def cardinalities(self) -> list[int]:
         """Number of codes of each column, in schema order (the missing code included)."""
-        return [value_cardinality(c, self.bins) + int(c.nullable) for c in self.schema.columns]
+        return [
+            value_cardinality(c, self.bins) + int(self.models_missing(c))
+            for c in self.schema.columns
+        ]
 
     def missing_code(self, j: int) -> int | None:
-        """The code of a missing value in column ``j``, or None if it is not nullable."""
+        """The code of a missing value in column ``j``, or None if it has none."""
         col = self.schema.columns[j]
-        return value_cardinality(col, self.bins) if col.nullable else None
+        return value_cardinality(col, self.bins) if self.models_missing(col) else None
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """An (n, k) int64 array of codes, one column per schema column."""
@@ -158,7 +165,7 @@ class Discretizer:
             else:
                 out[:, j] = category_codes(frame[col.name], col)
                 absent = out[:, j] < 0
-            if col.nullable:
+            if self.models_missing(col):
                 out[absent, j] = value_cardinality(col, self.bins)
         return out
 
