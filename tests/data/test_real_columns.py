@@ -86,7 +86,7 @@ def test_gaussian_release_models_missing_values():
     cols = ["annual_inc", "dti", "annual_inc_joint", "mths_since_last_delinq"]
     schema = draft_schema(df[cols]).schema
     assert schema.encoded_dim == 2 + 2 * 2  # two nullable columns, one indicator each
-    synth = GaussianSynthesizer(schema).fit(df)
+    synth = GaussianSynthesizer(schema).fit(df[cols])
     assert synth.fit_.n == 3_000 and synth.fit_.d == 6 and synth.fit_.rows_dropped_missing == 0
     out = synth.sample(20_000, seed=np.random.SeedSequence(4))
     for c in ("annual_inc_joint", "mths_since_last_delinq"):
@@ -100,9 +100,10 @@ def test_gaussian_release_models_missing_values():
 def test_gaussian_release_refuses_a_block_missing_together():
     # identical indicators make the covariance singular: Theorem 3.1's assumption fails
     df = loan_book(3_000)
-    schema = draft_schema(df[["annual_inc", "annual_inc_joint", "dti_joint"]]).schema
+    cols = ["annual_inc", "annual_inc_joint", "dti_joint"]
+    schema = draft_schema(df[cols]).schema
     with pytest.raises(AssumptionError, match="singular .*=missing"):
-        GaussianSynthesizer(schema).fit(df)
+        GaussianSynthesizer(schema).fit(df[cols])
 
 
 def test_log_bins_widen_geometrically_and_decode_inside_their_bin():

@@ -36,9 +36,9 @@ MissingOpt = Annotated[
     typer.Option(
         "--missing",
         help="Missing values: 'model' them in nullable columns (a row missing a value of "
-        "another schema column is dropped), 'drop' every incomplete row, or 'fail' on a "
-        "missing value outside a nullable column. Never imputed; text in a numeric column "
-        "counts as missing.",
+        "another input column, not under the schema's drop list, is dropped), 'drop' every "
+        "incomplete row, or 'fail' on a missing value outside a nullable column. Never "
+        "imputed; text in a numeric column counts as missing.",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]

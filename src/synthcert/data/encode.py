@@ -83,10 +83,10 @@ def prepare_frame(
     under ``drop`` are discarded first. Policies:
 
     * ``model``: missing values of nullable columns are kept (the synthesizers model them);
-      a row missing a value of another schema column is dropped (counted); input columns
-      that the schema does not model are ignored;
+      a row missing a value of any other input column is dropped (counted), so list the
+      input columns you do not model under ``drop`` (``schema infer`` does);
     * ``drop``: every row with a missing value in any input column is dropped, nullable
-      columns and unmodelled columns included (the literature's "complete rows" of Adult);
+      columns included (the literature's "complete rows" of Adult);
     * ``fail``: as ``model``, but a missing value outside a nullable column is refused.
 
     Nothing is imputed. Returns (frame, rows dropped); the count is private (run record only).
@@ -102,7 +102,7 @@ def prepare_frame(
     names: list[str] = []
     for name in kept.columns:
         col = declared.get(name)
-        if missing != "drop" and (col is None or col.nullable):
+        if missing != "drop" and col is not None and col.nullable:
             continue
         masks.append(missing_mask(kept[name], col))
         names.append(str(name))
