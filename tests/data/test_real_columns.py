@@ -151,3 +151,13 @@ def test_nullable_integer_and_boolean_categories_keep_their_type():
     back = disc.inverse_transform(disc.transform(df), np.random.default_rng(0))
     assert back["t"].dtype == "Int64" and back["t"].tolist()[::2] == [36, 60]
     assert back["b"].dtype == "boolean" and back["b"].isna().tolist() == [False, False, True]
+
+
+def test_log_scale_is_a_public_transform_before_encoding():
+    schema = Schema((NumericColumn("w", 0.0, 20_000.0, scale="log"),))
+    x = np.array([0.0, 499.0, 20_000.0])
+    X, _ = Encoder(schema).encode(pd.DataFrame({"w": x}))
+    expected = 2.0 * np.log1p(x) / np.log1p(20_000.0) - 1.0
+    np.testing.assert_allclose(X[:, 0], expected, rtol=1e-12)
+    assert X[1, 0] == pytest.approx(2.0 * np.log(500.0) / np.log(20_001.0) - 1.0)
+    np.testing.assert_allclose(Encoder(schema).decode(X)["w"], x, rtol=1e-9)
