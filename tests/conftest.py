@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,7 @@ def california(data_home):
     from synthcert.data.datasets import load_california_housing
 
     return load_california_housing(data_home)
+
+
+# deterministic generated tables with the traits of real ones (tests/fixtures/real_tables.py)
+sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))

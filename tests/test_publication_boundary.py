@@ -296,7 +296,9 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
     domain = [e for e in base["record"]["ledger"] if e.get("step") == "domain"]
     assert len(domain) == 2 * 3 + 1  # two quantiles per numeric column, one category list
     assert sum(e["epsilon"] for e in domain) == pytest.approx(0.8)
-    for kind in SAME_SIZE:
+    # Column kinds are still read from the data by an inferred schema (documented): text in a
+    # numeric column changes the drafted kind itself, so that neighbour is left out here.
+    for kind in (k for k in SAME_SIZE if k != "text_in_numeric"):
         other = run_inferred(kind, neighbour(table, kind))
         check_neighbour(base, other, kind, bounded=True)
         if "refused" not in other:

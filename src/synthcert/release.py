@@ -189,7 +189,7 @@ def release(
     seed: int | None = None,
     certificate_path: str | os.PathLike | None = None,
     conversion: str = "ckm",
-    missing: MissingPolicy = "drop",
+    missing: MissingPolicy = "model",
     csv: CsvOptions | None = None,
     chunk_rows: int = 1_000_000,
     save_private_params: str | os.PathLike | None = None,

@@ -35,8 +35,10 @@ MissingOpt = Annotated[
     str,
     typer.Option(
         "--missing",
-        help="Rows with missing values: 'drop' them (the count is reported) or 'fail'. "
-        "Never imputed.",
+        help="Missing values: 'model' them in nullable columns (a row missing a value of "
+        "another input column, not under the schema's drop list, is dropped), 'drop' every "
+        "incomplete row, or 'fail' on a missing value outside a nullable column. Never "
+        "imputed; text in a numeric column counts as missing.",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
@@ -61,8 +63,8 @@ def csv_options(
 
 def check_missing_policy(value: str) -> str:
     """Validate --missing."""
-    if value not in ("drop", "fail"):
-        raise typer.BadParameter("--missing must be 'drop' or 'fail'")
+    if value not in ("model", "drop", "fail"):
+        raise typer.BadParameter("--missing must be 'model', 'drop' or 'fail'")
     return value
 
 

@@ -7,14 +7,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
+from rich.table import Table
 
 from synthcert.cli._app import app, schema_app
-from synthcert.cli._common import console, emit_json, handle_errors, warn
+from synthcert.cli._common import console, emit_json, err_console, handle_errors, warn
 from synthcert.cli._options import EncodingOpt, JsonOpt, NaOpt, NoHeaderOpt, SepOpt, csv_options
 from synthcert.cli.release_command import print_release
 from synthcert.data.datasets import demo_schema, make_demo_table
-from synthcert.data.io import read_table, write_table, write_text
-from synthcert.data.schema import infer_schema
+from synthcert.data.infer import DEFAULT_MAX_ROWS, SchemaDraft, draft_schema
+from synthcert.data.io import iter_table_chunks, write_table, write_text
+from synthcert.errors import DataError
 from synthcert.release import release
 
 DEMO_SIGMA = 0.02
@@ -23,32 +26,80 @@ DEMO_SIGMA = 0.02
 @schema_app.command("infer")
 @handle_errors
 def schema_infer(
-    input: Annotated[str, typer.Argument(help="CSV or Parquet table.")],
+    input: Annotated[str, typer.Argument(help="CSV or Parquet table (file, folder or glob).")],
     out: Annotated[Path | None, typer.Option("--out", help="Write here instead of stdout.")] = None,
     drop: Annotated[
         list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")
     ] = None,
     max_categories: Annotated[
-        int, typer.Option(help="More distinct text values than this is an error.")
+        int, typer.Option(help="Text columns with more distinct values are dropped as free text.")
     ] = 50,
+    max_integer_categories: Annotated[
+        int, typer.Option(help="Integer columns with at most this many values are categorical.")
+    ] = 10,
+    max_rows: Annotated[
+        int,
+        typer.Option(help="Read at most this many rows, in chunks (0: the whole table)."),
+    ] = DEFAULT_MAX_ROWS,
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
     encoding: EncodingOpt = "utf-8",
+    json_out: JsonOpt = False,
 ) -> None:
-    """Draft a schema from the data. Every bound it writes is marked "source": "data".
+    """Draft a whole schema in one run: a decision and a reason for every column.
 
-    Data-derived bounds leak the minimum and maximum of the table: replace them with public
-    ones (a codebook, legal ranges) and set "source": "public" before a release.
+    Identifiers, free text, constant and empty columns are dropped (listed under "drop");
+    columns with missing values are nullable. Every bound, category list and missing share is
+    read from the data and marked so: replace them with public ones (a codebook, legal
+    ranges) and set "source": "public" before a DP synthesis or a release. The decisions go
+    to stderr as a table (stdout keeps the schema JSON), or with --json to stdout with the
+    schema.
     """
-    df = read_table(input, csv_options(no_header, sep, na_value, encoding))
-    schema = infer_schema(df, max_categories=max_categories, drop=tuple(drop or ()))
-    warn("all bounds and categories were taken from the data; replace them by public ones")
-    if out is None:
-        sys.stdout.write(schema.to_json())
+    chunks = iter_table_chunks(
+        input,
+        csv=csv_options(no_header, sep, na_value, encoding),
+        chunk_rows=min(max_rows, 100_000) if max_rows else 100_000,
+    )
+    draft = draft_schema(
+        chunks,
+        max_rows=max_rows or None,
+        max_categories=max_categories,
+        max_integer_categories=max_integer_categories,
+        drop=tuple(drop or ()),
+    )
+    if json_out:
+        if out is not None and draft.schema is not None:
+            write_text(draft.schema.to_json(), out, protect=[input])
+        emit_json(draft.to_dict())
     else:
-        write_text(schema.to_json(), out, protect=[input])
-        console.print(f"schema written to {out}")
+        print_decisions(draft)
+    if draft.schema is None:
+        raise DataError("no column can be modelled: every column was dropped (see the reasons)")
+    warn("all bounds, categories and missing shares were taken from the data; replace them")
+    if json_out:
+        return
+    if out is None:
+        sys.stdout.write(draft.schema.to_json())
+    else:
+        write_text(draft.schema.to_json(), out, protect=[input])
+        err_console.print(f"schema written to {out}")
+
+
+def print_decisions(draft: SchemaDraft) -> None:
+    """The decisions as a table on stderr."""
+    table = Table(title=f"schema draft ({draft.rows_read:,} rows read)", title_justify="left")
+    for head in ("column", "decision", "kept", "nullable", "reason"):
+        table.add_column(head)
+    for d in draft.decisions:
+        table.add_row(
+            escape(d.name),
+            d.decision,
+            "yes" if d.kept else "[yellow]dropped[/yellow]",
+            f"{d.missing_share:.1%}" if d.nullable else "",
+            escape(d.reason),
+        )
+    err_console.print(table)
 
 
 @app.command("demo")

@@ -131,7 +131,7 @@ def release_command(
             help="RDP to (epsilon, delta): ckm (Canonne-Kamath-Steinke, tighter) or mironov.",
         ),
     ] = "ckm",
-    missing: MissingOpt = "drop",
+    missing: MissingOpt = "model",
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,

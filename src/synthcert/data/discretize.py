@@ -1,8 +1,12 @@
 """Discretising a table on public bins (for PrivBayes, Private-PGM, marginal utility metrics).
 
 Numeric columns are cut into equal-width bins over their public bounds (20 by default, as in
-the thesis, section 4.3); categorical columns keep their categories. Decoding draws a value
-uniformly within the bin (rounded for integer columns), which is post-processing.
+the thesis, section 4.3), or equal-width bins of the public transform log(1 + x - lower) for a
+``scale: log`` column, or the column's explicit public ``bins`` edges; categorical columns keep
+their categories. A nullable column has one more code, the last, for a missing value, so every
+discretised synthesizer models missingness as one more category (jointly with the other
+columns). Decoding draws a value uniformly within the bin (in the transformed scale for a log
+column; rounded for integer columns; dates back to datetimes), which is post-processing.
 """
 
 from __future__ import annotations
@@ -12,91 +16,173 @@ import math
 import numpy as np
 import pandas as pd
 
-from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
-from synthcert.data.schema import NumericColumn, Schema
+from synthcert.data.encode import (
+    MissingPolicy,
+    category_codes,
+    check_missing_policy,
+    numeric_values,
+    prepare_frame,
+    typed_column,
+)
+from synthcert.data.schema import Column, NumericColumn, Schema
 from synthcert.errors import DataError
 
 DEFAULT_BINS = 20
 
 
+def equal_width(column: NumericColumn) -> bool:
+    """True for the plain case: equal-width bins of the raw values."""
+    return column.scale == "linear" and column.bins is None
+
+
+def n_bins(column: NumericColumn, bins: int = DEFAULT_BINS) -> int:
+    """Number of value bins of a numeric column: its explicit edges, else ``bins``."""
+    return len(column.bins) - 1 if column.bins is not None else bins
+
+
 def bin_edges(column: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
-    """The ``bins + 1`` equal-width edges over the column's public bounds."""
+    """The edges of the column's public bins, in its units (``n_bins + 1`` of them).
+
+    Equal width over [lower, upper]; for ``scale: log`` equal width in t = log(1 + x - lower),
+    mapped back (so the bins widen geometrically); or the explicit ``bins``.
+    """
+    if column.bins is not None:
+        return np.asarray(column.bins, dtype=np.float64)
+    if column.scale == "log":
+        lo, hi = column.model_bounds
+        edges = column.from_model(np.linspace(lo, hi, bins + 1))
+        edges[0], edges[-1] = column.lower, column.upper
+        return edges
     return np.linspace(column.lower, column.upper, bins + 1)
 
 
 def numeric_bin_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
-    """Bin index in 0..bins-1 of each value; values outside the bounds go to the end bins."""
-    scaled = (x - column.lower) / (column.upper - column.lower) * bins
-    return np.clip(np.floor(scaled), 0, bins - 1).astype(np.int64)
+    """Bin index in 0..n_bins-1 of each value; values outside the bounds go to the end bins.
+
+    A bin is [e_b, e_{b+1}) (the last one closed). NaN values get code 0 here; the
+    :class:`Discretizer` gives a missing value its own code.
+    """
+    x = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=column.lower)
+    if equal_width(column):
+        scaled = (x - column.lower) / (column.upper - column.lower) * bins
+        return np.clip(np.floor(scaled), 0, bins - 1).astype(np.int64)
+    edges = bin_edges(column, bins)
+    k = len(edges) - 1
+    return np.clip(np.searchsorted(edges, x, side="right") - 1, 0, k - 1).astype(np.int64)
 
 
 def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Values in public bin ``b`` at relative position ``frac`` in [0, 1] (post-processing).
 
-    Continuous columns: uniform position within the bin. Integer columns: the integers whose
-    bin is ``b``, indexed by ``frac``, so rounding never moves a value to another bin; a bin
-    holding no integer gives the integer nearest its midpoint.
+    Continuous columns: uniform position within the bin (within the transformed bin of a log
+    column). Integer columns: the integers whose bin is ``b``, indexed by ``frac``, so rounding
+    never moves a value to another bin; a bin holding no integer gives the integer nearest its
+    midpoint.
     """
     b = np.asarray(b, dtype=np.int64)
     frac = np.clip(np.asarray(frac, dtype=np.float64), 0.0, 1.0)
-    width = (col.upper - col.lower) / bins
+    edges = bin_edges(col, bins)
+    k = len(edges) - 1
     if not col.integer:
-        return col.lower + (b + frac) * width
-    edges = col.lower + np.arange(bins + 1) * width
+        if equal_width(col):
+            return col.lower + (b + frac) * ((col.upper - col.lower) / bins)
+        t = col.to_model(edges)
+        return np.clip(col.from_model(t[b] + frac * (t[b + 1] - t[b])), col.lower, col.upper)
+    if equal_width(col):
+        edges = col.lower + np.arange(bins + 1) * ((col.upper - col.lower) / bins)
     first = np.ceil(edges[:-1])
     last = np.ceil(edges[1:]) - 1.0
     last[-1] = math.floor(col.upper)
     first = np.maximum(first, math.ceil(col.lower))
     # make the integer ranges agree exactly with the shared binning of the data layer
     for _ in range(2):
-        first = np.where(numeric_bin_codes(first, col, bins) < np.arange(bins), first + 1, first)
-        last = np.where(numeric_bin_codes(last, col, bins) > np.arange(bins), last - 1, last)
+        first = np.where(numeric_bin_codes(first, col, bins) < np.arange(k), first + 1, first)
+        last = np.where(numeric_bin_codes(last, col, bins) > np.arange(k), last - 1, last)
     count = last - first + 1.0
     lo, cnt = first[b], count[b]
-    mid = np.rint(col.lower + (b + 0.5) * width)
+    mid = np.rint((edges[b] + edges[b + 1]) / 2.0)
     return np.where(cnt >= 1, lo + np.minimum(np.floor(frac * cnt), cnt - 1), mid)
 
 
+def value_cardinality(column: Column, bins: int = DEFAULT_BINS) -> int:
+    """Codes of a column's values (bins or categories), without the missing code."""
+    if isinstance(column, NumericColumn):
+        return n_bins(column, bins)
+    return len(column.categories)
+
+
 class Discretizer:
-    """Maps frames to integer codes per column and back."""
+    """Maps frames to integer codes per column and back.
+
+    Codes 0..k-1 are the column's bins or categories; a nullable column has code k for a
+    missing value (``missing_code``), unless the policy is ``drop`` (no row then holds one).
+    """
 
     def __init__(
-        self, schema: Schema, *, bins: int = DEFAULT_BINS, missing: MissingPolicy = "drop"
+        self, schema: Schema, *, bins: int = DEFAULT_BINS, missing: MissingPolicy = "model"
     ) -> None:
         if bins < 2:
             raise DataError("bins must be at least 2")
         self.schema = schema
         self.bins = bins
-        self.missing = missing
+        self.missing = check_missing_policy(missing)
+
+    def models_missing(self, column: Column) -> bool:
+        """True if the column has a missing code: nullable, and the policy is not ``drop``."""
+        return column.nullable and self.missing != "drop"
 
     @property
     def cardinalities(self) -> list[int]:
-        """Number of codes of each column, in schema order."""
+        """Number of codes of each column, in schema order (the missing code included)."""
         return [
-            self.bins if isinstance(c, NumericColumn) else len(c.categories)
+            value_cardinality(c, self.bins) + int(self.models_missing(c))
             for c in self.schema.columns
         ]
+
+    def missing_code(self, j: int) -> int | None:
+        """The code of a missing value in column ``j``, or None if it has none."""
+        col = self.schema.columns[j]
+        return value_cardinality(col, self.bins) if self.models_missing(col) else None
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """An (n, k) int64 array of codes, one column per schema column."""
         frame, _ = prepare_frame(df, self.schema, missing=self.missing)
+        return self.codes(frame)
+
+    def transform_counted(self, df: pd.DataFrame) -> tuple[np.ndarray, int]:
+        """Codes, and the number of rows the missing-value policy dropped (private)."""
+        frame, dropped = prepare_frame(df, self.schema, missing=self.missing)
+        return self.codes(frame), dropped
+
+    def codes(self, frame: pd.DataFrame) -> np.ndarray:
+        """Codes of a frame the missing-value policy has already been applied to."""
         out = np.empty((len(frame), len(self.schema.columns)), dtype=np.int64)
         for j, col in enumerate(self.schema.columns):
             if isinstance(col, NumericColumn):
-                out[:, j] = numeric_bin_codes(numeric_values(frame[col.name], col), col, self.bins)
+                x = numeric_values(frame[col.name], col)
+                out[:, j] = numeric_bin_codes(x, col, self.bins)
+                absent = np.isnan(x)
             else:
                 out[:, j] = category_codes(frame[col.name], col)
+                absent = out[:, j] < 0
+            if self.models_missing(col):
+                out[absent, j] = value_cardinality(col, self.bins)
         return out
 
     def inverse_transform(self, codes: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
-        """Decode codes: categories by name, numeric values inside their bin (`bin_values`)."""
+        """Decode codes: categories by name, numeric values inside their bin (`bin_values`),
+        the missing code as a missing value; columns in the schema's dtypes."""
         codes = np.asarray(codes, dtype=np.int64)
         data: dict[str, object] = {}
         for j, col in enumerate(self.schema.columns):
             c = codes[:, j]
+            k = value_cardinality(col, self.bins)
+            absent = c >= k
             if isinstance(col, NumericColumn):
-                x = bin_values(col, self.bins, c, rng.random(len(c)))
-                data[col.name] = x.astype(np.int64) if col.integer else x
+                x = bin_values(col, self.bins, np.minimum(c, k - 1), rng.random(len(c)))
+                if col.nullable:
+                    x = np.where(absent, np.nan, x)
+                data[col.name] = typed_column(col, x)
             else:
-                data[col.name] = pd.Categorical.from_codes(c, categories=list(col.categories))
+                data[col.name] = typed_column(col, np.where(absent, -1, c))
         return pd.DataFrame(data, columns=self.schema.names)

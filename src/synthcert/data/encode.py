@@ -1,9 +1,15 @@
 """Encoding a table to points of [-1,1]^d with public bounds, and decoding back (post-processing).
 
-Numeric columns map linearly from [lower, upper] to [-1, 1]; values outside the declared bounds
-are clipped and counted. Categorical columns use dummy coding with the first level dropped,
-mapped to {-1, 1}, so the covariance is not singular by construction; decoding picks the
-nearest category. Decoding is post-processing and keeps any privacy guarantee.
+Numeric columns map linearly from [lower, upper] to [-1, 1] (after the public log transform
+of a ``scale: log`` column; dates as days or seconds since 1970); values outside the declared
+bounds are clipped and counted. Categorical columns use dummy coding with the first level
+dropped, mapped to {-1, 1}, so the covariance is not singular by construction; decoding picks
+the nearest category. Decoding is post-processing and keeps any privacy guarantee.
+
+A nullable column adds one missingness-indicator dimension in {-1, 1} (+1: missing) after its
+value coordinates, so d counts it. When the value is missing its coordinates take the public
+fill value 0 (the centre of [-1, 1], the same for every table); decoding returns a missing value
+wherever the indicator is positive, whatever the value coordinates hold.
 """
 
 from __future__ import annotations
@@ -16,10 +22,12 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
-from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
+from synthcert.data.schema import CategoricalColumn, Column, DatetimeColumn, NumericColumn, Schema
 from synthcert.errors import DataError
 
-MissingPolicy = Literal["drop", "fail"]
+MissingPolicy = Literal["model", "drop", "fail"]
+MISSING_POLICIES: tuple[str, ...] = ("model", "drop", "fail")
+MISSING_FILL = 0.0  # public value of a missing value's encoded coordinates
 
 
 @dataclass(frozen=True)
@@ -50,9 +58,16 @@ def merge_reports(reports: Iterable[EncodeReport]) -> EncodeReport:
     return EncodeReport(rows_in, kept, dropped, clipped)
 
 
-def missing_mask(series: pd.Series, column: Column | None) -> np.ndarray:
-    """Where a value counts as missing, by public rule: empty, text that is not a number in a
-    numeric column, or a value outside a categorical column's declared categories."""
+def check_missing_policy(missing: str) -> MissingPolicy:
+    """Validate a missing-value policy name."""
+    if missing not in MISSING_POLICIES:
+        raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
+    return missing  # type: ignore[return-value]
+
+
+def missing_mask(series: pd.Series, column: Column | None = None) -> np.ndarray:
+    """True where the value is missing, by public rule: empty; text that does not parse in a
+    numeric or date column; a value outside a categorical column's declared categories."""
     isna = series.isna().to_numpy()
     if isinstance(column, NumericColumn):
         return isna | np.isnan(numeric_values(series, column))
@@ -66,56 +81,145 @@ def prepare_frame(
 ) -> tuple[pd.DataFrame, int]:
     """Apply the missing-value policy to whole rows; the schema's columns are read by name.
 
-    A value is missing when it is empty, when a numeric column holds text that is not a
-    number, or when a categorical column holds a value outside its declared categories (public
-    rules: one odd record never aborts a fit with an error that names it). Columns the schema
-    lists under ``drop`` are discarded first and do not count. ``drop`` removes incomplete rows
-    and reports how many (a private count), ``fail`` refuses. Nothing is imputed. Returns
-    (frame, rows dropped).
+    A value is missing when it is empty, or when a numeric or date column holds text that does
+    not parse (a public rule: such text is missing, never an error). Columns the schema lists
+    under ``drop`` are discarded first. Policies:
+
+    * ``model``: missing values of nullable columns are kept (the synthesizers model them);
+      a row missing a value of any other input column is dropped (counted), so list the
+      input columns you do not model under ``drop`` (``schema infer`` does);
+    * ``drop``: every row with a missing value in any input column is dropped, nullable
+      columns included (the literature's "complete rows" of Adult);
+    * ``fail``: as ``model``, but a missing value outside a nullable column is refused.
+
+    Nothing is imputed. Returns (frame, rows dropped); the count is private (run record only).
     """
+    missing = check_missing_policy(missing)
     absent = [n for n in schema.names if n not in df.columns]
     if absent:
         raise DataError(f"the input has no column(s) {absent}; it has {list(map(str, df.columns))}")
     dropped = [c for c in schema.drop if c in df.columns]
     kept = df.drop(columns=dropped) if dropped else df
     declared = {c.name: c for c in schema.columns}
-    names = [str(c) for c in kept.columns]
-    incomplete = np.column_stack([missing_mask(kept[c], declared.get(c)) for c in kept.columns])
+    masks: list[np.ndarray] = []
+    names: list[str] = []
+    for name in kept.columns:
+        col = declared.get(name)
+        if missing != "drop" and col is not None and col.nullable:
+            continue
+        masks.append(missing_mask(kept[name], col))
+        names.append(str(name))
+    if not masks:
+        return kept, 0
+    incomplete = np.column_stack(masks)
     is_missing = incomplete.any(axis=1)
     n_missing = int(is_missing.sum())
     if not n_missing:
         return kept, 0  # no copy: callers read the schema's columns by name
     if missing == "fail":
         first = int(np.flatnonzero(is_missing)[0])
-        col = names[int(np.flatnonzero(incomplete[first])[0])]
+        col_name = names[int(np.flatnonzero(incomplete[first])[0])]
         raise DataError(
-            "the table has a missing value (empty, text in a numeric column, or a value outside "
-            "the declared categories) and --missing fail refuses missing values; use --missing "
-            "drop to drop incomplete rows",
-            private_detail=f"row {first + row_offset}, column {col!r}; "
+            "the table has a missing value (empty, text in a numeric or date column, or a "
+            "value outside the declared categories) in a column that is not nullable, and "
+            '--missing fail refuses it: declare such columns "nullable": true, or use '
+            "--missing drop to drop such rows",
+            private_detail=f"row {first + row_offset}, column {col_name!r}; "
             f"{n_missing} rows have missing values",
         )
     return kept.loc[~is_missing], n_missing
 
 
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
-    """The column as float64; text that is not a number is NaN (missing, by public rule)."""
-    return pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64)
+    """The column as float64 (dates: days or seconds since 1970); missing or non-numeric
+    text gives NaN (the public rule of :func:`prepare_frame`: such a value is missing)."""
+    if isinstance(column, DatetimeColumn):
+        return column.to_number(series)
+    if pd.api.types.is_bool_dtype(series):
+        return series.to_numpy(dtype=np.float64)
+    values = pd.to_numeric(series, errors="coerce")
+    return np.asarray(values, dtype=np.float64)
+
+
+def category_text(series: pd.Series, column: CategoricalColumn) -> pd.Series:
+    """The values as category names: integers without a decimal point, booleans as
+    ``True``/``False``, text stripped; missing values stay missing."""
+    present = series.notna()
+    if column.dtype == "integer":
+        num = pd.to_numeric(series, errors="coerce")
+        whole = num.notna() & (np.mod(num.fillna(0.5), 1) == 0)
+        text = series.astype(str).str.strip()
+        text = text.where(~whole, num.where(whole, 0).astype(np.int64).astype(str))
+    elif column.dtype == "boolean":
+        text = series.astype(str).str.strip()
+        low = text.str.lower()
+        text = text.where(~low.isin(["true", "1", "1.0"]), "True")
+        text = text.where(~low.isin(["false", "0", "0.0"]), "False")
+    else:
+        text = series.astype(str).str.strip()
+    return text.where(present, None)
 
 
 def category_codes(series: pd.Series, column: CategoricalColumn, row_offset: int = 0) -> np.ndarray:
-    """Integer codes 0..k-1 of the column's values; -1 for a missing or undeclared value."""
-    text = series.astype(str).str.strip().where(series.notna(), None)
+    """Integer codes 0..k-1 of the column's values; -1 for a missing value or a value outside
+    the declared categories (a missing value by public rule: never an error naming it)."""
+    text = category_text(series, column)
     cat = pd.Categorical(text, categories=list(column.categories))
     return np.asarray(cat.codes, dtype=np.int64)
+
+
+def typed_column(col: Column, values: np.ndarray) -> object:
+    """Decoded values in the schema's dtype (post-processing).
+
+    Numeric ``values`` are numbers with NaN for missing: integers give ``int64`` (``Int64``
+    when nullable), dates ``datetime64[ns]`` (NaT when missing), others float64. Categorical
+    ``values`` are codes with -1 for missing: a pandas categorical of the names (``string``),
+    the integer categories (``int64``/``Int64``) or booleans (``bool``/``boolean``).
+    """
+    if isinstance(col, DatetimeColumn):
+        return col.to_datetime(values)
+    if isinstance(col, NumericColumn):
+        x = np.asarray(values, dtype=np.float64)
+        if not col.integer:
+            return x
+        if col.nullable:
+            return pd.array(np.where(np.isnan(x), np.nan, np.rint(x)), dtype="Int64")
+        return np.rint(x).astype(np.int64) if x.dtype.kind == "f" else x.astype(np.int64)
+    codes = np.asarray(values, dtype=np.int64)
+    if col.dtype == "string":
+        return pd.Categorical.from_codes(codes, categories=list(col.categories))
+    if col.dtype == "integer":
+        cats = np.array([int(c) for c in col.categories], dtype=np.int64)
+        if not col.nullable:
+            return cats[codes]
+        return _nullable_ints(cats, codes)
+    bools = np.array([c == "True" for c in col.categories])
+    if not col.nullable:
+        return bools[codes]
+    out = pd.array(bools[np.maximum(codes, 0)], dtype="boolean")
+    out[codes < 0] = pd.NA
+    return out
+
+
+def _nullable_ints(cats: np.ndarray, codes: np.ndarray) -> object:
+    out = pd.array(cats[np.maximum(codes, 0)], dtype="Int64")
+    out[codes < 0] = pd.NA
+    return out
+
+
+def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
+    """A frame of the schema's columns in their dtypes (:func:`typed_column`)."""
+    return pd.DataFrame(
+        {c.name: typed_column(c, data[c.name]) for c in schema.columns}, columns=schema.names
+    )
 
 
 class Encoder:
     """Maps frames to [-1,1]^d and back, following a :class:`Schema`."""
 
-    def __init__(self, schema: Schema, *, missing: MissingPolicy = "drop") -> None:
+    def __init__(self, schema: Schema, *, missing: MissingPolicy = "model") -> None:
         self.schema = schema
-        self.missing = missing
+        self.missing = check_missing_policy(missing)
         self.dim = schema.encoded_dim
 
     def encode(self, df: pd.DataFrame, *, row_offset: int = 0) -> tuple[np.ndarray, EncodeReport]:
@@ -129,21 +233,27 @@ class Encoder:
         j = 0
         for col in self.schema.columns:
             series = frame[col.name]
+            values = col.width - int(col.nullable)  # value coordinates
             if isinstance(col, NumericColumn):
                 x = numeric_values(series, col, row_offset)
+                absent = np.isnan(x)
                 clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
-                scale = 2.0 / (col.upper - col.lower)
-                np.multiply(x - col.lower, scale, out=out[:, j])
+                lo, hi = col.model_bounds
+                with np.errstate(invalid="ignore"):
+                    np.multiply(col.to_model(x) - lo, 2.0 / (hi - lo), out=out[:, j])
                 out[:, j] -= 1.0
                 np.clip(out[:, j], -1.0, 1.0, out=out[:, j])
-                j += 1
             else:
                 codes = category_codes(series, col, row_offset)
-                block = out[:, j : j + col.width]
+                absent = codes < 0
+                block = out[:, j : j + values]
                 block.fill(-1.0)
                 rows = np.flatnonzero(codes > 0)
                 block[rows, codes[rows] - 1] = 1.0
-                j += col.width
+            if col.nullable:
+                out[absent, j : j + values] = MISSING_FILL
+                out[:, j + values] = np.where(absent, 1.0, -1.0)
+            j += col.width
         report = EncodeReport(len(df), n, n_missing, clipped)
         return out, report
 
@@ -153,15 +263,13 @@ class Encoder:
 
     def empty_columns(self, n: int) -> dict[str, np.ndarray]:
         """Uninitialised output arrays for ``n`` decoded rows (values, or category codes)."""
-        return {
-            c.name: np.empty(n, np.int64 if c.kind == "categorical" or c.integer else np.float64)
-            for c in self.schema.columns
-        }
+        return {c.name: np.empty(n, _decoded_dtype(c)) for c in self.schema.columns}
 
     def decode_columns(
         self, X: np.ndarray, out: dict[str, np.ndarray] | None = None
     ) -> dict[str, np.ndarray]:
-        """Decode into per-column arrays (numeric values, category codes), optionally in place."""
+        """Decode into per-column arrays (numeric values with NaN for missing, category codes
+        with -1 for missing), optionally in place."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.dim:
             raise DataError(f"expected an (n, {self.dim}) array, got shape {X.shape}")
@@ -169,30 +277,38 @@ class Encoder:
         j = 0
         for col in self.schema.columns:
             target = out[col.name]
+            values = col.width - int(col.nullable)
+            absent = X[:, j + values] > 0 if col.nullable else None
             if isinstance(col, NumericColumn):
-                half = 0.5 * (col.upper - col.lower)
+                lo, hi = col.model_bounds
                 x = np.clip(X[:, j], -1.0, 1.0)
                 x += 1.0
-                x *= half
-                x += col.lower
+                x *= 0.5 * (hi - lo)
+                x += lo
+                x = np.clip(col.from_model(x), col.lower, col.upper)
                 if col.integer:
                     np.rint(x, out=x)
+                if absent is not None:
+                    x[absent] = np.nan
                 target[:] = x
-                j += 1
             else:
-                target[:] = nearest_category(X[:, j : j + col.width])
-                j += col.width
+                codes = nearest_category(X[:, j : j + values])
+                if absent is not None:
+                    codes[absent] = -1
+                target[:] = codes
+            j += col.width
         return out
 
     def frame(self, columns: dict[str, np.ndarray]) -> pd.DataFrame:
-        """A frame from decoded per-column arrays (category codes become categoricals)."""
-        data: dict[str, object] = {}
-        for col in self.schema.columns:
-            values = columns[col.name]
-            if isinstance(col, CategoricalColumn):
-                values = pd.Categorical.from_codes(values, categories=list(col.categories))
-            data[col.name] = values
-        return pd.DataFrame(data, copy=False)
+        """A frame from decoded per-column arrays, in the schema's dtypes (:func:`typed_frame`)."""
+        return typed_frame(self.schema, columns)
+
+
+def _decoded_dtype(col: Column) -> type:
+    """int64 for category codes and non-nullable integers, else float64 (NaN = missing)."""
+    if isinstance(col, CategoricalColumn):
+        return np.int64
+    return np.int64 if col.integer and not col.nullable else np.float64
 
 
 def nearest_category(block: np.ndarray) -> np.ndarray:

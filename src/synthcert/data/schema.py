@@ -17,9 +17,30 @@ from synthcert.errors import DataError
 Source = Literal["public", "data"]
 
 
+Scale = Literal["linear", "log"]
+CategoryType = Literal["string", "integer", "boolean"]
+DatetimeUnit = Literal["D", "s"]
+EPOCH = pd.Timestamp("1970-01-01")
+UNIT_NS = {"D": 86_400 * 10**9, "s": 10**9}
+
+
+def _check_share(name: str, share: float | None) -> None:
+    if share is not None and not 0.0 <= share <= 1.0:
+        raise DataError(f"column {name!r}: missing_share must lie in [0, 1]")
+
+
 @dataclass(frozen=True)
 class NumericColumn(Result):
-    """A numeric column with public bounds lower < upper; ``integer`` keeps integers on decode."""
+    """A numeric column with public bounds lower < upper; ``integer`` keeps integers on decode.
+
+    ``nullable``: the column may hold missing values, which every synthesizer models (one more
+    category when discretised, an indicator dimension when encoded). ``scale="log"`` is a
+    public transform t(x) = log(1 + x - lower) applied before binning and encoding, for long
+    right tails; ``bins`` are explicit public bin edges (strictly increasing, from lower to
+    upper) that replace the equal-width bins of the discretiser. ``missing_share`` is the
+    share of missing values that ``schema infer`` observed: data-derived, informative only,
+    never read by a fit.
+    """
 
     name: str
     lower: float
@@ -27,6 +48,10 @@ class NumericColumn(Result):
     integer: bool = False
     source: Source = "public"
     kind: str = "numeric"
+    nullable: bool = False
+    scale: Scale = "linear"
+    bins: tuple[float, ...] | None = None
+    missing_share: float | None = None
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
@@ -36,21 +61,124 @@ class NumericColumn(Result):
                 f"column {self.name!r}: lower bound {self.lower} must be below upper bound "
                 f"{self.upper} (a column of one value carries no information; drop it)"
             )
+        if self.scale not in ("linear", "log"):
+            raise DataError(f"column {self.name!r}: scale must be 'linear' or 'log'")
+        if self.bins is not None:
+            edges = tuple(float(e) for e in self.bins)
+            object.__setattr__(self, "bins", edges)
+            arr = np.asarray(edges)
+            if (
+                len(edges) < 3
+                or not np.all(np.isfinite(arr))
+                or not np.all(np.diff(arr) > 0)
+                or edges[0] != self.lower
+                or edges[-1] != self.upper
+            ):
+                raise DataError(
+                    f"column {self.name!r}: bins must be at least 3 strictly increasing edges "
+                    f"from lower ({self.lower}) to upper ({self.upper})"
+                )
+        _check_share(self.name, self.missing_share)
 
     @property
     def width(self) -> int:
-        """Number of encoded dimensions."""
-        return 1
+        """Number of encoded dimensions (one more for the missingness indicator if nullable)."""
+        return 1 + int(self.nullable)
+
+    def to_model(self, x: np.ndarray) -> np.ndarray:
+        """The public transform before binning and encoding: x, or log(1 + x - lower)."""
+        x = np.asarray(x, dtype=np.float64)
+        if self.scale == "log":
+            return np.log1p(np.maximum(x - self.lower, 0.0))
+        return x
+
+    def from_model(self, t: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`to_model`."""
+        t = np.asarray(t, dtype=np.float64)
+        if self.scale == "log":
+            return self.lower + np.expm1(t)
+        return t
+
+    @property
+    def model_bounds(self) -> tuple[float, float]:
+        """The public bounds after :meth:`to_model`."""
+        lo, hi = self.to_model(np.array([self.lower, self.upper]))
+        return float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class DatetimeColumn(NumericColumn):
+    """A date or timestamp column: a number of ``unit`` (days or seconds) since 1970-01-01.
+
+    ``lower`` and ``upper`` are public bounds in that unit (the schema file writes them as
+    ISO dates); the values are integers in the unit, and decode back to ``datetime64``.
+    """
+
+    kind: str = "datetime"
+    unit: DatetimeUnit = "D"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "integer", True)
+        if self.unit not in UNIT_NS:
+            raise DataError(f"column {self.name!r}: unit must be 'D' (days) or 's' (seconds)")
+        super().__post_init__()
+
+    def to_number(self, values: pd.Series) -> np.ndarray:
+        """Parse dates (text or datetime64) to the unit since 1970-01-01; unparsable -> NaN."""
+        if pd.api.types.is_datetime64_any_dtype(values):
+            stamps = pd.to_datetime(values)
+        else:
+            stamps = pd.to_datetime(values, errors="coerce", format="ISO8601")
+        if getattr(stamps.dt, "tz", None) is not None:
+            stamps = stamps.dt.tz_convert(None)
+        ns = stamps.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64)
+        ns[stamps.isna().to_numpy()] = np.nan
+        return ns / UNIT_NS[self.unit]
+
+    def to_datetime(self, numbers: np.ndarray) -> np.ndarray:
+        """Numbers in the unit back to ``datetime64[ns]`` (rounded to the unit)."""
+        x = np.rint(np.asarray(numbers, dtype=np.float64))
+        ns = x * UNIT_NS[self.unit]
+        out = np.full(x.shape, np.datetime64("NaT"), dtype="datetime64[ns]")
+        ok = np.isfinite(ns)
+        out[ok] = ns[ok].astype(np.int64).astype("datetime64[ns]")
+        return out
+
+    def iso(self, number: float) -> str:
+        """A bound as ISO text (a date for unit 'D')."""
+        stamp = EPOCH + pd.Timedelta(round(number) * UNIT_NS[self.unit], unit="ns")
+        return stamp.date().isoformat() if self.unit == "D" else stamp.isoformat()
+
+    @classmethod
+    def parse_bound(cls, text: Any, unit: DatetimeUnit) -> float:
+        """An ISO date/timestamp (or a number already in the unit) as a number in the unit."""
+        if isinstance(text, (int, float)):
+            return float(text)
+        try:
+            stamp = pd.Timestamp(str(text))
+        except ValueError as exc:
+            raise DataError(f"{text!r} is not an ISO date or timestamp") from exc
+        if stamp.tzinfo is not None:
+            stamp = stamp.tz_convert(None)
+        return float((stamp - EPOCH).value // UNIT_NS[unit])
 
 
 @dataclass(frozen=True)
 class CategoricalColumn(Result):
-    """A categorical column with its public list of categories (order fixes the encoding)."""
+    """A categorical column with its public list of categories (order fixes the encoding).
+
+    ``dtype`` is the type the categories decode to: ``"string"`` (a pandas categorical),
+    ``"integer"`` (numeric codes such as 0/1 or 1..5 stay integers) or ``"boolean"``
+    (categories ``False``, ``True``). ``nullable`` and ``missing_share`` as for numeric columns.
+    """
 
     name: str
     categories: tuple[str, ...]
     source: Source = "public"
     kind: str = "categorical"
+    nullable: bool = False
+    dtype: CategoryType = "string"
+    missing_share: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "categories", tuple(str(c) for c in self.categories))
@@ -60,14 +188,26 @@ class CategoricalColumn(Result):
             )
         if len(set(self.categories)) != len(self.categories):
             raise DataError(f"column {self.name!r}: categories are not unique")
+        if self.dtype not in ("string", "integer", "boolean"):
+            raise DataError(f"column {self.name!r}: dtype must be string, integer or boolean")
+        if self.dtype == "integer":
+            try:
+                [int(c) for c in self.categories]
+            except ValueError as exc:
+                raise DataError(
+                    f"column {self.name!r}: dtype integer needs integer categories"
+                ) from exc
+        if self.dtype == "boolean" and set(self.categories) != {"False", "True"}:
+            raise DataError(f"column {self.name!r}: dtype boolean needs categories False, True")
+        _check_share(self.name, self.missing_share)
 
     @property
     def width(self) -> int:
-        """Number of encoded dimensions (dummy coding with the first level dropped)."""
-        return len(self.categories) - 1
+        """Encoded dimensions: dummy coding with the first level dropped (+1 if nullable)."""
+        return len(self.categories) - 1 + int(self.nullable)
 
 
-Column = NumericColumn | CategoricalColumn
+Column = NumericColumn | DatetimeColumn | CategoricalColumn
 
 
 @dataclass(frozen=True)
@@ -102,6 +242,11 @@ class Schema(Result):
         return [c for c in self.columns if isinstance(c, NumericColumn)]
 
     @property
+    def nullable(self) -> list[Column]:
+        """The columns that may hold missing values."""
+        return [c for c in self.columns if c.nullable]
+
+    @property
     def categorical(self) -> list[CategoricalColumn]:
         """The categorical columns."""
         return [c for c in self.columns if isinstance(c, CategoricalColumn)]
@@ -128,13 +273,8 @@ class Schema(Result):
         return Schema(tuple(self.column(n) for n in names), self.drop, self.file_columns)
 
     def to_json(self) -> str:
-        """The schema file's JSON text."""
-        cols = []
-        for c in self.columns:
-            d = c.to_dict()
-            if isinstance(c, NumericColumn) and not c.integer:
-                d.pop("integer")
-            cols.append({"name": d.pop("name"), "kind": d.pop("kind"), **d})
+        """The schema file's JSON text (optional keys at their defaults are left out)."""
+        cols = [column_to_dict(c) for c in self.columns]
         doc: dict[str, Any] = {"columns": cols, "drop": list(self.drop)}
         if self.file_columns is not None:
             doc["file_columns"] = list(self.file_columns)
@@ -145,34 +285,7 @@ class Schema(Result):
         """Build from the parsed JSON of a schema file."""
         if not isinstance(data, dict) or "columns" not in data:
             raise DataError('a schema is a JSON object with a "columns" list')
-        cols: list[Column] = []
-        for i, spec in enumerate(data["columns"]):
-            name = spec.get("name")
-            if not name:
-                raise DataError(f"schema column #{i} has no name")
-            kind = spec.get("kind")
-            source = spec.get("source", "public")
-            if source not in ("public", "data"):
-                raise DataError(f"column {name!r}: source must be 'public' or 'data'")
-            if kind == "numeric":
-                for key in ("lower", "upper"):
-                    if key not in spec:
-                        raise DataError(f"numeric column {name!r} needs a public {key!r} bound")
-                cols.append(
-                    NumericColumn(
-                        name,
-                        float(spec["lower"]),
-                        float(spec["upper"]),
-                        bool(spec.get("integer", False)),
-                        source,
-                    )
-                )
-            elif kind == "categorical":
-                if "categories" not in spec:
-                    raise DataError(f"categorical column {name!r} needs its list of categories")
-                cols.append(CategoricalColumn(name, tuple(spec["categories"]), source))
-            else:
-                raise DataError(f"column {name!r}: kind must be 'numeric' or 'categorical'")
+        cols = [column_from_dict(spec, i) for i, spec in enumerate(data["columns"])]
         file_columns = data.get("file_columns")
         return cls(
             tuple(cols),
@@ -190,6 +303,90 @@ class Schema(Result):
         except json.JSONDecodeError as exc:
             raise DataError(f"schema file {str(path)!r} is not valid JSON: {exc}") from exc
         return cls.from_dict(data)
+
+
+OPTIONAL_DEFAULTS: dict[str, Any] = {
+    "integer": False,
+    "nullable": False,
+    "scale": "linear",
+    "bins": None,
+    "missing_share": None,
+    "dtype": "string",
+}
+
+
+def column_to_dict(col: Column) -> dict[str, Any]:
+    """One column of the schema file: name, kind, then the keys that differ from defaults.
+
+    A datetime column writes its bounds as ISO dates; a ``missing_share`` (observed by
+    ``schema infer``) is marked ``"missing_share_source": "data"`` like data-derived bounds.
+    """
+    d = col.to_dict()
+    out: dict[str, Any] = {"name": d.pop("name"), "kind": d.pop("kind")}
+    if isinstance(col, DatetimeColumn):
+        d.pop("integer")
+        d["lower"], d["upper"] = col.iso(col.lower), col.iso(col.upper)
+    for key, default in OPTIONAL_DEFAULTS.items():
+        if key in d and d[key] == default:
+            d.pop(key)
+    out.update(d)
+    if col.missing_share is not None:
+        out["missing_share_source"] = "data"
+    return out
+
+
+def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
+    """Parse one column of a schema file (absent optional keys take their defaults)."""
+    name = spec.get("name")
+    if not name:
+        raise DataError(f"schema column #{i} has no name")
+    kind = spec.get("kind")
+    source = spec.get("source", "public")
+    if source not in ("public", "data"):
+        raise DataError(f"column {name!r}: source must be 'public' or 'data'")
+    nullable = bool(spec.get("nullable", False))
+    share = spec.get("missing_share")
+    share = None if share is None else float(share)
+    if kind in ("numeric", "datetime"):
+        for key in ("lower", "upper"):
+            if key not in spec:
+                raise DataError(f"{kind} column {name!r} needs a public {key!r} bound")
+        bins = spec.get("bins")
+        common: dict[str, Any] = {
+            "source": source,
+            "nullable": nullable,
+            "scale": spec.get("scale", "linear"),
+            "bins": None if bins is None else tuple(float(b) for b in bins),
+            "missing_share": share,
+        }
+        if kind == "datetime":
+            unit = spec.get("unit", "D")
+            if unit not in UNIT_NS:
+                raise DataError(f"column {name!r}: unit must be 'D' (days) or 's' (seconds)")
+            lo = DatetimeColumn.parse_bound(spec["lower"], unit)
+            hi = DatetimeColumn.parse_bound(spec["upper"], unit)
+            if common["bins"] is not None:
+                common["bins"] = tuple(DatetimeColumn.parse_bound(b, unit) for b in bins)
+            return DatetimeColumn(str(name), lo, hi, True, unit=unit, **common)
+        return NumericColumn(
+            str(name),
+            float(spec["lower"]),
+            float(spec["upper"]),
+            bool(spec.get("integer", False)),
+            **common,
+        )
+    if kind == "categorical":
+        if "categories" not in spec:
+            raise DataError(f"categorical column {name!r} needs its list of categories")
+        return CategoricalColumn(
+            str(name),
+            tuple(spec["categories"]),
+            source,
+            nullable=nullable,
+            dtype=spec.get("dtype", "string"),
+            missing_share=share,
+        )
+    raise DataError(f"column {name!r}: kind must be 'numeric', 'datetime' or 'categorical'")
 
 
 def infer_schema(

@@ -12,6 +12,14 @@ buys Laplace-noised histograms (numeric columns on the public equal-width bins, 
 the declared categories; clipped at 0 and renormalised), the rest buys Laplace-noised
 Kendall's tau of every pair, mapped by r = sin(pi tau / 2) and projected to the nearest
 correlation matrix (Higham 2002). Neighbouring is *bounded* (one record replaced, n public).
+
+Missing values (nullable columns): ``fit(table)`` adds a copula variable per nullable column,
+its missingness indicator (a two-level category: present, missing), so the copula carries the
+joint pattern of missingness; the column's own marginal is that of its present values. A
+missing value's normal score is the public fill 0 (the centre); under DP its Kendall-tau value
+is the public centre of the column's (transformed) bounds, a function of the record alone, so
+the sensitivity 4/n stands. ``fit_counts`` (the engine path) treats a missing value as one more
+category of the column's histogram, ordered last.
 """
 
 from __future__ import annotations
@@ -25,8 +33,21 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from synthcert.data.discretize import DEFAULT_BINS, Discretizer, bin_values, numeric_bin_codes
-from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
+from synthcert.data.discretize import (
+    DEFAULT_BINS,
+    Discretizer,
+    bin_values,
+    n_bins,
+    numeric_bin_codes,
+    value_cardinality,
+)
+from synthcert.data.encode import (
+    MissingPolicy,
+    category_codes,
+    numeric_values,
+    prepare_frame,
+)
+from synthcert.data.encode import typed_frame as encoded_typed_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
@@ -196,18 +217,15 @@ class BetaMarginal:
 
 
 def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
-    """A frame with the schema's columns: integers as int64, categories as declared Categoricals."""
-    out: dict[str, object] = {}
+    """A frame in the schema's dtypes: numbers clipped to the public bounds (NaN = missing),
+    integers rounded, category codes (-1 = missing) as their declared type."""
+    out: dict[str, np.ndarray] = {}
     for col in schema.columns:
         values = data[col.name]
         if isinstance(col, NumericColumn):
-            x = np.clip(np.asarray(values, dtype=np.float64), col.lower, col.upper)
-            out[col.name] = np.rint(x).astype(np.int64) if col.integer else x
-        else:
-            out[col.name] = pd.Categorical.from_codes(
-                np.asarray(values, dtype=np.int64), categories=list(col.categories)
-            )
-    return pd.DataFrame(out, columns=schema.names)
+            values = np.clip(np.asarray(values, dtype=np.float64), col.lower, col.upper)
+        out[col.name] = values
+    return encoded_typed_frame(schema, out)
 
 
 class GaussianCopulaSynthesizer(DPSynthesizer):
@@ -245,7 +263,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         marginal_share: float = 0.5,
         bins: int = DEFAULT_BINS,
         marginals: Literal["empirical", "beta"] = "empirical",
-        missing: MissingPolicy = "drop",
+        missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
         super().__init__(schema)
@@ -290,37 +308,72 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Self:
-        """Learn the marginals and the copula correlation (noised when epsilon is set)."""
+        """Learn the marginals and the copula correlation (noised when epsilon is set).
+
+        The copula's variables are the columns plus one missingness indicator per nullable
+        column (``variables_``); ``rows_dropped_missing_`` (private) counts the rows the
+        missing-value policy dropped.
+        """
         frame, dropped = prepare_frame(table, self.schema, missing=self.missing)
         n = len(frame)
         if n < 2:
             raise DataError(f"the copula needs at least 2 complete rows, got {n}")
-        cols = self.schema.columns
         raw: list[np.ndarray] = []
-        for col in cols:
+        present: list[np.ndarray] = []
+        self.variables_: list[tuple[int, str]] = []
+        for j, col in enumerate(self.schema.columns):
             if isinstance(col, NumericColumn):
-                raw.append(np.clip(numeric_values(frame[col.name], col), col.lower, col.upper))
+                x = np.clip(numeric_values(frame[col.name], col), col.lower, col.upper)
+                absent = np.isnan(x)
             else:
-                raw.append(category_codes(frame[col.name], col))
+                x = category_codes(frame[col.name], col)
+                absent = x < 0
+            raw.append(x)
+            present.append(~absent)
+            self.variables_.append((j, "value"))
+            if col.nullable:
+                raw.append(absent.astype(np.int64))
+                present.append(np.ones(n, dtype=bool))
+                self.variables_.append((j, "missing"))
         self.accountant = PrivacyAccountant(self.epsilon, self.delta)
         self.n_ = n
         self.rows_dropped_missing_ = dropped
         self.binned_ = self.epsilon is not None
         if self.epsilon is None:
-            self._fit_exact(raw)
+            self._fit_exact(raw, present)
         else:
-            hists = [
-                np.bincount(numeric_bin_codes(x, col, self.bins), minlength=self.bins)
-                if isinstance(col, NumericColumn)
-                else np.bincount(x, minlength=len(col.categories))
-                for col, x in zip(cols, raw, strict=True)
-            ]
-            d = len(raw)
-            taus = [kendall_tau_a(raw[i], raw[j]) for i in range(d) for j in range(i + 1, d)]
+            triples = list(zip(self.variables_, raw, present, strict=True))
+            hists = [self._histogram(v, x, ok) for v, x, ok in triples]
+            filled = [self._tau_values(v, x, ok) for v, x, ok in triples]
+            d = len(filled)
+            taus = [kendall_tau_a(filled[i], filled[j]) for i in range(d) for j in range(i + 1, d)]
             self._fit_dp(hists, np.array(taus))
         self._factor = gaussian_factor(self.corr_)
         self._fitted = True
         return self
+
+    def _histogram(self, var: tuple[int, str], x: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Counts of a variable on public bins: present values of a column, or its indicator."""
+        j, role = var
+        col = self.schema.columns[j]
+        if role == "missing":
+            return np.bincount(x, minlength=2)
+        if isinstance(col, NumericColumn):
+            return np.bincount(
+                numeric_bin_codes(x[ok], col, self.bins), minlength=n_bins(col, self.bins)
+            )
+        return np.bincount(x[ok], minlength=len(col.categories))
+
+    def _tau_values(self, var: tuple[int, str], x: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """A variable's values for Kendall's tau, a missing value at the public centre."""
+        j, role = var
+        col = self.schema.columns[j]
+        if role == "missing" or ok.all():
+            return x
+        if isinstance(col, NumericColumn):
+            lo, hi = col.model_bounds
+            return np.where(ok, x, float(col.from_model(np.array((lo + hi) / 2.0))))
+        return np.where(ok, x, (len(col.categories) - 1) / 2.0)
 
     @property
     def discretizer(self) -> Discretizer:
@@ -358,6 +411,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         self.n_ = n
         self.rows_dropped_missing_ = None  # the counts hold the kept rows only
         self.binned_ = True
+        self.variables_ = [(j, "value") for j in range(d)]  # missing: the last code
         hists = [tables[(j,)] for j in range(d)]
         if self.epsilon is None:
             self._marginals = [h / n for h in hists]
@@ -370,21 +424,29 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         self._fitted = True
         return self
 
-    def _fit_exact(self, raw: list[np.ndarray]) -> None:
-        scores = np.empty((self.n_, len(raw)))
+    def _fit_exact(self, raw: list[np.ndarray], present: list[np.ndarray]) -> None:
+        scores = np.zeros((self.n_, len(raw)))  # 0: the public score of a missing value
         self._marginals: list[np.ndarray | BetaMarginal] = []
-        for j, (col, x) in enumerate(zip(self.schema.columns, raw, strict=True)):
-            if isinstance(col, NumericColumn) and self.marginals == "beta":
-                beta = BetaMarginal.fit(x)
-                self._marginals.append(beta)
-                scores[:, j] = special.ndtri(np.clip(beta.cdf(x), 1e-12, 1 - 1e-12))
-            elif isinstance(col, NumericColumn):
-                self._marginals.append(np.sort(x))
-                scores[:, j] = normal_scores(x)
-            else:
-                p = np.bincount(x, minlength=len(col.categories)) / self.n_
+        for v, ((j, role), x, ok) in enumerate(zip(self.variables_, raw, present, strict=True)):
+            col = self.schema.columns[j]
+            xs = x[ok]
+            if role == "missing":
+                p = np.bincount(x, minlength=2) / self.n_
                 self._marginals.append(p)
-                scores[:, j] = category_scores(x, p)
+                scores[:, v] = category_scores(x, p)
+            elif isinstance(col, NumericColumn) and not len(xs):
+                self._marginals.append(np.array([0.5 * (col.lower + col.upper)]))
+            elif isinstance(col, NumericColumn) and self.marginals == "beta":
+                beta = BetaMarginal.fit(xs)
+                self._marginals.append(beta)
+                scores[ok, v] = special.ndtri(np.clip(beta.cdf(xs), 1e-12, 1 - 1e-12))
+            elif isinstance(col, NumericColumn):
+                self._marginals.append(np.sort(xs))
+                scores[ok, v] = normal_scores(xs)
+            else:
+                p = clip_normalise(np.bincount(xs, minlength=len(col.categories)))
+                self._marginals.append(p)
+                scores[ok, v] = category_scores(xs, p)
         with np.errstate(invalid="ignore", divide="ignore"):
             corr = np.corrcoef(scores, rowvar=False)
         corr = np.atleast_2d(np.nan_to_num(corr, nan=0.0))
@@ -407,11 +469,12 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         eps_marg = self.marginal_share * eps if d > 1 else eps
         eps_corr = eps - eps_marg
         self._marginals = []
-        for col, counts in zip(self.schema.columns, hists, strict=True):
+        for (j, role), counts in zip(self.variables_, hists, strict=True):
             # replacing one record moves one count down and one up: L1 sensitivity 2
+            name = self.schema.columns[j].name + (":missing" if role == "missing" else "")
             noisy = laplace_mechanism(
                 counts, 2.0, eps_marg / d, integer=True, rng=rng, accountant=self.accountant,
-                name=f"laplace:marginal:{col.name}",
+                name=f"laplace:marginal:{name}",
             )  # fmt: skip
             self._marginals.append(clip_normalise(noisy))
         if len(taus):
@@ -432,30 +495,46 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
 
     # -- sampling ------------------------------------------------------------------------
     def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
-        """Draw z ~ N(0, R), u = Phi(z), and invert each marginal at u."""
+        """Draw z ~ N(0, R), u = Phi(z), and invert each marginal at u; a column is missing
+        where its indicator variable says so (or its histogram's missing code is drawn)."""
         self._check_fitted()
         if n < 0:
             raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
-        z = rng.standard_normal((n, len(self.schema.columns))) @ self._factor.T
+        z = rng.standard_normal((n, len(self.variables_))) @ self._factor.T
         u = special.ndtr(z)
         data: dict[str, np.ndarray] = {}
-        for j, col in enumerate(self.schema.columns):
-            data[col.name] = self._invert(col, self._marginals[j], u[:, j])
+        for v, (j, role) in enumerate(self.variables_):
+            col = self.schema.columns[j]
+            if role == "value":
+                data[col.name] = self._invert(col, self._marginals[v], u[:, v])
+                continue
+            absent = self._invert(None, self._marginals[v], u[:, v]) == 1
+            values = data[col.name]
+            if isinstance(col, NumericColumn):
+                data[col.name] = np.where(absent, np.nan, values.astype(np.float64))
+            else:
+                data[col.name] = np.where(absent, -1, values)
         return typed_frame(self.schema, data)
 
     def _invert(self, col, marginal: np.ndarray | BetaMarginal, u: np.ndarray) -> np.ndarray:
+        """Values (NaN: missing) or codes (-1: missing) at the marginal's quantile u."""
         if isinstance(marginal, BetaMarginal):
             return marginal.fast_ppf(u)
-        if isinstance(col, CategoricalColumn):
+        if col is None or isinstance(col, CategoricalColumn):
             cum = np.cumsum(marginal)
-            return np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), len(cum) - 1)
+            codes = np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), len(cum) - 1)
+            if col is not None:
+                codes = np.where(codes >= len(col.categories), -1, codes)  # the missing code
+            return codes
         if not self.binned_:  # empirical quantile (inverted CDF): values seen in the data
             idx = np.clip(np.ceil(u * len(marginal)).astype(np.int64) - 1, 0, len(marginal) - 1)
             return marginal[idx]
         # DP or counted: piecewise-linear CDF over the public bins (uniform within the bin)
+        k = value_cardinality(col, self.bins)
         cum = np.concatenate([[0.0], np.cumsum(marginal)])
-        b = np.clip(np.searchsorted(cum, u, side="right") - 1, 0, self.bins - 1)
+        b = np.clip(np.searchsorted(cum, u, side="right") - 1, 0, len(marginal) - 1)
         p = marginal[b]
         frac = np.where(p > 0, (u - cum[b]) / np.where(p > 0, p, 1.0), 0.5)
-        return bin_values(col, self.bins, b, frac)
+        x = bin_values(col, self.bins, np.minimum(b, k - 1), frac)
+        return np.where(b >= k, np.nan, x)  # the missing code (counted fit)

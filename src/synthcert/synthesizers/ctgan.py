@@ -62,6 +62,12 @@ from synthcert.synthesizers.gaussian import seed_sequence
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
 DEFAULT_DP_EPOCHS = 20
 Progress = Callable[[int, int], None]
+MISSING_LEVEL = "__missing__"  # the extra category of a nullable categorical column (ctgan)
+
+
+def indicator_name(column: str) -> str:
+    """Name of the missingness indicator column given to ctgan for a nullable numeric column."""
+    return f"{column}__missing"
 
 
 def int_seed(seed: Seed) -> int:
@@ -120,7 +126,7 @@ class CTGANSynthesizer(DPSynthesizer):
         max_grad_norm: float = 1.0,
         pac: int = 10,
         bins: int = DEFAULT_BINS,
-        missing: MissingPolicy = "drop",
+        missing: MissingPolicy = "model",
         seed: Seed = None,
         progress: Progress | None = None,
         secure_mode: bool = False,
@@ -206,16 +212,34 @@ class CTGANSynthesizer(DPSynthesizer):
         return self
 
     def _clean_frame(self, table: pd.DataFrame) -> pd.DataFrame:
-        """Schema columns only: numbers as float64, categories as their names."""
-        frame, _ = prepare_frame(table, self.schema, missing=self.missing)
+        """Schema columns only: numbers as float64, categories as their names.
+
+        A nullable numeric column gets an indicator column ``<name>__missing`` ("0"/"1",
+        discrete) and its missing values the public fill, the centre of its bounds (in the
+        log scale for a log column); a nullable categorical column gets the extra category
+        ``MISSING_LEVEL``. ``rows_dropped_missing_`` (private) counts the dropped rows.
+        """
+        frame, self.rows_dropped_missing_ = prepare_frame(table, self.schema, missing=self.missing)
         out: dict[str, Any] = {}
         for col in self.schema.columns:
             if isinstance(col, NumericColumn):
-                out[col.name] = numeric_values(frame[col.name], col)
+                x = numeric_values(frame[col.name], col)
+                absent = np.isnan(x)
+                lo, hi = col.model_bounds
+                out[col.name] = np.where(absent, col.from_model(np.array((lo + hi) / 2)), x)
+                if col.nullable:
+                    out[indicator_name(col.name)] = np.where(absent, "1", "0").astype(object)
             else:
                 codes = category_codes(frame[col.name], col)
-                out[col.name] = np.asarray(col.categories, dtype=object)[codes]
-        return pd.DataFrame(out, columns=self.schema.names)
+                names = np.asarray([*col.categories, MISSING_LEVEL], dtype=object)
+                out[col.name] = names[np.where(codes < 0, len(col.categories), codes)]
+        return pd.DataFrame(out)
+
+    def _discrete_columns(self) -> list[str]:
+        """The categorical columns and the indicators of nullable numeric columns."""
+        return [c.name for c in self.schema.categorical] + [
+            indicator_name(c.name) for c in self.schema.numeric if c.nullable
+        ]
 
     def _fit_ctgan(self, table: pd.DataFrame) -> None:
         from ctgan import CTGAN
@@ -237,7 +261,7 @@ class CTGANSynthesizer(DPSynthesizer):
         self.model_.set_random_state(int_seed(self.seed))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            self.model_.fit(frame, discrete_columns=[c.name for c in self.schema.categorical])
+            self.model_.fit(frame, discrete_columns=self._discrete_columns())
 
     def _spans(self) -> list[int]:
         return list(self.discretizer.cardinalities)
@@ -329,7 +353,7 @@ class CTGANSynthesizer(DPSynthesizer):
         from opacus.data_loader import DPDataLoader
         from torch.utils.data import TensorDataset
 
-        codes = self.discretizer.transform(table)
+        codes, self.rows_dropped_missing_ = self.discretizer.transform_counted(table)
         n = len(codes)
         if n < 2:
             raise DataError(f"DP-CTGAN needs at least 2 complete rows, got {n}")
@@ -459,11 +483,19 @@ class CTGANSynthesizer(DPSynthesizer):
         return self.discretizer.inverse_transform(codes, rng)
 
     def _typed(self, raw: pd.DataFrame) -> pd.DataFrame:
-        """ctgan's output as a schema-valid frame (bounds clipped, categories declared)."""
+        """ctgan's output as a schema-valid frame (bounds clipped, categories declared, missing
+        where the indicator or the missing level says so)."""
         data: dict[str, np.ndarray] = {}
         for col in self.schema.columns:
             if isinstance(col, CategoricalColumn):
-                data[col.name] = category_codes(raw[col.name].astype(str), col)
+                text = raw[col.name].astype(str)
+                absent = (text == MISSING_LEVEL).to_numpy()
+                codes = category_codes(text.where(~absent, col.categories[0]), col)
+                data[col.name] = np.where(absent, -1, codes)
             else:
-                data[col.name] = np.asarray(pd.to_numeric(raw[col.name]), dtype=np.float64)
+                x = np.asarray(pd.to_numeric(raw[col.name]), dtype=np.float64)
+                if col.nullable:
+                    flag = raw[indicator_name(col.name)].astype(str).to_numpy()
+                    x = np.where(flag == "1", np.nan, x)
+                data[col.name] = x
         return typed_frame(self.schema, data)

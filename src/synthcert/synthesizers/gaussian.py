@@ -21,7 +21,7 @@ import pandas as pd
 from synthcert._result import Result
 from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
-from synthcert.data.schema import Schema
+from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import AssumptionError
 from synthcert.privacy.claims import PrivacyClaim
 from synthcert.synthesizers.base import Seed, Synthesizer
@@ -85,7 +85,7 @@ class GaussianSynthesizer(Synthesizer):
         ridge: float | None = None,
         alpha: float | None = None,
         delta: float | None = None,
-        missing: MissingPolicy = "drop",
+        missing: MissingPolicy = "model",
         chunk_rows: int = DEFAULT_CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
@@ -549,11 +549,14 @@ def default_delta(n: int) -> float:
 
 
 def encoded_column_names(schema: Schema) -> list[str]:
-    """Names of the d encoded dimensions: ``age`` or ``workclass=Private`` for dummies."""
+    """Names of the d encoded dimensions: ``age`` or ``workclass=Private`` for dummies, and
+    ``age=missing`` for the missingness indicator of a nullable column."""
     names: list[str] = []
     for col in schema.columns:
-        if col.kind == "numeric":
+        if isinstance(col, NumericColumn):
             names.append(col.name)
         else:
             names.extend(f"{col.name}={c}" for c in col.categories[1:])
+        if col.nullable:
+            names.append(f"{col.name}=missing")
     return names

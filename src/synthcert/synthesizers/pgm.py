@@ -69,7 +69,7 @@ class _PGMSynthesizer(DPSynthesizer):
         round_iters: int | None = None,
         alpha: float = 0.9,
         bins: int = DEFAULT_BINS,
-        missing: MissingPolicy = "drop",
+        missing: MissingPolicy = "model",
         seed: Seed = None,
         progress: Progress | None = None,
     ) -> None:
@@ -138,9 +138,15 @@ class _PGMSynthesizer(DPSynthesizer):
         return all_pairs(names)
 
     def fit(self, table: pd.DataFrame) -> Self:
-        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`)."""
-        codes = self.discretizer.transform(table)
-        return self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
+        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
+
+        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
+        (private: run record only) counts the rows the missing-value policy dropped.
+        """
+        codes, dropped = self.discretizer.transform_counted(table)
+        self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
+        self.rows_dropped_missing_ = dropped
+        return self
 
     def fit_counts(self, source: CountSource) -> Self:
         """Run the mechanism (AIM or MWEM) on the marginals of ``source`` (counted on

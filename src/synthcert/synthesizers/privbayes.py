@@ -100,7 +100,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
         staircase_form: StaircaseForm = "l1",
         theta: float = DEFAULT_THETA,
         bins: int = DEFAULT_BINS,
-        missing: MissingPolicy = "drop",
+        missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
         super().__init__(schema)
@@ -144,9 +144,15 @@ class PrivBayesSynthesizer(DPSynthesizer):
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame) -> Self:
-        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`)."""
-        codes = self.discretizer.transform(table)
-        return self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
+        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
+
+        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
+        (private: run record only) counts the rows the missing-value policy dropped.
+        """
+        codes, dropped = self.discretizer.transform_counted(table)
+        self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
+        self.rows_dropped_missing_ = dropped
+        return self
 
     def fit_counts(self, source: CountSource) -> Self:
         """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3) from the

@@ -178,7 +178,7 @@ def compare_marginals(
     real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, *, bins: int = DEFAULT_BINS
 ) -> MarginalComparison:
     """Distances of every column's one-way distribution (rows with a missing value are dropped)."""
-    disc = Discretizer(schema, bins=bins)
+    disc = Discretizer(schema, bins=bins, missing="drop")  # as prepare_frame below
     real_codes = disc.transform(real)
     synth_codes = disc.transform(synthetic)
     real_frame, _ = prepare_frame(real, schema)

@@ -59,7 +59,7 @@ def evaluate_streamed(
     """Thesis Defs. 4.3.1-4.3.4 (L1, L2, Hellinger, Wasserstein; |R_real - R_syn|) by reductions."""
     from synthcert.engine import histograms, numeric_correlation, open_engine
 
-    disc = Discretizer(schema, bins=bins)
+    disc = Discretizer(schema, bins=bins, missing="drop")  # complete rows, as before
     with open_engine(engine, scheduler) as eng:
         h_real = histograms(real, disc, csv=csv, engine=eng)
         h_syn = histograms(synthetic, disc, csv=csv, engine=eng)

@@ -1,0 +1,280 @@
+"""Drafting a whole schema in one pass: a decision and a reason for every column.
+
+``draft_schema`` reads a table chunk by chunk (at most ``max_rows`` rows), keeps mergeable
+per-column statistics (:class:`ColumnStats`), and decides each column in order:
+
+1. ``empty`` (no value) and ``constant`` (one distinct value): dropped;
+2. ``boolean`` (True/False text or a bool dtype): categorical with dtype boolean;
+3. numbers (at least 95% of the present values parse): ``identifier`` when the values are
+   distinct integers on a near-contiguous range or the name says id/key (dropped);
+   ``categorical`` with dtype integer when they are at most ``max_integer_categories``
+   distinct integers (numeric codes such as 0/1 or 1..5); else ``numeric`` (integer or not);
+4. dates (at least 95% of the present values parse as ISO dates): ``datetime`` with its range;
+5. text: ``categorical`` up to ``max_categories`` distinct values, else ``identifier`` when
+   (nearly) every value is distinct, else ``free text`` (both dropped).
+
+A column with missing values (or unparsable text, which counts as missing) is ``nullable``
+with its observed missing share. Every bound, category list and missing share is read from
+the data (``"source": "data"``, ``"missing_share_source": "data"``): replace them with public
+ones before a DP synthesis or a release.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from synthcert._result import Result
+from synthcert.data.schema import (
+    CategoricalColumn,
+    Column,
+    DatetimeColumn,
+    NumericColumn,
+    Schema,
+)
+from synthcert.errors import DataError
+
+PARSE_SHARE = 0.95  # share of present values that must parse as numbers or dates
+UNIQUE_SHARE = 0.95  # distinct / present at or above which a column looks like an identifier
+DISTINCT_CAP = 1_000_000  # distinct values tracked per column
+ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
+DEFAULT_MAX_ROWS = 200_000
+
+
+@dataclass
+class ColumnStats:
+    """Mergeable statistics of one column: counts, numeric range, date range, distinct values."""
+
+    rows: int = 0
+    missing: int = 0
+    numeric: int = 0  # present values that parse as numbers
+    integer: bool = True
+    lower: float = np.inf
+    upper: float = -np.inf
+    dates: int = 0  # present values that parse as dates
+    date_lower: float = np.inf  # seconds since 1970
+    date_upper: float = -np.inf
+    midnight: bool = True
+    boolean: bool = True
+    distinct: set[str] = field(default_factory=set)
+    overflow: bool = False
+
+    def update(self, series: pd.Series) -> ColumnStats:
+        """Add a chunk of the column."""
+        self.rows += len(series)
+        present = series.dropna()
+        self.missing += len(series) - len(present)
+        if present.empty:
+            return self
+        if pd.api.types.is_bool_dtype(present):
+            nums = present.astype(np.float64)
+        else:
+            self.boolean &= bool(
+                present.astype(str).str.strip().str.lower().isin(["true", "false"]).all()
+            )
+            nums = pd.to_numeric(present, errors="coerce") if not self.boolean else None
+        if nums is not None and not pd.api.types.is_datetime64_any_dtype(present):
+            ok = nums.dropna().to_numpy(dtype=np.float64)
+            ok = ok[np.isfinite(ok)]
+            self.numeric += len(ok)
+            if len(ok):
+                self.integer &= bool(np.all(np.mod(ok, 1) == 0))
+                self.lower = min(self.lower, float(ok.min()))
+                self.upper = max(self.upper, float(ok.max()))
+        if self.numeric < len(present) and not self.boolean:
+            self._update_dates(present)
+        if not self.overflow:
+            self.distinct.update(present.astype(str).str.strip().unique().tolist())
+            if len(self.distinct) > DISTINCT_CAP:
+                self.overflow = True
+        return self
+
+    def _update_dates(self, present: pd.Series) -> None:
+        if pd.api.types.is_datetime64_any_dtype(present):
+            stamps = pd.to_datetime(present)
+        else:
+            stamps = pd.to_datetime(present.astype(str), errors="coerce", format="ISO8601")
+        if getattr(stamps.dt, "tz", None) is not None:
+            stamps = stamps.dt.tz_convert(None)
+        stamps = stamps.dropna()
+        self.dates += len(stamps)
+        if len(stamps):
+            ns = stamps.to_numpy(dtype="datetime64[ns]").astype(np.int64)
+            self.date_lower = min(self.date_lower, float(ns.min()) / 1e9)
+            self.date_upper = max(self.date_upper, float(ns.max()) / 1e9)
+            self.midnight &= bool(np.all(ns % (86_400 * 10**9) == 0))
+
+    @property
+    def present(self) -> int:
+        """Number of non-missing values."""
+        return self.rows - self.missing
+
+
+@dataclass(frozen=True)
+class ColumnDecision(Result):
+    """What ``schema infer`` proposes for a column, and why."""
+
+    name: str
+    decision: str  # numeric, categorical, boolean, datetime, identifier, free text, ...
+    kept: bool
+    reason: str
+    nullable: bool = False
+    missing_share: float = 0.0
+
+
+@dataclass(frozen=True)
+class SchemaDraft(Result):
+    """The drafted schema (None if no column is kept), each column's decision, rows read."""
+
+    schema: Schema | None
+    decisions: tuple[ColumnDecision, ...]
+    rows_read: int
+
+    def to_dict(self) -> dict:
+        """JSON-ready: the decisions, the rows read and the schema document."""
+        import json
+
+        return {
+            "rows_read": self.rows_read,
+            "decisions": [d.to_dict() for d in self.decisions],
+            "schema": None if self.schema is None else json.loads(self.schema.to_json()),
+        }
+
+
+def collect_stats(
+    chunks: Iterable[pd.DataFrame], *, max_rows: int | None = DEFAULT_MAX_ROWS
+) -> tuple[dict[str, ColumnStats], int]:
+    """Statistics of every column over the chunks, stopping after ``max_rows`` rows."""
+    stats: dict[str, ColumnStats] = {}
+    rows = 0
+    for chunk in chunks:
+        if max_rows is not None and rows + len(chunk) > max_rows:
+            chunk = chunk.iloc[: max_rows - rows]
+        for name in chunk.columns:
+            stats.setdefault(str(name), ColumnStats()).update(chunk[name])
+        rows += len(chunk)
+        if max_rows is not None and rows >= max_rows:
+            break
+    if not stats:
+        raise DataError("the table has no columns")
+    return stats, rows
+
+
+def decide(
+    name: str,
+    st: ColumnStats,
+    *,
+    max_categories: int = 50,
+    max_integer_categories: int = 10,
+) -> tuple[ColumnDecision, Column | None]:
+    """The decision for one column and the schema column it proposes (None if dropped)."""
+    present = st.present
+    if present == 0:
+        return ColumnDecision(name, "empty", False, "no non-missing value"), None
+    distinct = len(st.distinct)
+    if distinct == 1 and not st.overflow:
+        return ColumnDecision(name, "constant", False, "a single distinct value"), None
+    numeric_ok = st.numeric >= PARSE_SHARE * present
+    date_ok = not numeric_ok and st.dates >= PARSE_SHARE * present
+    unparsed = present - (st.numeric if numeric_ok else st.dates if date_ok else present)
+    share = (st.missing + unparsed) / st.rows
+    nullable = share > 0
+    null_kw = {"nullable": nullable, "missing_share": round(share, 4) if nullable else None}
+    note = f"; {share:.1%} missing" if nullable else ""
+    if unparsed:
+        note += f" (including {unparsed / st.rows:.1%} unparsable text, treated as missing)"
+    unique = st.overflow or distinct >= UNIQUE_SHARE * present
+
+    def out(decision: str, kept: bool, reason: str, column: Column | None):
+        return ColumnDecision(name, decision, kept, reason + note, nullable, share), column
+
+    if st.boolean:
+        col = CategoricalColumn(name, ("False", "True"), "data", dtype="boolean", **null_kw)
+        return out("boolean", True, "True/False values", col)
+    if numeric_ok:
+        span = st.upper - st.lower
+        looks_like_id = ID_NAME.search(name) is not None or span + 1 <= 2 * present
+        if st.integer and unique and present >= 20 and looks_like_id:
+            return out("identifier", False, "distinct integers on a near-contiguous range", None)
+        if st.integer and distinct <= max_integer_categories:
+            cats = sorted({int(float(v)) for v in st.distinct if _is_number(v)})
+            if len(cats) >= 2:
+                col = CategoricalColumn(
+                    name, tuple(str(c) for c in cats), "data", dtype="integer", **null_kw
+                )
+                return out(
+                    "categorical",
+                    True,
+                    f"{len(cats)} distinct integers: numeric codes, kept as integers",
+                    col,
+                )
+        if span <= 0:
+            return out("constant", False, "a single numeric value", None)
+        col = NumericColumn(name, st.lower, st.upper, st.integer, "data", **null_kw)
+        kind = "integers" if st.integer else "numbers"
+        return out("numeric", True, f"{kind} in [{st.lower:g}, {st.upper:g}]", col)
+    if date_ok:
+        unit = "D" if st.midnight else "s"
+        per = 86_400.0 if unit == "D" else 1.0
+        lo, hi = np.floor(st.date_lower / per), np.ceil(st.date_upper / per)
+        if hi <= lo:
+            return out("constant", False, "a single date", None)
+        col = DatetimeColumn(name, float(lo), float(hi), True, "data", unit=unit, **null_kw)
+        return out("datetime", True, f"dates from {col.iso(lo)} to {col.iso(hi)}", col)
+    if distinct <= max_categories and not st.overflow:
+        cats = tuple(sorted(st.distinct))
+        col = CategoricalColumn(name, cats, "data", **null_kw)
+        return out("categorical", True, f"{distinct} distinct values", col)
+    if unique:
+        return out("identifier", False, f"{distinct:,} distinct values for {present:,}", None)
+    return out(
+        "free text",
+        False,
+        f"{distinct:,} distinct strings (more than --max-categories {max_categories})",
+        None,
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def draft_schema(
+    chunks: Iterable[pd.DataFrame] | pd.DataFrame,
+    *,
+    max_rows: int | None = DEFAULT_MAX_ROWS,
+    max_categories: int = 50,
+    max_integer_categories: int = 10,
+    drop: tuple[str, ...] = (),
+) -> SchemaDraft:
+    """Decide every column of a table (a frame or its chunks) in one pass; never stops early.
+
+    ``drop`` names columns to leave out whatever they hold. Dropped columns go to the
+    schema's ``drop`` list, so their missing values never make a row incomplete.
+    """
+    if isinstance(chunks, pd.DataFrame):
+        chunks = [chunks]
+    stats, rows = collect_stats(chunks, max_rows=max_rows)
+    decisions: list[ColumnDecision] = []
+    columns: list[Column] = []
+    for name, st in stats.items():
+        if name in drop:
+            decisions.append(ColumnDecision(name, "dropped", False, "--drop"))
+            continue
+        dec, col = decide(
+            name, st, max_categories=max_categories, max_integer_categories=max_integer_categories
+        )
+        decisions.append(dec)
+        if col is not None:
+            columns.append(col)
+    dropped = tuple(d.name for d in decisions if not d.kept)
+    schema = Schema(tuple(columns), dropped) if columns else None
+    return SchemaDraft(schema, tuple(decisions), rows)
