@@ -50,8 +50,8 @@ def seed_sequence(seed: Seed) -> np.random.SeedSequence:
     """A SeedSequence from an int, a SeedSequence, a Generator (one draw from it) or None."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence(int(seed.integers(2**63)))
+    if isinstance(seed, np.random.Generator):  # 128 bits drawn from it, never fewer
+        return np.random.SeedSequence(seed.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
     return np.random.SeedSequence(seed)
 
 
