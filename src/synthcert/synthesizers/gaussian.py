@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Self
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
@@ -23,7 +23,14 @@ from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
 from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import AssumptionError
-from synthcert.privacy.claims import PrivacyClaim
+from synthcert.privacy.claims import (
+    DATA_DOMAIN,
+    DATA_SIGMA,
+    GUARANTEE,
+    Assumption,
+    PrivacyClaim,
+    domain_assumption,
+)
 from synthcert.synthesizers.base import Seed, Synthesizer
 
 DEFAULT_CHUNK_ROWS = 1 << 19
@@ -378,7 +385,6 @@ class GaussianSynthesizer(Synthesizer):
         conversion: str = "ckm",
     ) -> PrivacyClaim:  # fmt: skip
         """The public claim of releasing ``n_out`` rows: inherent RDP, converted to (ε, δ)."""
-        from synthcert.privacy.claims import DATA_SIGMA, GUARANTEE, Assumption, PrivacyClaim
 
         self._check_fitted()
         assumptions = gaussian_assumptions(self)
@@ -398,10 +404,18 @@ class GaussianSynthesizer(Synthesizer):
             raise AssumptionError(
                 f"the certificate cannot be computed: {cert.reason}", assumption=cert.reason or ""
             )
-        data_domain = [a for a in assumptions if a.source == "data"]
+        return self._claim_from(
+            cert, n_out, "sampling from N(mu, Sigma) (Miura et al. Theorem 3.1 / Corollary 3.2)"
+        )
+
+    def _claim_from(self, cert: Any, n_out: int, mechanism: str) -> PrivacyClaim:
+        """The claim of a feasible certificate (an ``Account`` or a ``RidgeCertificate``)."""
+
+        assumptions = gaussian_assumptions(self)
+        data_domain = any(a.source == "data" for a in assumptions)
         return PrivacyClaim(
             model="inherent-rdp",
-            guarantee="none: the domain was read from the data" if data_domain else GUARANTEE,
+            guarantee=DATA_DOMAIN if data_domain else GUARANTEE,
             neighboring=self.neighboring,
             epsilon=cert.epsilon,
             delta=cert.delta,
@@ -409,18 +423,14 @@ class GaussianSynthesizer(Synthesizer):
             epsilon_rdp=cert.epsilon_rdp,
             n_out=int(n_out),
             conversion=cert.conversion,
-            mechanisms=("sampling from N(mu, Sigma) (Miura et al. Theorem 3.1 / Corollary 3.2)",),
-            assumptions=(
-                *assumptions,
-                Assumption("equation", cert.equation, "definition"),
-            ),
+            mechanisms=(mechanism,),
+            assumptions=(*assumptions, Assumption("equation", cert.equation, "definition")),
         )
 
     def _ridge_claim(
         self, n_out: int, *, alpha: float | None, delta: float | None, conversion: str
     ) -> PrivacyClaim:
         """The unconditional claim of the ridged release (docs/unconditional.md, R1 / R2)."""
-        from synthcert.privacy.claims import GUARANTEE, Assumption, PrivacyClaim
         from synthcert.privacy.ridge import certify_ridge, require_ridge
 
         n = self.public_n()
@@ -434,20 +444,8 @@ class GaussianSynthesizer(Synthesizer):
                 neighboring=self.neighboring, delta=delta, conversion=conversion,  # type: ignore[arg-type]
             )
         )  # fmt: skip
-        assumptions = gaussian_assumptions(self)
-        data_domain = any(a.source == "data" for a in assumptions)
-        return PrivacyClaim(
-            model="inherent-rdp",
-            guarantee="none: the domain was read from the data" if data_domain else GUARANTEE,
-            neighboring=self.neighboring,
-            epsilon=cert.epsilon,
-            delta=cert.delta,
-            alpha=cert.alpha,
-            epsilon_rdp=cert.epsilon_rdp,
-            n_out=int(n_out),
-            conversion=cert.conversion,
-            mechanisms=("sampling from N(mu, Sigma + rho I) (the ridged release)",),
-            assumptions=(*assumptions, Assumption("equation", cert.equation, "definition")),
+        return self._claim_from(
+            cert, n_out, "sampling from N(mu, Sigma + rho I) (the ridged release)"
         )
 
 
@@ -459,7 +457,6 @@ SIGMA_DATA_WARNING = (
 
 def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
     """The public assumptions of M_G's certificate, each with its value and source."""
-    from synthcert.privacy.claims import Assumption, domain_assumption
 
     schema = synth.schema
     domain = domain_assumption(
