@@ -135,7 +135,9 @@ def test_dp_ctgan_one_hot_carries_the_missing_code(loans):
     # Its missing shares at epsilon = 1 are not asserted: a few epochs on this machine do not
     # train the generator (measured 0.97 for an 0.85 share after 5 epochs on 10,000 rows).
     schema = public(draft_schema(loans).schema.select(PGM_COLUMNS))
-    synth = make_synthesizer("ctgan", schema, epsilon=1.0, epochs=1, bins=8).fit(loans)
+    synth = make_synthesizer(
+        "ctgan", schema, epsilon=1.0, epochs=1, bins=8, min_rows=len(loans)
+    ).fit(loans)
     assert synth.rows_dropped_missing_ == 0
     cards = synth.discretizer.cardinalities
     assert cards[PGM_COLUMNS.index("annual_inc_joint")] == 8 + 1
