@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
+from synthcert.data.encode import numeric_values
 from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
@@ -246,7 +247,8 @@ class DomainCounts:
             raise DataError(f"the input has no column(s) {absent}")
         self.rows += len(chunk)
         for name, grid in self.grids.items():
-            x = pd.to_numeric(chunk[name], errors="coerce").to_numpy(dtype=np.float64)
+            # the column's own parser: dates become days or seconds since 1970, text NaN
+            x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
             x = x[~np.isnan(x)]
             # cell j holds the values in (g_{j-1}, g_j]; #{x <= g_j} is cells[: j+1].sum()
             idx = np.searchsorted(grid, x, side="left")
@@ -432,7 +434,9 @@ def estimate_domain(
                     admissible="a larger --private-domain share or epsilon, public categories, "
                     "or drop the column",
                 )
-            new.append(replace(col, categories=kept, source=cast(Any, DP_SOURCE)))
+            # values the threshold did not keep become the column's missing level (a public
+            # rule of this step): modelled like any value, never a refusal or a dropped row
+            new.append(replace(col, categories=kept, source=cast(Any, DP_SOURCE), nullable=True))
     spent = accountant.check_within_budget()
     return DomainEstimate(
         schema=Schema(tuple(new), schema.drop, schema.file_columns),
