@@ -21,34 +21,9 @@ import pytest
 from typer.testing import CliRunner
 
 from synthcert.cli import app
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from test_publication_boundary import MIN_ROWS, SCHEMA, SIGMA, N, base_table
 
 runner = CliRunner()
-N = 1_500
-SCHEMA = Schema(
-    (
-        NumericColumn("income", 0.0, 100.0),
-        NumericColumn("age", 18.0, 90.0),
-        NumericColumn("score", -5.0, 5.0),
-        CategoricalColumn("region", ("north", "south", "east")),
-    )
-)
-SIGMA = "0.03"  # public; the table below keeps lambda_min near 0.053, above the margin
-MIN_ROWS = "1400"
-
-
-def base_table(n: int = N, seed: int = 11) -> pd.DataFrame:
-    """The same generator as tests/test_publication_boundary.py (well inside D_sigma)."""
-    rng = np.random.default_rng(seed)
-    z = rng.normal(size=(n, 3))
-    return pd.DataFrame(
-        {
-            "income": np.clip(50 + 18 * z[:, 0], 0, 100),
-            "age": np.clip(50 + 14 * (0.6 * z[:, 0] + 0.8 * z[:, 1]), 18, 90),
-            "score": np.clip(2.0 * z[:, 2], -5, 5),
-            "region": rng.choice(["north", "south", "east"], size=n),
-        }
-    )
 
 
 def invoke(folder: Path, args: list[str], *, table: pd.DataFrame | None = None):

@@ -47,15 +47,16 @@ SAME_SIZE = ("replaced", "out_of_bounds", "missing", "unknown_category", "text_i
 ALL = ("added", "removed", *SAME_SIZE)
 
 
-def base_table(seed: int = 11) -> pd.DataFrame:
+def base_table(n: int = N, seed: int = 11) -> pd.DataFrame:
+    """Three correlated numeric columns and a category, well inside D_sigma."""
     rng = np.random.default_rng(seed)
-    z = rng.normal(size=(N, 3))
+    z = rng.normal(size=(n, 3))
     return pd.DataFrame(
         {
             "income": np.clip(50 + 18 * z[:, 0], 0, 100),
             "age": np.clip(50 + 14 * (0.6 * z[:, 0] + 0.8 * z[:, 1]), 18, 90),
             "score": np.clip(2.0 * z[:, 2], -5, 5),
-            "region": rng.choice(["north", "south", "east"], size=N),
+            "region": rng.choice(["north", "south", "east"], size=n),
         }
     )
 

@@ -30,7 +30,6 @@ from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.run_record import RunRecord, today_utc
-from synthcert.seeding import seed_warning
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
 
@@ -412,4 +411,4 @@ def release_warnings(schema: Schema) -> list[str]:
     return notes
 
 
-__all__ = ["Certificate", "ReleaseResult", "release", "seed_warning"]
+__all__ = ["Certificate", "ReleaseResult", "make_certificate", "plan_release", "release"]

@@ -93,20 +93,17 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def progress_bar(*, disable: bool = False, unit: str = "") -> Progress:
-    """The progress display of every long command: on stderr, so stdout stays clean for JSON."""
-    return Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(unit),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=True,
-        disable=disable,
-    )
+def progress_bar(*, disable: bool = False, unit: str = "", counts: bool = True) -> Progress:
+    """The progress display of every long command: on stderr, so stdout stays clean for JSON.
+
+    ``counts=False`` shows a spinner, the stage and the elapsed time only: reading a private
+    table, the number of rows read so far is n itself, which stays behind ``--show-private``.
+    """
+    columns = [SpinnerColumn(), TextColumn("[bold]{task.description}")]
+    if counts:
+        columns += [BarColumn(), MofNCompleteColumn(), TextColumn(unit)]
+    columns += [TimeElapsedColumn()] + ([TimeRemainingColumn()] if counts else [])
+    return Progress(*columns, console=err_console, transient=True, disable=disable)
 
 
 def notify(text: str) -> None:

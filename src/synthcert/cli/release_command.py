@@ -188,7 +188,7 @@ def release_command(
         warn(f"{save_private_params} will hold the generative parameters: keep it private")
     if (note := seed_warning(seed)) is not None:
         warn(note)
-    with progress_bar(disable=json_out, unit="rows") as bar:
+    with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
         def on_progress(stage: str, done: int, total: int | None) -> None:

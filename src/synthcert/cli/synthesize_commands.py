@@ -179,11 +179,11 @@ def synthesize_command(
     seed = user_seed(seed, params)
     if (note := seed_warning(seed)) is not None:
         warn(note)
-    with progress_bar(disable=json_out, unit="") as bar:
+    with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
         def on_stage(name: str, done: int, total: int | None) -> None:
-            text = f"counting {done:,} rows" if name == "count" else "sampling"
+            text = "counting rows" if name == "count" else "sampling"
             bar.update(task, description=text, completed=done, total=total)
 
         result = synthesize(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import platform
 import shlex
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from synthcert._version import __version__
+from synthcert.run_record import now_utc
 
 PRIVATE_KEYS = ("command", "seed_source", "inputs", "input_sha256", "started")
 
@@ -21,11 +21,6 @@ def command_line(argv: Sequence[str] | None = None) -> str:
     if args and Path(args[0]).name in ("synthcert", "__main__.py", "synthcert.exe"):
         args[0] = "synthcert"
     return shlex.join(args)
-
-
-def now_iso() -> str:
-    """The current time in UTC, ISO 8601 to the second."""
-    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
 def collect_provenance(
@@ -48,7 +43,7 @@ def collect_provenance(
     }
     if record is not None:
         prov.update({k: record.get(k) for k in PRIVATE_KEYS if record.get(k) is not None})
-        prov["report_generated"] = now_iso()
+        prov["report_generated"] = now_utc()
         prov["report_synthcert_version"] = __version__
         prov["python"] = platform.python_version()
         prov["platform"] = platform.platform(terse=True)

@@ -15,9 +15,10 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+import pandas as pd
 
 from synthcert.errors import DataError
 
@@ -156,3 +157,13 @@ class CodesCounts(CachedCounts):
 
     def _count(self, sets: list[Clique]) -> dict[Clique, np.ndarray]:
         return {s: clique_counts(self.codes, s, [self._cards[c] for c in s]) for s in sets}
+
+
+def fit_from_table(synth: Any, table: pd.DataFrame) -> Any:
+    """``fit(table)`` of a synthesizer that fits from marginal counts: discretise on its public
+    bins, count in memory, ``fit_counts``; ``rows_dropped_missing_`` (private) counts the rows
+    the missing-value policy dropped."""
+    codes, dropped = synth.discretizer.transform_counted(table)
+    synth.fit_counts(CodesCounts(codes, synth.discretizer.cardinalities))
+    synth.rows_dropped_missing_ = dropped
+    return synth

@@ -38,7 +38,7 @@ from synthcert.synthesizers._bayesnet import (
 )
 from synthcert.synthesizers.base import DPSynthesizer, Seed
 from synthcert.synthesizers.copula import clip_normalise
-from synthcert.synthesizers.counts import CodesCounts, CountSource, check_cardinalities
+from synthcert.synthesizers.counts import CountSource, check_cardinalities, fit_from_table
 from synthcert.synthesizers.gaussian import seed_sequence
 
 Noise = Literal["laplace", "staircase"]
@@ -149,10 +149,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
         Missing values of nullable columns are one more category; ``rows_dropped_missing_``
         (private: run record only) counts the rows the missing-value policy dropped.
         """
-        codes, dropped = self.discretizer.transform_counted(table)
-        self.fit_counts(CodesCounts(codes, self.discretizer.cardinalities))
-        self.rows_dropped_missing_ = dropped
-        return self
+        return fit_from_table(self, table)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3) from the

@@ -51,6 +51,7 @@ class Publication:
     timings: dict[str, float] = field(default_factory=dict)
     ledger: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _digest: str | None = field(default=None, repr=False)
 
     @classmethod
     def start(
@@ -103,25 +104,31 @@ class Publication:
         self.timings[name] = round(float(seconds), 6)
 
     def record(self) -> RunRecord:
-        """The private run record of everything collected so far."""
-        digest = None
-        with contextlib.suppress(OSError):
-            digest = file_sha256(self.inputs) if all(p.is_file() for p in self.inputs) else None
+        """The private run record of everything collected so far (the input's SHA-256 once it
+        has been computed for a record that is written)."""
         return RunRecord(
             command=self.command,
             started=self.started,
             seed_source=self.seed_source,
             seed_entropy=entropy_text(self.seed),
             inputs=tuple(str(p) for p in self.inputs),
-            input_sha256=digest,
+            input_sha256=self._digest,
             facts=dict(self.facts),
             timings=dict(self.timings),
             ledger=tuple(self.ledger),
             warnings=tuple(self.warnings),
         )
 
+    def _hash_inputs(self) -> None:
+        """Hash the input once, and only for a record that is written (a large table costs)."""
+        if self._digest is None and all(p.is_file() for p in self.inputs):
+            with contextlib.suppress(OSError):
+                self._digest = file_sha256(self.inputs)
+
     def finish(self, path: str | os.PathLike | None) -> RunRecord:
         """The private record; written (mode 0600) only when the operator named a path."""
+        if path is not None:
+            self._hash_inputs()
         record = self.record()
         if path is not None:
             write_private_json(record, path, public=self.public, protect=self.inputs)
@@ -152,6 +159,7 @@ class Publication:
 
         target = Path(path)
         refuse_inside_public(target, self.public)
+        self._hash_inputs()
         return write_report(
             target,
             certificate=certificate,
