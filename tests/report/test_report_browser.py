@@ -139,7 +139,7 @@ def test_real_adult_release_evaluation_audit_report_in_chromium(tmp_path, adult)
     src = tmp_path / "adult.csv"
     table.to_csv(src, index=False)
     res = release(
-        src, schema, tmp_path / "synthetic.csv", epsilon=10.0, delta=1e-5, sigma=0.01,
+        src, schema, tmp_path / "synthetic.csv", epsilon=10.0, delta=1e-5, sigma=0.015,
         min_rows=30_000, private_record=tmp_path / "private" / "run.json",
     )  # fmt: skip
     cert = load_json(res.certificate_path)
