@@ -8,7 +8,12 @@ the private run record only, never to a published file.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import numpy as np
+
+Seed = int | np.random.Generator | np.random.SeedSequence | None
 
 GUESSABLE_BITS = 64
 SEED_WARNING = (
@@ -40,4 +45,62 @@ def entropy_text(seq: np.random.SeedSequence) -> str:
     return str(seq.entropy)
 
 
-__all__ = ["SEED_WARNING", "entropy_text", "secret_seed", "seed_warning"]
+# -- seed conversions (one place for every module that draws) -----------------------------
+def seed_sequence(seed: Seed) -> np.random.SeedSequence:
+    """A SeedSequence from an int, a SeedSequence, a Generator (one draw from it) or None."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):  # 128 bits drawn from it, never fewer
+        return np.random.SeedSequence(seed.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
+    return np.random.SeedSequence(seed)
+
+
+def int_seed(seed: Seed) -> int:
+    """A 31-bit integer seed derived from any :data:`Seed`, for ``ctgan.CTGAN`` (no DP) only."""
+    return int(seed_sequence(seed).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def torch_seeds(seed: Seed, count: int) -> list[int]:
+    """``count`` independent 64-bit torch seeds spawned from the SeedSequence of ``seed``.
+
+    None gives 128 bits of OS entropy (``numpy.random.SeedSequence``); torch generators take
+    seeds up to 2^64 - 1, so no bits are dropped.
+    """
+    children = seed_sequence(seed).spawn(count)
+    return [int(c.generate_state(1, dtype=np.uint64)[0]) for c in children]
+
+
+@contextlib.contextmanager
+def torch_seeded(seed: int) -> Iterator[None]:
+    """Seed torch's global generator for the block and restore it after (no global leak)."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
+
+
+def derive_seed(seed: int, *key: int) -> int:
+    """A 63-bit int seed for the node ``key`` of the seed tree rooted at ``seed``."""
+    ss = np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key))
+    return int(ss.generate_state(2, dtype=np.uint32).astype(np.uint64) @ [1 << 31, 1])
+
+
+def run_seeds(seed: int, n_runs: int) -> list[int]:
+    """Independent per-run integer seeds spawned from one seed."""
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n_runs)]
+
+
+__all__ = [
+    "SEED_WARNING",
+    "Seed",
+    "derive_seed",
+    "entropy_text",
+    "int_seed",
+    "run_seeds",
+    "secret_seed",
+    "seed_sequence",
+    "seed_warning",
+    "torch_seeded",
+    "torch_seeds",
+]

@@ -11,7 +11,8 @@ import pytest
 
 from synthcert.data.datasets import adult_schema
 from synthcert.errors import AssumptionError
-from synthcert.synthesizers.ctgan import CTGANSynthesizer, torch_seeds
+from synthcert.seeding import torch_seeds
+from synthcert.synthesizers.ctgan import CTGANSynthesizer
 
 torch = pytest.importorskip("torch")
 opacus = pytest.importorskip("opacus")

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from synthcert.data.datasets import demo_schema, make_demo_table
+from synthcert.seeding import run_seeds
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
 from synthcert.utility.marginals import compare_marginals
-from synthcert.utility.repeat import aggregate, flatten_figures, repeat, repeat_synthesis, run_seeds
+from synthcert.utility.repeat import aggregate, flatten_figures, repeat, repeat_synthesis
 
 
 def test_flatten_and_aggregate_by_hand():

@@ -44,6 +44,7 @@ from synthcert.data.discretize import Discretizer
 from synthcert.data.encode import Encoder, prepare_frame
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError, SynthcertError
+from synthcert.seeding import derive_seed
 
 Progress = Callable[[int, int], None]  # (units done so far, total units)
 
@@ -51,12 +52,6 @@ Progress = Callable[[int, int], None]  # (units done so far, total units)
 _FIT_SHADOW_POS, _FIT_SHADOW_NEG, _FIT_POS, _FIT_NEG = 0, 1, 2, 3
 _SHADOW_POS, _SHADOW_NEG, _GEN_POS, _GEN_NEG, _TRAIN = 4, 5, 6, 7, 8
 _TARGET_TRIAL = 2**31 - 1
-
-
-def derive_seed(seed: int, *key: int) -> int:
-    """A 63-bit int seed for the node ``key`` of the seed tree rooted at ``seed``."""
-    ss = np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key))
-    return int(ss.generate_state(2, dtype=np.uint32).astype(np.uint64) @ [1 << 31, 1])
 
 
 # -- synthesizers --------------------------------------------------------------------------

@@ -17,7 +17,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from synthcert.synthesizers.gaussian import GaussianSynthesizer, seed_sequence
+from synthcert.seeding import seed_sequence
+from synthcert.synthesizers.gaussian import GaussianSynthesizer
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,11 @@ from synthcert.data.encode import numeric_values
 from synthcert.data.io import write_table, write_text
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError, SynthcertError
+from synthcert.seeding import run_seeds
 from synthcert.synthesizers.registry import REGISTRY, constructor_params, get_info
 from synthcert.utility.efficacy import efficacy, rmse
 from synthcert.utility.evaluate import evaluate
-from synthcert.utility.repeat import DEFAULT_RUNS, aggregate, run_seeds
+from synthcert.utility.repeat import DEFAULT_RUNS, aggregate
 
 EPSILONS: tuple[float, ...] = (math.inf, 8.0, 4.0, 2.0, 1.0)
 DELTA = 1e-5

@@ -5,7 +5,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Self
 
-import numpy as np
 import pandas as pd
 
 from synthcert.data.schema import Schema
@@ -17,16 +16,9 @@ from synthcert.privacy.claims import (
     dp_claim,
     no_privacy_claim,
 )
+from synthcert.seeding import Seed
 
-Seed = int | np.random.Generator | np.random.SeedSequence | None
 DEFAULT_DELTA = 1e-5  # delta of the (epsilon, delta)-DP synthesizers when none is given
-
-
-def as_generator(seed: Seed) -> np.random.Generator:
-    """A numpy Generator from an int seed, a SeedSequence, a Generator or None."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(seed)
 
 
 class NotFittedError(SynthcertError, RuntimeError):

@@ -52,9 +52,10 @@ from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import laplace_mechanism
-from synthcert.synthesizers.base import DPSynthesizer, Seed
+from synthcert.seeding import Seed, seed_sequence
+from synthcert.synthesizers.base import DPSynthesizer
 from synthcert.synthesizers.counts import CountSource, check_cardinalities
-from synthcert.synthesizers.gaussian import gaussian_factor, seed_sequence
+from synthcert.synthesizers.gaussian import gaussian_factor
 
 
 def normal_scores(values: np.ndarray) -> np.ndarray:

@@ -36,11 +36,10 @@ under the RDP accountant; the RDP curve lands in ``accountant`` (one entry per o
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -51,13 +50,9 @@ from synthcert.data.encode import MissingPolicy, category_codes, numeric_values,
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
-from synthcert.synthesizers.base import (
-    DEFAULT_DELTA,
-    DPSynthesizer,
-    Seed,
-)
+from synthcert.seeding import Seed, int_seed, seed_sequence, torch_seeded, torch_seeds
+from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer
 from synthcert.synthesizers.copula import typed_frame
-from synthcert.synthesizers.gaussian import seed_sequence
 
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
 DEFAULT_DP_EPOCHS = 20
@@ -68,31 +63,6 @@ MISSING_LEVEL = "__missing__"  # the extra category of a nullable categorical co
 def indicator_name(column: str) -> str:
     """Name of the missingness indicator column given to ctgan for a nullable numeric column."""
     return f"{column}__missing"
-
-
-def int_seed(seed: Seed) -> int:
-    """A 31-bit integer seed derived from any :data:`Seed`, for ``ctgan.CTGAN`` (no DP) only."""
-    return int(seed_sequence(seed).generate_state(1)[0] & 0x7FFFFFFF)
-
-
-def torch_seeds(seed: Seed, count: int) -> list[int]:
-    """``count`` independent 64-bit torch seeds spawned from the SeedSequence of ``seed``.
-
-    None gives 128 bits of OS entropy (``numpy.random.SeedSequence``); torch generators take
-    seeds up to 2^64 - 1, so no bits are dropped.
-    """
-    children = seed_sequence(seed).spawn(count)
-    return [int(c.generate_state(1, dtype=np.uint64)[0]) for c in children]
-
-
-@contextlib.contextmanager
-def torch_seeded(seed: int) -> Iterator[None]:
-    """Seed torch's global generator for the block and restore it after (no global leak)."""
-    import torch
-
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        yield
 
 
 class CTGANSynthesizer(DPSynthesizer):

@@ -31,7 +31,8 @@ from synthcert.privacy.claims import (
     PrivacyClaim,
     domain_assumption,
 )
-from synthcert.synthesizers.base import Seed, Synthesizer
+from synthcert.seeding import Seed, seed_sequence
+from synthcert.synthesizers.base import Synthesizer
 
 DEFAULT_CHUNK_ROWS = 1 << 19
 
@@ -51,15 +52,6 @@ class GaussianFit(Result):
     def rows_clipped(self) -> int:
         """Total clipped values."""
         return int(sum(self.values_clipped.values()))
-
-
-def seed_sequence(seed: Seed) -> np.random.SeedSequence:
-    """A SeedSequence from an int, a SeedSequence, a Generator (one draw from it) or None."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, np.random.Generator):  # 128 bits drawn from it, never fewer
-        return np.random.SeedSequence(seed.integers(0, 2**32, size=4, dtype=np.uint64).tolist())
-    return np.random.SeedSequence(seed)
 
 
 def gaussian_factor(cov: np.ndarray) -> np.ndarray:

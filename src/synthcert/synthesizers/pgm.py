@@ -21,6 +21,7 @@ from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
+from synthcert.seeding import Seed, seed_sequence
 from synthcert.synthesizers._pgm_inference import sample_codes
 from synthcert.synthesizers._pgm_mechanisms import (
     Clique,
@@ -31,13 +32,8 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_aim,
     run_mwem,
 )
-from synthcert.synthesizers.base import (
-    DEFAULT_DELTA,
-    DPSynthesizer,
-    Seed,
-)
+from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer
 from synthcert.synthesizers.counts import CountSource, check_cardinalities, fit_from_table
-from synthcert.synthesizers.gaussian import seed_sequence
 
 
 class _PGMSynthesizer(DPSynthesizer):

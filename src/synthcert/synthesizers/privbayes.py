@@ -28,6 +28,7 @@ from synthcert.privacy.mechanisms import (
     laplace_mechanism,
     staircase_mechanism,
 )
+from synthcert.seeding import Seed, seed_sequence
 from synthcert.synthesizers._bayesnet import (
     NetworkNode,
     Node,
@@ -36,10 +37,9 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
     prefetch_subsets,
 )
-from synthcert.synthesizers.base import DPSynthesizer, Seed
+from synthcert.synthesizers.base import DPSynthesizer
 from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.counts import CountSource, check_cardinalities, fit_from_table
-from synthcert.synthesizers.gaussian import seed_sequence
 
 Noise = Literal["laplace", "staircase"]
 DEFAULT_THETA = 4.0

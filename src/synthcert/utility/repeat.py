@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
+from synthcert.seeding import run_seeds
 from synthcert.synthesizers.base import Synthesizer
 
 DEFAULT_RUNS = 5
@@ -31,11 +32,6 @@ def flatten_figures(value: Any, prefix: str = "") -> dict[str, float]:
     ):
         out[prefix] = float(value)
     return out
-
-
-def run_seeds(seed: int, n_runs: int) -> list[int]:
-    """Independent per-run integer seeds spawned from one seed."""
-    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(n_runs)]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,53 @@
+"""How engines and workflows talk to models without importing them (typed fit routes).
+
+A model fitted from a table's moments (M_G) implements :class:`FitsFromMoments`; one fitted
+from marginal counts (PrivBayes, MWEM-PGM, AIM, the copula) implements :class:`FitsFromCounts`;
+every fitted model implements :class:`SamplesChunks`, the only call an engine makes to draw
+rows. Checks are structural (``isinstance(model, FitsFromCounts)`` with
+``typing.runtime_checkable``), so a third-party synthesizer needs no synthcert base class to
+take a route.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@runtime_checkable
+class SamplesChunks(Protocol):
+    """A fitted model that draws one chunk of decoded rows from one child seed.
+
+    Chunk ``i`` of a release is ``model.sample_chunk(rows_i, child_i)`` where ``child_i`` is
+    child ``i`` of the run's secret ``SeedSequence``; the rows depend on the seed and the chunk
+    sizes only, never on the engine or the number of workers.
+    """
+
+    def sample_chunk(self, rows: int, seed: np.random.SeedSequence) -> pd.DataFrame:
+        """``rows`` synthetic rows (the schema's columns and dtypes) drawn from ``seed``."""
+        ...
+
+
+@runtime_checkable
+class FitsFromMoments(Protocol):
+    """A model fitted from merged moments of the encoded table (count, sum, cross-products)."""
+
+    def fit_moments(self, acc: Any, reports: list[Any]) -> Self:
+        """Fit from a merged moment accumulator and the per-chunk encode reports."""
+        ...
+
+
+@runtime_checkable
+class FitsFromCounts(Protocol):
+    """A model fitted from marginal counts of the discretised table (a ``CountSource``)."""
+
+    def fit_counts(self, source: Any) -> Self:
+        """Fit from a source that answers marginal count queries over cliques of columns."""
+        ...
+
+
+__all__ = ["FitsFromCounts", "FitsFromMoments", "SamplesChunks"]
