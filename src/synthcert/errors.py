@@ -37,5 +37,13 @@ class AssumptionError(SynthcertError, ValueError):
         self.admissible = admissible
 
 
+class ParameterError(SynthcertError, ValueError):
+    """A parameter or option value is not one synthcert accepts (names it and the choices).
+
+    Distinct from :class:`AssumptionError`: a bad option is a typo the user fixes, not a theorem
+    whose assumption the data or the declared bounds fail.
+    """
+
+
 class BudgetError(SynthcertError, ValueError):
     """A privacy budget cannot be met (for example it allows zero records)."""
