@@ -30,6 +30,7 @@ from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.run_record import RunRecord, today_utc
+from synthcert.statistics.chunks import CHUNK_ROWS
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
 
@@ -190,7 +191,7 @@ def release(
     conversion: str = "ckm",
     missing: MissingPolicy = "model",
     csv: CsvOptions | None = None,
-    chunk_rows: int = 1_000_000,
+    chunk_rows: int = CHUNK_ROWS,
     save_private_params: str | os.PathLike | None = None,
     private_record: str | os.PathLike | None = None,
     report: str | os.PathLike | None = None,
@@ -278,10 +279,11 @@ def release(
     with eng_mod.open_engine(engine, scheduler, workers=workers, notify=notify) as eng:
         t0 = time.perf_counter()
         try:
-            eng_mod.fit_gaussian(
-                input_path, synth, csv=csv, chunk_rows=chunk_rows,
+            moments = eng_mod.fit_moments(
+                input_path, synth.encoder, csv=csv, chunk_rows=chunk_rows,
                 partition_rows=partition_rows, engine=eng, progress=stage("fit"),
             )  # fmt: skip
+            synth.fit_moments(moments.acc, [moments.report])
         finally:
             pub.timing("fit", time.perf_counter() - t0)
         claim, budget, per_record = plan_release(

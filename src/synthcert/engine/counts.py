@@ -17,9 +17,11 @@ import numpy as np
 from synthcert.data.discretize import Discretizer
 from synthcert.data.io import CsvOptions
 from synthcert.engine.ops import RowProgress, marginals
-from synthcert.engine.plan import DEFAULT_CHUNK_ROWS, DEFAULT_PARTITION_ROWS
+from synthcert.engine.plan import DEFAULT_PARTITION_ROWS
 from synthcert.errors import DataError
-from synthcert.synthesizers.counts import CachedCounts, Clique
+from synthcert.statistics.chunks import CHUNK_ROWS
+from synthcert.statistics.counts import Clique
+from synthcert.statistics.sources import CachedCounts
 
 
 class EngineCounts(CachedCounts):
@@ -39,7 +41,7 @@ class EngineCounts(CachedCounts):
         engine: Any = "local",
         scheduler: Any = None,
         csv: CsvOptions | None = None,
-        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        chunk_rows: int = CHUNK_ROWS,
         partition_rows: int = DEFAULT_PARTITION_ROWS,
         progress: RowProgress | None = None,
     ) -> None:

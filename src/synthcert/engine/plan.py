@@ -17,10 +17,10 @@ import pyarrow.parquet as pq
 
 from synthcert._result import Result
 from synthcert.data.io import PARQUET_SUFFIXES, CsvOptions, expand_inputs, iter_table_chunks
-from synthcert.errors import DataError
+from synthcert.errors import DataError, ParameterError
+from synthcert.statistics.chunks import CHUNK_ROWS
 
 DEFAULT_PARTITION_ROWS = 1 << 22  # about 4.2 million rows, ~200 MB of float64 at d = 6
-DEFAULT_CHUNK_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def plan_partitions(
     partition each (their rows are only known by reading them).
     """
     if partition_rows < 1:
-        raise DataError("partition_rows must be at least 1")
+        raise ParameterError(f"partition_rows must be at least 1, got {partition_rows}")
     parts: list[Partition] = []
     for file in expand_inputs(input_path):
         if file.suffix.lower() not in PARQUET_SUFFIXES:
@@ -82,7 +82,7 @@ def iter_partition(
     *,
     drop: Sequence[str] = (),
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> Iterator[pd.DataFrame]:
     """Yield the partition's rows in frames of at most ``chunk_rows`` rows.
 

@@ -267,7 +267,7 @@ def synthesize(
         A DP run on a data-derived domain without ``allow_data_domain``, or no public number
         of output rows under add/remove neighbours.
     """
-    from synthcert.engine import fit_gaussian, is_dataset_target, open_engine, sample_partitioned
+    from synthcert.engine import fit_moments, is_dataset_target, open_engine, sample_partitioned
 
     params = dict(params or {})
     dp = epsilon is not None
@@ -329,7 +329,8 @@ def synthesize(
     with open_engine(engine, scheduler, notify=notify) as eng:
         t0 = time.perf_counter()
         if streamed:
-            fit_gaussian(input_path, synth, csv=csv, engine=eng)
+            moments = fit_moments(input_path, synth.encoder, csv=csv, engine=eng)
+            synth.fit_moments(moments.acc, [moments.report])
             rows_in = synth.fit_.n
         elif counted:
             from synthcert.engine import EngineCounts
