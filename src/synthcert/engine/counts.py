@@ -27,10 +27,34 @@ from synthcert.statistics.sources import CachedCounts
 class EngineCounts(CachedCounts):
     """Counts on ``discretizer``'s public bins of the rows of ``input_path`` (file, folder, glob).
 
-    ``engine``: an engine opened with :func:`synthcert.engine.open_engine` (reuse one cluster
-    for all passes), or ``"local"``/``"dask"`` with ``scheduler`` (opened for each pass).
-    ``rows`` is the number of rows kept by the discretizer's missing-value policy; read before
-    any request, it costs a pass of the one-way marginals (which later requests reuse).
+    A :class:`~synthcert.statistics.sources.CountSource` for ``fit_counts``: each request is
+    one pass of :func:`~synthcert.engine.marginals`, cached as in
+    :class:`~synthcert.statistics.sources.CachedCounts`. ``rows`` is the number of rows kept
+    by the discretizer's missing-value policy; read before any request, it costs a pass of the
+    one-way marginals (which later requests reuse).
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    discretizer : Discretizer
+        The model's own public bins.
+    engine : str or engine
+        An engine opened with :func:`synthcert.engine.open_engine` (reuse one cluster for all
+        passes), or ``"local"``/``"dask"`` with ``scheduler`` (opened for each pass).
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows, partition_rows : int
+        As for :func:`~synthcert.engine.marginals`.
+    progress : callable, optional
+        Called with (rows done, total or None) during each pass.
+
+    Raises
+    ------
+    DataError
+        (on a request) An input cannot be read, or it changed between passes.
     """
 
     def __init__(

@@ -64,8 +64,32 @@ def open_engine(
 ) -> Iterator[Any]:
     """An engine for the block: ``LocalEngine`` or ``DaskEngine`` (cluster closed at the end).
 
-    ``workers``: threads of the local engine, or workers of a new local Dask cluster.
-    An engine object passed in is returned as is.
+    Parameters
+    ----------
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine object (returned as is, left open).
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    workers : int, optional
+        Threads of the local engine, or workers of a new local Dask cluster.
+    notify : callable, optional
+        Receives one-line messages (the Dask dashboard link).
+
+    Yields
+    ------
+    LocalEngine or DaskEngine
+        The engine; what this function opened it closes on exit.
+
+    Raises
+    ------
+    ParameterError
+        An unknown engine name, or a scheduler without ``engine="dask"``.
+
+    Examples
+    --------
+    >>> with open_engine("local", workers=2) as eng:
+    ...     eng.name, eng.n_workers
+    ('local', 2)
     """
     if not isinstance(engine, str):
         yield engine
@@ -113,7 +137,43 @@ def fit_moments(
 ) -> MomentPartial:
     """Count, mean and scatter of the encoded input, with rows dropped and values clipped.
 
-    Feed the result to ``GaussianSynthesizer.fit_moments(result.acc, [result.report])``.
+    One pass of the engine: each partition's moments (Chan et al.'s mergeable accumulator),
+    merged in the fixed tree. A model fitted from moments takes the result:
+    ``model.fit_moments(result.acc, [result.report])``
+    (:class:`~synthcert.statistics.protocols.FitsFromMoments`).
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    schema : Schema or Encoder
+        The public schema (encoded with ``missing``), or the model's own encoder.
+    missing : {"drop", "model", "fail"}
+        Missing-value policy when ``schema`` is a Schema.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows : int
+        Rows read at a time by a worker (:data:`~synthcert.statistics.CHUNK_ROWS`).
+    partition_rows : int
+        About how many rows one task reads (Parquet is cut between row groups).
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine opened with :func:`open_engine`.
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    progress : callable, optional
+        Called with (rows done, total rows or None) as partitions finish.
+
+    Returns
+    -------
+    MomentPartial
+        ``acc`` (count, mean, scatter of the kept encoded rows) and ``report``.
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema (the message names the file).
+    ParameterError
+        An unknown engine, or ``partition_rows`` below 1.
     """
     encoder = schema if isinstance(schema, Encoder) else Encoder(schema, missing=missing)
     parts = plan_partitions(input_path, partition_rows=partition_rows)
@@ -135,7 +195,39 @@ def histograms(
     scheduler: Any = None,
     progress: RowProgress | None = None,
 ) -> HistogramAccumulator:
-    """One-way counts of every column on the discretizer's public bins (schema order)."""
+    """One-way counts of every column on the discretizer's public bins (schema order).
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    discretizer : Discretizer
+        The public bins and missing-value policy.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows : int
+        Rows read at a time by a worker (:data:`~synthcert.statistics.CHUNK_ROWS`).
+    partition_rows : int
+        About how many rows one task reads (Parquet is cut between row groups).
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine opened with :func:`open_engine`.
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    progress : callable, optional
+        Called with (rows done, total rows or None) as partitions finish.
+
+    Returns
+    -------
+    HistogramAccumulator
+        ``counts[j]``: the histogram of column j over the kept rows.
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema.
+    ParameterError
+        An unknown engine, or ``partition_rows`` below 1.
+    """
     parts = plan_partitions(input_path, partition_rows=partition_rows)
     with open_engine(engine, scheduler) as eng:
         return eng.reduce(
@@ -156,7 +248,43 @@ def marginals(
     scheduler: Any = None,
     progress: RowProgress | None = None,
 ) -> MarginalCounts:
-    """k-way counts on public bins of each clique (column names or positions), in one pass."""
+    """k-way counts on public bins of each clique (column names or positions), in one pass.
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    discretizer : Discretizer
+        The public bins and missing-value policy.
+    cliques : sequence of sequence of int or str
+        The columns of each clique, by position or name.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows : int
+        Rows read at a time by a worker (:data:`~synthcert.statistics.CHUNK_ROWS`).
+    partition_rows : int
+        About how many rows one task reads (Parquet is cut between row groups).
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine opened with :func:`open_engine`.
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    progress : callable, optional
+        Called with (rows done, total rows or None) as partitions finish.
+
+    Returns
+    -------
+    MarginalCounts
+        ``table(clique)`` for each clique (positions), ``rows`` kept and ``rows_read``.
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema.
+    ParameterError
+        An unknown engine, or ``partition_rows`` below 1.
+    ValueError
+        A column name is not in the schema.
+    """
     names = discretizer.schema.names
     keys = [tuple(names.index(c) if isinstance(c, str) else int(c) for c in q) for q in cliques]
     parts = plan_partitions(input_path, partition_rows=partition_rows)
@@ -313,6 +441,25 @@ def numeric_correlation(
 
     Computed from the moments of the encoded columns, a positive affine map of the raw values
     (so the same correlation) except that values outside the public bounds are clipped first.
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    schema : Schema
+        The public schema (its numeric columns are used).
+    **kwargs
+        Passed to :func:`fit_moments` (csv, chunk_rows, partition_rows, engine, ...).
+
+    Returns
+    -------
+    tuple of (list of str, numpy.ndarray)
+        The numeric columns' names and their correlation matrix (NaN for a constant column).
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema.
     """
     numeric = schema.select([c.name for c in schema.numeric])
     partial = fit_moments(input_path, numeric, **kwargs)

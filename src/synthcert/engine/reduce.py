@@ -159,7 +159,18 @@ def partition_marginals(
 
 
 def merge_copy(a: T, b: T) -> T:
-    """``a`` merged with ``b``, leaving both untouched (for task graphs that may share inputs)."""
+    """``a`` merged with ``b``, leaving both untouched (for task graphs that may share inputs).
+
+    Parameters
+    ----------
+    a, b : accumulator
+        Partials with a ``merge`` method (moments or counts).
+
+    Returns
+    -------
+    accumulator
+        A deep copy of ``a`` with ``b`` merged into it.
+    """
     return copy.deepcopy(a).merge(b)  # type: ignore[attr-defined]
 
 
@@ -169,6 +180,19 @@ class TreeMerger(Generic[T]):
     Keeps at most log2(k) partials (a binary counter); ``result()`` folds the leftovers from
     the right, which is the same tree as pairing neighbours level by level (``tree_pairs``),
     so a streaming and a distributed reduction add the same numbers in the same order.
+
+    Parameters
+    ----------
+    merge : callable
+        ``merge(left, right)`` of two partials (in order).
+
+    Examples
+    --------
+    >>> m = TreeMerger(lambda a, b: f"({a}{b})")
+    >>> for x in "abcde":
+    ...     m.push(x)
+    >>> m.result() == tree_pairs(list("abcde"), lambda a, b: f"({a}{b})") == "(((ab)(cd))e)"
+    True
     """
 
     def __init__(self, merge: Callable[[T, T], T]) -> None:
@@ -185,7 +209,18 @@ class TreeMerger(Generic[T]):
         self._stack.append((height, item))
 
     def result(self) -> T:
-        """The merge of everything pushed."""
+        """The merge of everything pushed.
+
+        Returns
+        -------
+        object
+            The root of the tree.
+
+        Raises
+        ------
+        ValueError
+            Nothing was pushed.
+        """
         if not self._stack:
             raise ValueError("nothing to merge")
         _, acc = self._stack[-1]
@@ -195,7 +230,30 @@ class TreeMerger(Generic[T]):
 
 
 def tree_pairs(items: list[T], merge: Callable[[T, T], T]) -> T:
-    """Merge neighbours level by level (an odd last item moves up unmerged)."""
+    """Merge neighbours level by level (an odd last item moves up unmerged).
+
+    Parameters
+    ----------
+    items : list
+        Partials in partition order (Dask futures on the cluster).
+    merge : callable
+        ``merge(left, right)``.
+
+    Returns
+    -------
+    object
+        The root of the balanced tree, the same as :class:`TreeMerger` gives.
+
+    Raises
+    ------
+    ValueError
+        ``items`` is empty.
+
+    Examples
+    --------
+    >>> tree_pairs([1, 2, 3], lambda a, b: a + b)
+    6
+    """
     if not items:
         raise ValueError("nothing to merge")
     level = list(items)
