@@ -27,7 +27,15 @@ FORMAT = "synthcert-partitioned-parquet"
 
 @dataclass(frozen=True)
 class PartInfo(Result):
-    """One file of the dataset."""
+    """One file of the dataset.
+
+    Parameters
+    ----------
+    file : str
+        Its name inside the folder (``part-NNNNN.parquet``).
+    rows : int
+        Its rows.
+    """
 
     file: str
     rows: int

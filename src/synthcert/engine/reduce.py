@@ -200,7 +200,13 @@ class TreeMerger(Generic[T]):
         self._stack: list[tuple[int, T]] = []  # (height, partial)
 
     def push(self, item: T) -> None:
-        """Add the next partial (in partition order)."""
+        """Add the next partial (in partition order), merging completed subtrees.
+
+        Parameters
+        ----------
+        item : object
+            The partial of the next partition.
+        """
         height = 0
         while self._stack and self._stack[-1][0] == height:
             _, left = self._stack.pop()

@@ -42,7 +42,18 @@ class CountSource(Protocol):
         ...
 
     def marginal(self, cliques: Sequence[Clique]) -> dict[Clique, np.ndarray]:
-        """int64 count tables of the cliques, axes in clique order, in as few passes as can be."""
+        """Count tables of the cliques, in as few passes over the data as can be.
+
+        Parameters
+        ----------
+        cliques : sequence of tuple of int
+            Distinct column positions each.
+
+        Returns
+        -------
+        dict
+            Clique -> int64 counts, axes in clique order.
+        """
         ...
 
 
