@@ -3,9 +3,10 @@
 A chunk is the unit a worker holds in memory at once. For sampling it is also part of the
 reproducibility contract: chunk ``i`` of a release is drawn from child ``i`` of the run's
 ``SeedSequence``, so the rows of a seed depend on the chunk size (and on nothing else: not the
-engine, the workers or the output files). For reading it only bounds memory, and the moments
-of a table read in chunks of :data:`CHUNK_ROWS` are the same floating-point numbers as those of
-``GaussianSynthesizer.fit`` on the table in memory (same chunks, same merges in the same order).
+engine, the workers or the output files). For reading it bounds memory; and an engine's
+moments of an input of one partition, read in chunks of the model's ``chunk_rows``, are the
+same floating-point numbers as ``GaussianSynthesizer.fit`` on the rows in memory (same chunks,
+same merges in the same order; tests/statistics/test_statistics_moments.py).
 """
 
 from __future__ import annotations
