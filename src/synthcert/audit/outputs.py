@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from synthcert.audit.game import AuditResult
 from synthcert.audit.plots import plot_im_histograms, plot_roc
+from synthcert.audit.results import AuditResult
 from synthcert.data.io import write_table, write_text
 
 
