@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, SynthcertError
+from synthcert.errors import AssumptionError, ParameterError, SynthcertError
 
 TARGET_METHODS = ("random", "mah-max", "iforest", "ocsvm", "divergence")
 OCSVM_MAX_FIT_ROWS = 5_000
@@ -134,7 +134,7 @@ def outlier_scores(X: np.ndarray, method: str, *, seed: int = 0) -> np.ndarray:
             fit_rows = X[rng.choice(X.shape[0], OCSVM_MAX_FIT_ROWS, replace=False)]
         model = OneClassSVM(kernel="rbf", gamma="scale", nu=0.1).fit(fit_rows)
         return -model.decision_function(X)
-    raise SynthcertError(f"unknown outlier method {method!r}; use 'iforest' or 'ocsvm'")
+    raise ParameterError(f"unknown outlier method {method!r}; use 'iforest' or 'ocsvm'")
 
 
 def target_scores(X: np.ndarray, method: str, *, seed: int = 0, alpha: float = 2.0) -> np.ndarray:
@@ -145,7 +145,7 @@ def target_scores(X: np.ndarray, method: str, *, seed: int = 0, alpha: float = 2
         return outlier_scores(X, method, seed=seed)
     if method == "divergence":
         return divergence_scores(X, alpha=alpha)
-    raise SynthcertError(
+    raise ParameterError(
         f"unknown target choice {method!r}; use one of {', '.join(TARGET_METHODS)} or a row index"
     )
 

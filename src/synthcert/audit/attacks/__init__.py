@@ -17,7 +17,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.errors import SynthcertError
+from synthcert.errors import ParameterError
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class AttackParams(Result):
     def __post_init__(self) -> None:
         for name in ("c1", "c2", "c3", "chunks"):
             if getattr(self, name) < 1:
-                raise SynthcertError(f"attack parameter {name} must be at least 1")
+                raise ParameterError(f"attack parameter {name} must be at least 1")
 
 
 @dataclass
@@ -136,13 +136,13 @@ def parse_attacks(spec: str | Sequence[str]) -> list[str]:
         expanded = ATTACK_NAMES if n == "all" else THESIS_ATTACKS if n == "thesis" else (n,)
         for e in expanded:
             if e not in ATTACK_NAMES:
-                raise SynthcertError(
+                raise ParameterError(
                     f"unknown attack {e!r}; choose from all, thesis, {', '.join(ATTACK_NAMES)}"
                 )
             if e not in out:
                 out.append(e)
     if not out:
-        raise SynthcertError("no attack chosen")
+        raise ParameterError("no attack chosen")
     return out
 
 
@@ -150,7 +150,7 @@ def make_attack(name: str) -> Attack:
     """A fresh, untrained attack called ``name``."""
     reg = _registry()
     if name not in reg:
-        raise SynthcertError(f"unknown attack {name!r}; choose from {', '.join(ATTACK_NAMES)}")
+        raise ParameterError(f"unknown attack {name!r}; choose from {', '.join(ATTACK_NAMES)}")
     return reg[name]()
 
 
