@@ -22,7 +22,26 @@ from synthcert.errors import ParameterError
 
 @dataclass(frozen=True)
 class AttackParams(Result):
-    """Sizes of Table 3.1's inference methods: c1 rows a chunk, c2 shadow tables, c3 neighbours."""
+    """Sizes of Table 3.1's inference methods: c1 rows a chunk, c2 shadow tables, c3 neighbours.
+
+    Parameters
+    ----------
+    c1 : int
+        Records per chunk of the *-dataset attacks.
+    c2 : int
+        Shadow tables per side.
+    c3 : int
+        Nearest synthetic records of the distance attack.
+    chunks : int
+        Chunks drawn per table for the *-dataset attacks.
+    bins : int
+        Bins per numeric column for the *-hist attacks.
+
+    Raises
+    ------
+    ParameterError
+        When a size is below 1.
+    """
 
     c1: int = 10  # records per chunk of the *-dataset attacks
     c2: int = 10  # shadow tables per side (statistics; also the training tables of learned attacks)
@@ -128,7 +147,28 @@ THESIS_LABELS = {
 
 
 def parse_attacks(spec: str | Sequence[str]) -> list[str]:
-    """``all``, ``thesis`` (the ten of Table 3.1) or a comma-separated list of attack names."""
+    """``all``, ``thesis`` (the ten of Table 3.1) or a comma-separated list of attack names.
+
+    Parameters
+    ----------
+    spec : str or sequence of str
+        Names, comma-separated or as a list.
+
+    Returns
+    -------
+    list of str
+        The attacks, without repeats, in the order given.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name or an empty choice.
+
+    Examples
+    --------
+    >>> parse_attacks("distance, statistics")
+    ['distance', 'statistics']
+    """
     names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
     names = [n for n in names if n]
     out: list[str] = []

@@ -28,7 +28,21 @@ from synthcert.reproduce.rdp.tables import (
 
 @dataclass(frozen=True)
 class Reproduction(Result):
-    """Where the outputs went and how many printed values matched."""
+    """Where the outputs went and how many printed values matched.
+
+    Attributes
+    ----------
+    out_dir : str
+        The output directory.
+    files : tuple of str
+        Every file written.
+    matched, compared : int
+        Printed values matched (or explained as truncation/rounding), of all compared.
+    differing : tuple of str
+        The printed values not matched.
+    seconds : float
+        Wall time.
+    """
 
     out_dir: str
     files: tuple[str, ...]
@@ -49,7 +63,29 @@ def _write_csv(path: Path, header: Sequence[str], rows: Sequence[Sequence[object
 def reproduce_rdp(
     out_dir: str | Path, *, figures: bool = True, progress: Callable[[str], None] | None = None
 ) -> Reproduction:
-    """Write the CSVs, the Markdown summary and the PNG figures into ``out_dir``."""
+    """Write the CSVs, the Markdown summary and the PNG figures into ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path
+        Directory (created if needed).
+    figures : bool
+        Also draw the PNG figures (the slow part).
+    progress : callable, optional
+        Called with the name of each step.
+
+    Returns
+    -------
+    Reproduction
+        The files written and how many printed values matched.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> res = reproduce_rdp(tempfile.mkdtemp(), figures=False)  # doctest: +SKIP
+    >>> res.matched, res.compared  # doctest: +SKIP
+    (150, 152)
+    """
     start = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

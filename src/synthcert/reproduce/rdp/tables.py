@@ -37,7 +37,19 @@ from synthcert.reproduce.rdp.printed import (
 
 
 def table1() -> list[dict[str, object]]:
-    """Table 1 (seed 000) / Table 5.1 (thesis): n·ε at α = 4, d = 6, σ = 0.01, n_out = n."""
+    """Table 1 (seed 000) / Table 5.1 (thesis): n·ε at α = 4, d = 6, σ = 0.01, n_out = n.
+
+    Returns
+    -------
+    list of dict
+        One row per printed value: ``neighboring``, ``n``, ``epsilon`` (corrected),
+        ``epsilon_paper_formula``, ``printed``, ``match``, ``note``.
+
+    Examples
+    --------
+    >>> all(r["match"] for r in table1())
+    True
+    """
     rows = []
     for rel in ("unbounded", "bounded"):
         for n, printed in zip(NS, TABLE1[rel], strict=True):
@@ -76,7 +88,14 @@ def table1() -> list[dict[str, object]]:
 
 
 def table2() -> list[dict[str, object]]:
-    """Table 2 (seed 000): Mironov's Prop. 2.6 at fixed α, n_in = n_out ∈ {10^6, 10^7}."""
+    """Table 2 (seed 000): Mironov's Prop. 2.6 at fixed α, n_in = n_out ∈ {10^6, 10^7}.
+
+    Returns
+    -------
+    list of dict
+        120 rows: ``n``, ``neighboring``, ``alpha``, ``delta``, ``epsilon`` (corrected),
+        ``epsilon_paper_formula``, ``printed``, ``match``.
+    """
     rows = []
     for (n, rel), block in TABLE2.items():
         per = epsilon_per_record(
@@ -97,7 +116,14 @@ def table2() -> list[dict[str, object]]:
 
 
 def table52() -> list[dict[str, object]]:
-    """Thesis Table 5.2: largest n_out within (α = 4, ε = 1)-RDP (floor; the thesis rounded)."""
+    """Thesis Table 5.2: largest n_out within (α = 4, ε = 1)-RDP (floor; the thesis rounded).
+
+    Returns
+    -------
+    list of dict
+        One row per printed value: ``neighboring``, ``n``, ``max_records`` (floor),
+        ``real_valued`` (1/ε), ``printed``, ``match``, ``note``.
+    """
     rows = []
     for rel in ("unbounded", "bounded"):
         for n, printed in zip(NS, TABLE52[rel], strict=True):
@@ -138,7 +164,15 @@ EXACT_SETTINGS = (
 
 def table_paper_vs_exact() -> list[dict[str, object]]:
     """Bounded neighbours: Corollary 3.2 (seed 000, eq. (3)) against the certified exact
-    worst case (privacy/bounded_exact.py); n·ε of (α, ε)-RDP with n_out = n."""
+    worst case (privacy/bounded_exact.py); n·ε of (α, ε)-RDP with n_out = n.
+
+    Returns
+    -------
+    list of dict
+        One row per setting of ``EXACT_SETTINGS``: n·ε of the corollary (corrected and as
+        printed), of the exact worst case (certified and attained), their ratio, the admissible
+        orders and the worst pair's Gram entries.
+    """
     from synthcert.privacy.bounded_exact import exact_bound
 
     rows = []
@@ -180,7 +214,14 @@ def _thesis_per_record(alphas: np.ndarray, n: int, rel: str) -> np.ndarray:
 
 
 def thesis_554() -> list[dict[str, object]]:
-    """Thesis §5.5.4: (ε, δ) with α optimised, δ ∈ {10^-10, 1/n²}, both conversions."""
+    """Thesis §5.5.4: (ε, δ) with α optimised, δ ∈ {10^-10, 1/n²}, both conversions.
+
+    Returns
+    -------
+    list of dict
+        One row per printed value: the thesis procedure (α on {1.1, ..., 30}, Mironov), the
+        continuous optimum of both conversions, ``match`` and a ``note`` explaining a mismatch.
+    """
     rows = []
     for (rel, n), printed_pair in THESIS_554.items():
         lim = alpha_limit(n, D, SIGMA, rel, PAPER)
