@@ -49,11 +49,10 @@ from synthcert.data.encode import (
 )
 from synthcert.data.encode import typed_frame as encoded_typed_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, DataError
-from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.seeding import Seed, seed_sequence
-from synthcert.synthesizers.base import DPSynthesizer
+from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.counts import CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import gaussian_factor
 
@@ -252,8 +251,6 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
     neighboring = "bounded"
     mechanisms = ("Laplace noise (marginal histograms)", "Laplace noise (Kendall tau)")
     privacy_model = "pure-dp"
-    neighboring = "bounded"
-    mechanisms = ("Laplace noise (marginal histograms)", "Laplace noise (Kendall tau)")
 
     def __init__(
         self,
@@ -267,48 +264,53 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        super().__init__(schema)
-        if marginals not in ("empirical", "beta"):
-            raise AssumptionError(
-                f"marginals must be 'empirical' or 'beta', got {marginals!r}",
-                assumption="marginals in {empirical, beta}",
-            )
-        if marginals == "beta" and epsilon is not None:
+        self.schema = schema
+        self.epsilon = epsilon
+        self.delta = delta
+        self.marginal_share = marginal_share
+        self.bins = bins
+        self.marginals = marginals
+        self.missing = missing
+        self.seed = seed
+
+    def validate_params(self) -> None:
+        """Check the budget, the marginal share, the bins and the kind of marginals.
+
+        Raises
+        ------
+        ParameterError
+            If ``marginals`` is not ``"empirical"`` or ``"beta"``, ``marginal_share`` is
+            outside (0, 1), or ``bins < 2``.
+        AssumptionError
+            If epsilon is not positive, delta is outside [0, 1), or ``marginals="beta"`` is
+            asked with epsilon (no DP guarantee covers data-fitted supports).
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1),))
+        >>> GaussianCopulaSynthesizer(schema, marginal_share=2.0).validate_params()
+        Traceback (most recent call last):
+        ...
+        synthcert.errors.ParameterError: marginal_share must lie in (0, 1), got 2.0
+        """
+        super().validate_params()
+        if self.marginals not in ("empirical", "beta"):
+            raise ParameterError(f"marginals must be 'empirical' or 'beta', got {self.marginals!r}")
+        if self.marginals == "beta" and self.epsilon is not None:
             raise AssumptionError(
                 "marginals='beta' fits each column's support to the data's min and max, which "
                 "no DP guarantee covers; with epsilon the marginals are DP histograms",
                 assumption="marginals='beta' only without epsilon",
                 admissible="drop epsilon, or use marginals='empirical' (the DP default)",
             )
-        if not 0 < marginal_share < 1:
-            raise AssumptionError(
-                f"marginal_share must lie in (0, 1), got {marginal_share}",
-                assumption="0 < marginal_share < 1",
-                admissible="for example 0.5",
-            )
-        if bins < 2:
-            raise AssumptionError("bins must be at least 2", assumption="bins >= 2")
-        self.accountant = PrivacyAccountant(epsilon, delta)
-        self.epsilon = epsilon
-        self.delta = delta
-        self.marginal_share = float(marginal_share)
-        self.bins = int(bins)
-        self.marginals = marginals
-        self.missing = missing
-        self.seed = seed
-
-    def params(self) -> dict:
-        """Constructor parameters, for provenance."""
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "marginal_share": self.marginal_share,
-            "bins": self.bins,
-            "marginals": self.marginals,
-        }
+        if not 0 < self.marginal_share < 1:
+            raise ParameterError(f"marginal_share must lie in (0, 1), got {self.marginal_share}")
+        if not self.bins >= 2:
+            raise ParameterError(f"bins must be at least 2, got {self.bins}")
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, table: pd.DataFrame) -> Self:
+    def _fit(self, table: pd.DataFrame) -> None:
         """Learn the marginals and the copula correlation (noised when epsilon is set).
 
         The copula's variables are the columns plus one missingness indicator per nullable
@@ -336,7 +338,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 raw.append(absent.astype(np.int64))
                 present.append(np.ones(n, dtype=bool))
                 self.variables_.append((j, "missing"))
-        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = dropped
         self.binned_ = self.epsilon is not None
@@ -350,8 +352,6 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             taus = [kendall_tau_a(filled[i], filled[j]) for i in range(d) for j in range(i + 1, d)]
             self._fit_dp(hists, np.array(taus))
         self._factor = gaussian_factor(self.corr_)
-        self._fitted = True
-        return self
 
     def _histogram(self, var: tuple[int, str], x: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Counts of a variable on public bins: present values of a column, or its indicator."""
@@ -379,7 +379,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
     @property
     def discretizer(self) -> Discretizer:
         """The public bins the counted fit (:meth:`fit_counts`) and the DP histograms use."""
-        return Discretizer(self.schema, bins=self.bins, missing=self.missing)
+        return cached_discretizer(self)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Fit from counts on the public bins (``source`` counted on ``self.discretizer``).
@@ -392,7 +392,39 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         sensitivity 4/n: a record's bins depend on that record alone, so replacing it changes
         only its n - 1 pairs, each sign product by at most 2 (a tie counts 0), and S by at
         most 2(n - 1) over n(n - 1)/2 pairs. All tables are asked of ``source`` in one request.
+
+        The route of :class:`~synthcert.statistics.protocols.FitsFromCounts`.
+
+        Parameters
+        ----------
+        source : CountSource
+            Counts of the table on ``self.discretizer``'s codes.
+
+        Returns
+        -------
+        GaussianCopulaSynthesizer
+            ``self``, fitted.
+
+        Raises
+        ------
+        AssumptionError
+            With ``marginals="beta"`` (counts on public bins hold no min and max).
+        DataError
+            If the counts are on other bins, or hold fewer than 2 rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from synthcert.data.schema import CategoricalColumn, Schema
+        >>> from synthcert.synthesizers.counts import CodesCounts
+        >>> cols = (CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v")))
+        >>> schema = Schema(cols)
+        >>> synth = GaussianCopulaSynthesizer(schema)
+        >>> codes = np.array([[0, 0], [1, 1], [1, 0], [0, 0]])
+        >>> synth.fit_counts(CodesCounts(codes, [2, 2])).n_
+        4
         """
+        self._start_fit()
         if self.marginals == "beta":
             raise AssumptionError(
                 "marginals='beta' fits the data's min and max, which counts on public bins do "
@@ -408,7 +440,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         n = source.rows
         if n < 2:
             raise DataError(f"the copula needs at least 2 complete rows, got {n}")
-        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = None  # the counts hold the kept rows only
         self.binned_ = True
@@ -422,8 +454,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             taus = [kendall_tau_table(tables[p], variant="a") for p in pairs]
             self._fit_dp(hists, np.array(taus), tie_corrected=True)
         self._factor = gaussian_factor(self.corr_)
-        self._fitted = True
-        return self
+        return self._end_fit()
 
     def _fit_exact(self, raw: list[np.ndarray], present: list[np.ndarray]) -> None:
         scores = np.zeros((self.n_, len(raw)))  # 0: the public score of a missing value
@@ -467,7 +498,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         eps = float(self.epsilon)  # type: ignore[arg-type]
         rng = np.random.default_rng(seed_sequence(self.seed))
         d = len(hists)
-        eps_marg = self.marginal_share * eps if d > 1 else eps
+        eps_marg = float(self.marginal_share) * eps if d > 1 else eps
         eps_corr = eps - eps_marg
         self._marginals = []
         for (j, role), counts in zip(self.variables_, hists, strict=True):
@@ -495,12 +526,9 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         self.accountant.check_within_budget()
 
     # -- sampling ------------------------------------------------------------------------
-    def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
+    def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Draw z ~ N(0, R), u = Phi(z), and invert each marginal at u; a column is missing
         where its indicator variable says so (or its histogram's missing code is drawn)."""
-        self._check_fitted()
-        if n < 0:
-            raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
         z = rng.standard_normal((n, len(self.variables_))) @ self._factor.T
         u = special.ndtr(z)
