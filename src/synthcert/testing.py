@@ -98,14 +98,20 @@ class Subject:
     params: dict[str, Any]
     table: pd.DataFrame
     n: int = SAMPLE_ROWS
+    _fitted: Any = field(default=None, repr=False)
 
     def build(self) -> Any:
         """A fresh, unfitted synthesizer."""
         return self.cls(**self.params)
 
     def fitted(self) -> Any:
-        """A fresh synthesizer fitted on a copy of the table."""
-        return self.build().fit(self.table.copy(deep=True))
+        """A synthesizer fitted on a copy of the table (one fit, shared by the checks that
+        only sample from it)."""
+        if self._fitted is None:
+            synth = self.build()
+            synth.fit(self.table.copy(deep=True))
+            self._fitted = synth
+        return self._fitted
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -275,9 +281,9 @@ def check_missing_values(s: Subject) -> None:
 
 CHECKS: tuple[Callable[[Subject], None], ...] = (
     check_get_params_roundtrip,
-    check_clone,
     check_init_stores_args_only,
     check_fit_returns_self,
+    check_clone,
     check_sample_before_fit,
     check_sample_shape,
     check_seeded_sampling,

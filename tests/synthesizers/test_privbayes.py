@@ -12,7 +12,7 @@ from synth_checks import check_table, mean_marginal_l1
 
 from synthcert.data.datasets import adult_schema
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, ParameterError
+from synthcert.errors import ParameterError
 from synthcert.synthesizers._bayesnet import mi_sensitivity, mutual_information
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer, choose_degree
 from synthcert.synthesizers.registry import make_synthesizer

@@ -273,7 +273,7 @@ class Synthesizer(ABC):
             if key == "schema":
                 shown.append(
                     f"schema=<{len(value.columns)} columns>"
-                    if hasattr(value, "columns")
+                    if isinstance(value, Schema)
                     else f"schema={value!r}"
                 )
             elif not _same(value, default):
