@@ -244,6 +244,35 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
     the ties of the noisy histograms). It therefore differs slightly from ``fit(table)``, whose
     numeric marginals are the raw values and whose taus (DP) or normal-score correlations (no
     DP) use the raw values; the DP histograms are the same.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The pure-DP budget; None fits without noise.
+    delta : float, optional
+        Accepted for a uniform interface (the mechanism is pure epsilon-DP).
+    marginal_share : float, default 0.5
+        Share of epsilon spent on the marginal histograms, in (0, 1).
+    bins : int, default 20
+        Equal-width public bins of the numeric columns (DP histograms, counted fits).
+    marginals : {"empirical", "beta"}, default "empirical"
+        Numeric marginals without DP: the empirical CDF, or SDV-style beta fits.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's DP noise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), CategoricalColumn("c", ("a", "b"))))
+    >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.8, 0.3], "c": ["a", "b", "b", "a"]})
+    >>> synth = GaussianCopulaSynthesizer(schema, epsilon=1.0, seed=3).fit(df)
+    >>> synth.privacy_claim(10).epsilon
+    1.0
     """
 
     name = "gaussian-copula"

@@ -71,6 +71,40 @@ class CTGANSynthesizer(DPSynthesizer):
     500 (a multiple of ``pac`` = 10 without DP; the expected Poisson batch under DP).
     ``max_grad_norm`` is the per-example clipping norm C of DP-SGD (the per-step sensitivity).
     ``secure_mode`` (DP only): Opacus's secure mode, see the module docstring.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon, delta : float, optional
+        The DP-SGD budget (delta default 1e-5); None trains ctgan as published.
+    epochs : int, optional
+        Training epochs (default 300, or 20 with DP).
+    batch_size, embedding_dim, generator_dim, discriminator_dim : optional
+        ctgan's settings (batch 500, embedding 128, layers (256, 256)).
+    generator_lr, discriminator_lr, pac : optional
+        ctgan's settings (2e-4, 2e-4, 10).
+    max_grad_norm : float, default 1.0
+        DP-SGD's per-example clipping norm C.
+    bins : int, default 20
+        Public bins of the DP variant's one-hot representation.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of every torch generator.
+    progress : callable, optional
+        Called with (epoch, epochs).
+    secure_mode : bool, default False
+        Opacus's secure mode (needs torchcsprng).
+    min_rows : int, optional
+        Public minimum table size N fixing DP-SGD's sampling rate (required with DP).
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> synth = CTGANSynthesizer(Schema((NumericColumn("x", 0, 1),)), epsilon=1.0, epochs=2)
+    >>> synth.get_params()["epochs"], synth.target_delta()
+    (2, 1e-05)
     """
 
     name: ClassVar[str] = "ctgan"

@@ -68,6 +68,44 @@ class GaussianSynthesizer(Synthesizer):
 
     ``sigma`` is the public lower bound on the smallest eigenvalue of the encoded covariance
     that the certificate assumes; ``None`` takes it from the data (and says so).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (bounds and categories define the encoding to [-1, 1]^d).
+    sigma : float, "data" or None, default None
+        The declared public sigma of Theorem 3.1 (the class D_sigma); None or ``"data"``
+        measures it on the data, which gives no guarantee.
+    neighboring : {"unbounded", "bounded"}, default "unbounded"
+        Add/remove or replace-one neighbours.
+    min_rows : int, optional
+        Public lower bound N on the table size; under unbounded neighbours the certificate is
+        evaluated at N (required for a claim).
+    ridge : float, optional
+        Sample from N(mu, Sigma + rho I) instead: the unconditional certificate (no sigma).
+    alpha : float, optional
+        Rényi order of the certificate (default: optimised).
+    delta : float, optional
+        delta of the (epsilon, delta) conversion (default 1/n^2 at the public n).
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy of the encoder.
+    chunk_rows : int, default 2**19
+        Rows per chunk when fitting and sampling.
+    workers : int, optional
+        Threads (default min(CPUs, 8)); the rows never depend on it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)))
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.uniform(size=200), "y": rng.uniform(size=200)})
+    >>> synth = GaussianSynthesizer(schema, ridge=0.5, min_rows=100).fit(df)
+    >>> synth.sample(5, seed=1).shape
+    (5, 2)
+    >>> synth.privacy_claim(5).model
+    'inherent-rdp'
     """
 
     name = "gaussian"

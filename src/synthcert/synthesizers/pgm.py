@@ -41,6 +41,35 @@ class _PGMSynthesizer(DPSynthesizer):
 
     ``pgm_iters`` mirror-descent iterations for the final estimate, ``round_iters`` (default
     the same) inside the selection loop, warm-started from the previous round.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The (epsilon, delta) budget, spent as rho-zCDP; None measures exactly (no DP).
+    delta : float, optional
+        Default 1e-5 under DP.
+    workload : sequence of sequences of str, optional
+        The marginals of interest (default: all pairs).
+    rounds : int, optional
+        AIM's T under DP / the number of selection rounds (see the subclasses).
+    max_model_size : float, optional
+        Model-size limit in MB (default 80 for AIM, 25 for MWEM).
+    pgm_iters : int, default 1000
+        Mirror-descent iterations of the final estimate.
+    round_iters : int, optional
+        Iterations inside the selection loop (default ``pgm_iters``).
+    alpha : float, default 0.9
+        Share of each round's budget spent on measurement (AIM's alpha, not a Rényi order).
+    bins : int, default 20
+        Equal-width public bins of the numeric columns.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's selections and noise.
+    progress : callable, optional
+        Called with the progress of the mechanism.
     """
 
     privacy_model: ClassVar[str] = "zcdp"
@@ -263,7 +292,17 @@ class AIMSynthesizer(_PGMSynthesizer):
 
     Defaults follow thesis Algorithm 4: all 2-way marginals as workload, MAX-SIZE 80 MB,
     T = 16 k, alpha = 0.9. ``rounds`` overrides T under DP, and is the number of selection
-    rounds without DP (default k).
+    rounds without DP (default k). Parameters as :class:`_PGMSynthesizer`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, Schema
+    >>> schema = Schema((CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v"))))
+    >>> df = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": ["u", "v", "v", "u"]})
+    >>> synth = AIMSynthesizer(schema, epsilon=1.0, rounds=8, pgm_iters=20, seed=1).fit(df)
+    >>> round(synth.privacy_claim(4).epsilon, 6)
+    1.0
     """
 
     name = "aim"
@@ -276,6 +315,17 @@ class MWEMPGMSynthesizer(_PGMSynthesizer):
 
     Each round spends rho/T, a share ``alpha`` on the Gaussian measurement; the model-size
     limit grows as max_model_size * t / T (25 MB by default, as in the reference).
+    Parameters as :class:`_PGMSynthesizer`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, Schema
+    >>> schema = Schema((CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v"))))
+    >>> df = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": ["u", "v", "v", "u"]})
+    >>> synth = MWEMPGMSynthesizer(schema, rounds=1, pgm_iters=20).fit(df)
+    >>> synth.sample(3, seed=2).shape
+    (3, 2)
     """
 
     name = "mwem-pgm"

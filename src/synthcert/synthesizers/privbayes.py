@@ -76,6 +76,41 @@ class PrivBayesSynthesizer(DPSynthesizer):
     form of thesis Def. 2.3.13 (default) or per-cell 1-D draws (``"coordinate"``: two cells
     change by one under replacement, so each cell gets half the table's epsilon).
     ``delta`` is accepted for a uniform interface; the mechanism is pure epsilon-DP.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The pure-DP budget; None fits without noise.
+    delta : float, optional
+        Accepted for a uniform interface.
+    degree : int, optional
+        The network degree k (default: theta-usefulness under DP, 2 without).
+    structure_share : float, default 0.3
+        Share of epsilon for structure learning, in (0, 1).
+    noise : {"laplace", "staircase"}, default "laplace"
+        Noise of the conditional tables.
+    staircase_form : {"l1", "coordinate"}, default "l1"
+        Form of the Staircase noise.
+    theta : float, default 4.0
+        The theta of theta-usefulness.
+    bins : int, default 20
+        Equal-width public bins of the numeric columns.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's choices and noise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), CategoricalColumn("c", ("a", "b"))))
+    >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.8, 0.3], "c": ["a", "b", "b", "a"]})
+    >>> synth = PrivBayesSynthesizer(schema, epsilon=1.0, seed=3).fit(df)
+    >>> sorted(node.child for node in synth.network)
+    ['c', 'x']
     """
 
     name = "privbayes"
