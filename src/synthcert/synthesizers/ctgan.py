@@ -452,7 +452,18 @@ class CTGANSynthesizer(DPSynthesizer):
         self.generator_ = gen.eval()
 
     def public_rows(self) -> int:
-        """The declared minimum table size N that fixes DP-SGD's sampling rate q = 1/ceil(N/b)."""
+        """The declared minimum table size N that fixes DP-SGD's sampling rate q = 1/ceil(N/b).
+
+        Returns
+        -------
+        int
+            N.
+
+        Raises
+        ------
+        AssumptionError
+            Without ``min_rows`` (n is private under add/remove neighbours).
+        """
         if self.min_rows is None:
             raise AssumptionError(
                 "DP-CTGAN is DP under add/remove neighbours, where the table size is private, "

@@ -414,6 +414,25 @@ class GaussianSynthesizer(Synthesizer):
         Chunks are drawn by a thread pool (numpy releases the GIL while filling arrays), in
         waves of ``workers`` chunks, so memory stays bounded and the rows do not depend on the
         number of threads.
+
+        Parameters
+        ----------
+        n : int
+            Rows in all.
+        seed : int, SeedSequence, Generator or None
+            The secret seed; chunk i draws from its child i.
+
+        Yields
+        ------
+        numpy.ndarray
+            (rows, d) float64 arrays in [-1, 1]^d, ``chunk_rows`` rows each but the last.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        ParameterError
+            If ``n`` is negative.
         """
         self._check_fitted()
         sizes = self._chunk_sizes(n)
@@ -426,7 +445,32 @@ class GaussianSynthesizer(Synthesizer):
                 yield from pool.map(lambda i: self._draw(sizes[i], children[i]), idx)
 
     def sample_chunks(self, n: int, *, seed: Seed = None) -> Iterator[pd.DataFrame]:
-        """Yield decoded synthetic frames chunk by chunk (for streaming writes)."""
+        """Yield decoded synthetic frames chunk by chunk (for streaming writes).
+
+        Parameters
+        ----------
+        n : int
+            Rows in all.
+        seed : int, SeedSequence, Generator or None
+            The secret seed: the concatenated chunks are the rows of ``sample(n, seed)``.
+
+        Yields
+        ------
+        pandas.DataFrame
+            Frames of at most ``chunk_rows`` rows in the schema's columns and dtypes.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)))
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame({"x": rng.uniform(size=50), "y": rng.uniform(size=50)})
+        >>> synth = GaussianSynthesizer(schema, chunk_rows=4).fit(df)
+        >>> whole = pd.concat(synth.sample_chunks(10, seed=3), ignore_index=True)
+        >>> whole.equals(synth.sample(10, seed=3))
+        True
+        """
         for X in self.sample_encoded_chunks(n, seed=seed):
             yield self.encoder.decode(X)
 
@@ -458,6 +502,18 @@ class GaussianSynthesizer(Synthesizer):
         Unbounded (add/remove): the declared minimum table size N (Theorem 3.1 at N-1, valid
         for every table of at least N rows since epsilon decreases in n). Bounded (replace):
         n itself, which that relation assumes public.
+
+        Returns
+        -------
+        int
+            N (unbounded) or the fitted n (bounded).
+
+        Raises
+        ------
+        AssumptionError
+            Under unbounded neighbours without ``min_rows``.
+        NotFittedError
+            Under bounded neighbours before a fit.
         """
         if self.neighboring == "unbounded":
             if self.min_rows is None:
@@ -484,6 +540,29 @@ class GaussianSynthesizer(Synthesizer):
 
         Evaluated at :meth:`public_n`; with ``sigma="data"`` at the measured eigenvalue, which
         makes the figures private (they are not a guarantee and are never published).
+
+        Parameters
+        ----------
+        n_out : int, optional
+            Rows released (default the public n).
+        alpha : float, optional
+            Rényi order (default the constructor's, else optimised).
+        delta : float, optional
+            delta of the conversion (default the constructor's, else 1/n^2).
+        conversion : str, default "ckm"
+            RDP -> (epsilon, delta) conversion.
+
+        Returns
+        -------
+        Account
+            The figures of :func:`synthcert.privacy.budget.account`.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        AssumptionError
+            Without a public table size (see :meth:`public_n`).
         """
         from synthcert.privacy.budget import account
 
@@ -508,7 +587,29 @@ class GaussianSynthesizer(Synthesizer):
         self, n_out: int, *, alpha: float | None = None, delta: float | None = None,
         conversion: str = "ckm",
     ) -> PrivacyClaim:  # fmt: skip
-        """The public claim of releasing ``n_out`` rows: inherent RDP, converted to (ε, δ)."""
+        """The public claim of releasing ``n_out`` rows: inherent RDP, converted to (ε, δ).
+
+        Parameters
+        ----------
+        n_out : int
+            Rows released.
+        alpha, delta, conversion
+            As :meth:`certificate`.
+
+        Returns
+        -------
+        PrivacyClaim
+            The ridged claim, the Theorem 3.1 claim at the declared sigma, or (``sigma`` from
+            the data) a claim that states no guarantee.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        AssumptionError
+            If the certificate cannot be computed (no public table size, no admissible
+            order).
+        """
 
         self._check_fitted()
         assumptions = gaussian_assumptions(self)
@@ -655,6 +756,25 @@ def neighbour_margin(n: int, d: int, sigma: float, neighboring: str) -> float:
     lambda_min >= max((n+1) sigma/n, (n-1) sigma/n + 4d/(n-1)). Bounded (x replaced by x',
     b = x' - mu): Sigma' = Sigma + (b b^T - a a^T)/n - (b-a)(b-a)^T/n^2, so by Weyl
     lambda_min(Sigma') >= lambda_min - 4d/n - 4d/n^2, and the margin is sigma + 4d(n+1)/n^2.
+
+    Parameters
+    ----------
+    n, d : int
+        Table size and encoded dimension.
+    sigma : float
+        The declared sigma.
+    neighboring : {"unbounded", "bounded"}
+        The neighbouring relation.
+
+    Returns
+    -------
+    float
+        The margin (infinite for n < 2).
+
+    Examples
+    --------
+    >>> round(neighbour_margin(1001, 2, 0.01, "unbounded"), 6)
+    0.01799
     """
     n, d = int(n), int(d)
     if n < 2:
@@ -665,13 +785,28 @@ def neighbour_margin(n: int, d: int, sigma: float, neighboring: str) -> float:
 
 
 def default_delta(n: int) -> float:
-    """delta = 1/n^2, one of the two choices of thesis section 5.5.4."""
+    """delta = 1/n^2, one of the two choices of thesis section 5.5.4.
+
+    Examples
+    --------
+    >>> default_delta(1000)
+    1e-06
+    """
     return 1.0 / float(n) ** 2
 
 
 def encoded_column_names(schema: Schema) -> list[str]:
     """Names of the d encoded dimensions: ``age`` or ``workclass=Private`` for dummies, and
-    ``age=missing`` for the missingness indicator of a nullable column."""
+    ``age=missing`` for the missingness indicator of a nullable column.
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> age = NumericColumn("age", 0, 99, nullable=True)
+    >>> schema = Schema((age, CategoricalColumn("c", ("a", "b"))))
+    >>> encoded_column_names(schema)
+    ['age', 'age=missing', 'c=b']
+    """
     names: list[str] = []
     for col in schema.columns:
         if isinstance(col, NumericColumn):

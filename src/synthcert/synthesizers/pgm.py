@@ -260,7 +260,13 @@ class _PGMSynthesizer(DPSynthesizer):
 
     @property
     def selected(self) -> list[Clique]:
-        """The marginals measured, in order."""
+        """The marginals measured, in order.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        """
         self._check_fitted()
         return list(self.state_.selected)
 
@@ -277,7 +283,23 @@ class _PGMSynthesizer(DPSynthesizer):
         return self.discretizer.inverse_transform(codes, rng)
 
     def model_marginal(self, columns: Sequence[str]) -> np.ndarray:
-        """The fitted model's marginal (probabilities) over ``columns`` (post-processing)."""
+        """The fitted model's marginal (probabilities) over ``columns`` (post-processing).
+
+        Parameters
+        ----------
+        columns : sequence of str
+            Schema columns.
+
+        Returns
+        -------
+        numpy.ndarray
+            Probabilities summing to 1, axes in the order of ``columns``.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        """
         self._check_fitted()
         p = self.state_.calib.project(tuple(columns))  # type: ignore[union-attr]
         return p / p.sum()

@@ -55,6 +55,27 @@ def choose_degree(
     has about m^{k+1} cells (m the median cardinality), so its average count is n/m^{k+1}.
     k is the largest value in 1..3 whose ratio n epsilon_p / (2 d m^{k+1}) is at least theta
     (1 if none is). Without DP the default is 2.
+
+    Parameters
+    ----------
+    n : int
+        Table size (public under bounded neighbours).
+    epsilon_p : float or None
+        The budget of the conditional tables (None: no DP).
+    cards : list of int
+        Column cardinalities.
+    theta : float, default 4.0
+        The usefulness threshold.
+
+    Returns
+    -------
+    int
+        The degree k.
+
+    Examples
+    --------
+    >>> choose_degree(30000, 2.0, [10, 10, 10, 10])
+    2
     """
     if epsilon_p is None:
         return DEFAULT_DEGREE
@@ -313,7 +334,13 @@ class PrivBayesSynthesizer(DPSynthesizer):
 
     @property
     def network(self) -> list[NetworkNode]:
-        """The learned network in sampling order (column names)."""
+        """The learned network in sampling order (column names).
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        """
         self._check_fitted()
         names = self.schema.names
         return [NetworkNode(names[c], tuple(names[p] for p in ps)) for c, ps in self.order_]

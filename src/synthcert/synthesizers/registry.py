@@ -37,7 +37,23 @@ class SynthesizerInfo(Result):
     extra: str | None = None  # the pip extra that installs its dependencies
 
     def load(self) -> type[Synthesizer]:
-        """Import the class (and its dependencies)."""
+        """Import the class (and its dependencies).
+
+        Returns
+        -------
+        type
+            The synthesizer class.
+
+        Raises
+        ------
+        SynthcertError
+            If a package it needs is not installed (names the pip extra).
+
+        Examples
+        --------
+        >>> REGISTRY["gaussian"].load().__name__
+        'GaussianSynthesizer'
+        """
         try:
             module = importlib.import_module(self.module)
         except ImportError as exc:
