@@ -58,20 +58,70 @@ from synthcert.synthesizers.gaussian import gaussian_factor
 
 
 def normal_scores(values: np.ndarray) -> np.ndarray:
-    """Phi^{-1}(rank / (n + 1)) with average ranks for ties (van der Waerden scores)."""
+    """Phi^{-1}(rank / (n + 1)) with average ranks for ties (van der Waerden scores).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One column of n values.
+
+    Returns
+    -------
+    numpy.ndarray
+        n normal scores.
+
+    Examples
+    --------
+    >>> normal_scores(np.array([3.0, 1.0, 2.0])).round(4).tolist()
+    [0.6745, -0.6745, 0.0]
+    """
     ranks = stats.rankdata(values, method="average")
     return special.ndtri(ranks / (len(values) + 1.0))
 
 
 def category_scores(codes: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Phi^{-1} of the midpoint of each category's CDF step."""
+    """Phi^{-1} of the midpoint of each category's CDF step.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        Category codes.
+    probs : numpy.ndarray
+        The categories' probabilities.
+
+    Returns
+    -------
+    numpy.ndarray
+        The score of each code.
+
+    Examples
+    --------
+    >>> category_scores(np.array([0, 1]), np.array([0.5, 0.5])).round(4).tolist()
+    [-0.6745, 0.6745]
+    """
     cum = np.concatenate([[0.0], np.cumsum(probs)])
     mid = np.clip((cum[:-1] + cum[1:]) / 2.0, 1e-12, 1 - 1e-12)
     return special.ndtri(mid)[codes]
 
 
 def kendall_tau_a(x: np.ndarray, y: np.ndarray) -> float:
-    """tau_a = (concordant - discordant) / (n(n-1)/2), recovered from scipy's tau_b."""
+    """tau_a = (concordant - discordant) / (n(n-1)/2), recovered from scipy's tau_b.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Two columns of n values.
+
+    Returns
+    -------
+    float
+        tau_a (0 where scipy's tau_b is undefined).
+
+    Examples
+    --------
+    >>> round(kendall_tau_a(np.array([1, 2, 3]), np.array([1, 3, 2])), 4)
+    0.3333
+    """
     n = len(x)
     n0 = n * (n - 1) / 2.0
     tau_b = stats.kendalltau(x, y).statistic
@@ -91,6 +141,11 @@ def kendall_tau_sensitivity(n: int) -> float:
 
     Li et al. (2014) state 4/(n+1); the direct count above gives 4/n, which we use (it is larger,
     so the noise is never too small).
+
+    Examples
+    --------
+    >>> kendall_tau_sensitivity(100)
+    0.04
     """
     return 4.0 / n
 
@@ -101,6 +156,23 @@ def kendall_tau_table(table: np.ndarray, *, variant: Literal["a", "b"] = "a") ->
     S = concordant - discordant = sum_ij T_ij (sum_{i'>i, j'>j} T - sum_{i'>i, j'<j} T), in
     exact integers; tau_a = S / n0 with n0 = n(n-1)/2, tau_b = S / sqrt((n0 - n1)(n0 - n2))
     with n1, n2 the pairs tied in rows and in columns (Kendall 1945). 0 where undefined.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        A 2-way table of integer counts, codes in order along both axes.
+    variant : {"a", "b"}, default "a"
+        tau_a or tau_b.
+
+    Returns
+    -------
+    float
+        Kendall's tau of the counted points.
+
+    Examples
+    --------
+    >>> kendall_tau_table(np.array([[1, 0], [0, 1]]))
+    1.0
     """
     t = np.asarray(table, dtype=np.int64).astype(object)  # Python ints: no overflow at any n
     s = 0
@@ -120,7 +192,27 @@ def kendall_tau_table(table: np.ndarray, *, variant: Literal["a", "b"] = "a") ->
 
 def tau_b_from_tau_a(tau_a: float, p: np.ndarray, q: np.ndarray, n: int) -> float:
     """tau_b = tau_a n0 / sqrt((n0 - n1)(n0 - n2)) when code k of x holds n p_k points and
-    code k of y n q_k (n1, n2: the pairs tied in x and in y; 0 if a column is constant)."""
+    code k of y n q_k (n1, n2: the pairs tied in x and in y; 0 if a column is constant).
+
+    Parameters
+    ----------
+    tau_a : float
+        Kendall's tau_a of the pair.
+    p, q : numpy.ndarray
+        The shares of each code of x and of y.
+    n : int
+        Number of points.
+
+    Returns
+    -------
+    float
+        tau_b, clipped to [-1, 1].
+
+    Examples
+    --------
+    >>> tau_b_from_tau_a(0.5, np.array([0.5, 0.5]), np.array([0.5, 0.5]), 4)
+    0.75
+    """
     n0 = n * (n - 1) / 2.0
     n1, n2 = (float(np.sum(n * v * (n * v - 1.0))) / 2.0 for v in (p, q))
     denom = max(n0 - n1, 0.0) * max(n0 - n2, 0.0)
@@ -129,7 +221,25 @@ def tau_b_from_tau_a(tau_a: float, p: np.ndarray, q: np.ndarray, n: int) -> floa
 
 def correlation_from_taus(taus: np.ndarray, d: int) -> np.ndarray:
     """R_ij = sin(pi tau_ij / 2) for the pairs i < j in order (exact for a Gaussian copula),
-    projected to the nearest correlation matrix."""
+    projected to the nearest correlation matrix.
+
+    Parameters
+    ----------
+    taus : numpy.ndarray
+        Kendall's tau of the d(d-1)/2 pairs i < j, row by row.
+    d : int
+        Number of variables.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (d, d) correlation matrix.
+
+    Examples
+    --------
+    >>> correlation_from_taus(np.array([1 / 3]), 2).round(4).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
     corr = np.eye(d)
     pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
     r = np.sin(np.pi * np.clip(np.asarray(taus, dtype=np.float64), -1.0, 1.0) / 2.0)
@@ -140,7 +250,28 @@ def correlation_from_taus(taus: np.ndarray, d: int) -> np.ndarray:
 
 def nearest_correlation(a: np.ndarray, *, tol: float = 1e-10, max_iter: int = 500) -> np.ndarray:
     """Nearest correlation matrix in Frobenius norm (Higham 2002, alternating projections with
-    Dykstra's correction), then eigenvalues floored at 1e-8 and the diagonal reset to 1."""
+    Dykstra's correction), then eigenvalues floored at 1e-8 and the diagonal reset to 1.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        A symmetric (d, d) matrix with unit diagonal.
+    tol : float, default 1e-10
+        Relative change at which the iteration stops.
+    max_iter : int, default 500
+        Most iterations.
+
+    Returns
+    -------
+    numpy.ndarray
+        A positive definite correlation matrix.
+
+    Examples
+    --------
+    >>> a = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
+    >>> bool(np.linalg.eigvalsh(nearest_correlation(a)).min() > 0)
+    True
+    """
     a = (a + a.T) / 2.0
     y = a.copy()
     ds = np.zeros_like(a)
@@ -164,7 +295,13 @@ def nearest_correlation(a: np.ndarray, *, tol: float = 1e-10, max_iter: int = 50
 
 
 def clip_normalise(p: np.ndarray) -> np.ndarray:
-    """Negative entries set to 0, then rescaled to sum to 1 (uniform if nothing is left)."""
+    """Negative entries set to 0, then rescaled to sum to 1 (uniform if nothing is left).
+
+    Examples
+    --------
+    >>> clip_normalise(np.array([3.0, -1.0, 1.0])).tolist()
+    [0.75, 0.0, 0.25]
+    """
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, None)
     total = p.sum()
     return p / total if total > 0 else np.full(p.shape, 1.0 / p.size)

@@ -55,7 +55,26 @@ class GaussianFit(Result):
 
 
 def gaussian_factor(cov: np.ndarray) -> np.ndarray:
-    """A matrix L with L L^T = cov: Cholesky, or an eigen-factor when cov is only semi-definite."""
+    """A matrix L with L L^T = cov: Cholesky, or an eigen-factor when cov is only semi-definite.
+
+    Parameters
+    ----------
+    cov : numpy.ndarray
+        A symmetric positive semi-definite (d, d) matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (d, d) factor L.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cov = np.array([[1.0, 1.0], [1.0, 1.0]])  # singular: no Cholesky factor
+    >>> L = gaussian_factor(cov)
+    >>> bool(np.allclose(L @ L.T, cov))
+    True
+    """
     try:
         return np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:
