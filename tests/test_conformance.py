@@ -270,3 +270,18 @@ def test_sample_before_fit_check_catches_a_wrong_exception():
 def test_a_table_needs_its_schema():
     with pytest.raises(ValueError, match="schema"):
         check_synthesizer(Toy, table=pd.DataFrame({"x": [1.0]}))
+
+
+def test_set_params_rebuilds_the_public_encodings():
+    schema = fixture_schema()
+    synth = make_synthesizer("privbayes", schema)
+    assert synth.discretizer.cardinalities == [20, 3, 21]  # z: 20 bins + its missing code
+    assert synth.set_params(bins=5).discretizer.cardinalities == [5, 3, 6]
+    gauss = make_synthesizer("gaussian", schema)
+    assert gauss.encoder.dim == 5  # x, two dummies of c, z and its missingness indicator
+    assert gauss.set_params(schema=schema.select(["x", "c"])).encoder.dim == 3
+
+
+def test_repr_shows_the_parameters_that_differ_from_their_defaults():
+    synth = make_synthesizer("privbayes", fixture_schema(), epsilon=1.0, bins=8)
+    assert repr(synth) == "PrivBayesSynthesizer(schema=<3 columns>, epsilon=1.0, bins=8)"
