@@ -127,7 +127,18 @@ def _same(a: Any, b: Any) -> bool:
 
 # -- the checks ----------------------------------------------------------------------------
 def check_get_params_roundtrip(s: Subject) -> None:
-    """``get_params`` lists every constructor parameter, and the constructor takes it back."""
+    """``get_params`` lists every constructor parameter, and the constructor takes it back.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     synth = s.build()
     params = synth.get_params()
     names = constructor_params(type(synth))
@@ -144,7 +155,18 @@ def check_get_params_roundtrip(s: Subject) -> None:
 
 
 def check_clone(s: Subject) -> None:
-    """A clone of a fitted synthesizer is unfitted; ``set_params`` sets and returns self."""
+    """A clone of a fitted synthesizer is unfitted; ``set_params`` sets and returns self.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     fitted = s.fitted()
     clone = type(fitted)(**fitted.get_params())
     try:
@@ -169,7 +191,18 @@ class _Sentinel:
 
 
 def check_init_stores_args_only(s: Subject) -> None:
-    """``__init__`` stores each argument unchanged under its own name and nothing else."""
+    """``__init__`` stores each argument unchanged under its own name and nothing else.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     names = list(s.build().get_params())
     sentinels = {k: _Sentinel(k) for k in names}
     try:
@@ -187,14 +220,36 @@ def check_init_stores_args_only(s: Subject) -> None:
 
 
 def check_fit_returns_self(s: Subject) -> None:
-    """``fit(table)`` returns the synthesizer itself."""
+    """``fit(table)`` returns the synthesizer itself.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     synth = s.build()
     out = synth.fit(s.table.copy(deep=True))
     assert out is synth, f"fit returned {type(out).__name__}, not self"
 
 
 def check_sample_before_fit(s: Subject) -> None:
-    """``sample`` before ``fit`` raises :class:`NotFittedError`."""
+    """``sample`` before ``fit`` raises :class:`NotFittedError`.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     try:
         s.build().sample(1, seed=0)
     except NotFittedError:
@@ -217,14 +272,36 @@ def _check_frame(synth: Any, out: Any, n: int, what: str) -> None:
 
 
 def check_sample_shape(s: Subject) -> None:
-    """``sample(n)`` has ``n`` rows, the schema's columns and dtypes (also for n = 0)."""
+    """``sample(n)`` has ``n`` rows, the schema's columns and dtypes (also for n = 0).
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     synth = s.fitted()
     for n in (s.n, 0):
         _check_frame(synth, synth.sample(n, seed=1), n, f"sample({n})")
 
 
 def check_seeded_sampling(s: Subject) -> None:
-    """The same seed gives the same rows; different seeds give different rows."""
+    """The same seed gives the same rows; different seeds give different rows.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     synth = s.fitted()
     a = synth.sample(s.n, seed=11)
     b = synth.sample(s.n, seed=11)
@@ -234,7 +311,20 @@ def check_seeded_sampling(s: Subject) -> None:
 
 
 def check_sample_chunk(s: Subject) -> None:
-    """``sample_chunk(rows, SeedSequence)`` draws a chunk in the schema's form, seeded."""
+    """``sample_chunk(rows, SeedSequence)`` draws a chunk in the schema's form, seeded.
+
+    Skipped (:class:`CheckNotApplicableError`) for a model without ``sample_chunk``.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     synth = s.fitted()
     if not isinstance(synth, SamplesChunks):
         raise CheckNotApplicableError(
@@ -248,7 +338,18 @@ def check_sample_chunk(s: Subject) -> None:
 
 
 def check_privacy_claim(s: Subject) -> None:
-    """``privacy_claim(n)`` is a :class:`PrivacyClaim` that reads back through ``to_dict``."""
+    """``privacy_claim(n)`` is a :class:`PrivacyClaim` that reads back through ``to_dict``.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     synth = s.fitted()
     claim = synth.privacy_claim(s.n)
     assert isinstance(claim, PrivacyClaim), f"privacy_claim returned {type(claim).__name__}"
@@ -258,14 +359,36 @@ def check_privacy_claim(s: Subject) -> None:
 
 
 def check_fit_leaves_input_alone(s: Subject) -> None:
-    """``fit`` does not modify the table it is given (values, dtypes, index)."""
+    """``fit`` does not modify the table it is given (values, dtypes, index).
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     table = s.table.copy(deep=True)
     s.build().fit(table)
     pd.testing.assert_frame_equal(table, s.table, obj="the table after fit")
 
 
 def check_missing_values(s: Subject) -> None:
-    """Rows with a missing value are modelled, not dropped: some sampled values are missing."""
+    """Rows with a missing value are modelled, not dropped: some sampled values are missing.
+
+    Parameters
+    ----------
+    s : Subject
+        The class, its parameters and the table.
+
+    Raises
+    ------
+    AssertionError
+        If the synthesizer breaks the contract.
+    """
     nullable = [c.name for c in s.params["schema"].columns if c.nullable]
     present = [c for c in nullable if s.table[c].isna().any()]
     if not present:
