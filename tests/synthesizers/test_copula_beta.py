@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from synthcert.data.schema import NumericColumn, Schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.synthesizers.copula import BetaMarginal, GaussianCopulaSynthesizer
 
 
@@ -56,12 +56,13 @@ def test_beta_copula_samples_stay_on_the_data_range_and_keep_the_correlation():
         assert out[c].max() <= df[c].max() + 1e-9
     rho = stats.spearmanr(out["x"], out["y"]).statistic
     assert rho == pytest.approx(stats.spearmanr(df["x"], df["y"]).statistic, abs=0.02)
-    assert synth.params()["marginals"] == "beta"
+    assert synth.get_params()["marginals"] == "beta"
 
 
 def test_beta_marginals_are_refused_with_dp_and_unknown_kinds_anywhere():
     schema = Schema((NumericColumn("x", 0, 1),))
+    df = pd.DataFrame({"x": [0.1, 0.5, 0.9]})
     with pytest.raises(AssumptionError, match="no DP guarantee"):
-        GaussianCopulaSynthesizer(schema, marginals="beta", epsilon=1.0)
-    with pytest.raises(AssumptionError, match="empirical' or 'beta"):
-        GaussianCopulaSynthesizer(schema, marginals="kde")  # type: ignore[arg-type]
+        GaussianCopulaSynthesizer(schema, marginals="beta", epsilon=1.0).fit(df)
+    with pytest.raises(ParameterError, match="empirical' or 'beta"):
+        GaussianCopulaSynthesizer(schema, marginals="kde").fit(df)  # type: ignore[arg-type]

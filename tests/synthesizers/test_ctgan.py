@@ -7,7 +7,7 @@ import pytest
 from synth_checks import check_table
 
 from synthcert.data.datasets import adult_schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.synthesizers.ctgan import CTGANSynthesizer
 from synthcert.synthesizers.registry import make_synthesizer
 
@@ -58,14 +58,14 @@ def test_ctgan_without_dp_is_schema_valid_and_reproducible(small):
 
 
 def test_registry_and_refusals(small):
-    schema, _ = small
+    schema, df = small
     assert isinstance(make_synthesizer("ctgan", schema, epsilon=1.0), CTGANSynthesizer)
+    with pytest.raises(ParameterError):
+        CTGANSynthesizer(schema, batch_size=25).fit(df)  # not a multiple of 2 * pac
     with pytest.raises(AssumptionError):
-        CTGANSynthesizer(schema, batch_size=25)  # not a multiple of 2 * pac
+        CTGANSynthesizer(schema, epsilon=1.0, delta=0.0).fit(df)
     with pytest.raises(AssumptionError):
-        CTGANSynthesizer(schema, epsilon=1.0, delta=0.0)
-    with pytest.raises(AssumptionError):
-        CTGANSynthesizer(schema, epsilon=-1.0)
+        CTGANSynthesizer(schema, epsilon=-1.0).fit(df)
 
 
 @pytest.mark.slow

@@ -140,4 +140,4 @@ def test_secure_mode_uses_the_secure_generator_and_ignores_the_seed(adult, monke
     syn = CTGANSynthesizer(schema, **kw).fit(adult[COLS].iloc[:300])
     assert made == ["/dev/urandom"]
     assert syn.accountant.check_within_budget().epsilon <= 2.0
-    assert syn.params()["secure_mode"] is True
+    assert syn.get_params()["secure_mode"] is True

@@ -13,7 +13,7 @@ from synth_checks import check_table
 from synthcert.data.datasets import adult_schema
 from synthcert.data.discretize import Discretizer
 from synthcert.data.schema import Schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.accountant import rho_from_epsilon_delta
 from synthcert.synthesizers._pgm_inference import calibrate, sample_codes
 from synthcert.synthesizers._pgm_mechanisms import downward_closure, workload_weights
@@ -146,17 +146,17 @@ def test_mwem_dp_budget_and_output(small):
 
 
 def test_registry_and_refusals(small):
-    schema, _ = small
+    schema, df = small
     syn = make_synthesizer("aim", schema, epsilon=1.0, delta=1e-6)
     assert isinstance(syn, AIMSynthesizer)
     assert syn.rho == pytest.approx((math.sqrt(math.log(1e6) + 1) - math.sqrt(math.log(1e6))) ** 2)
     assert isinstance(make_synthesizer("mwem-pgm", schema), MWEMPGMSynthesizer)
     with pytest.raises(AssumptionError):
-        AIMSynthesizer(schema, epsilon=1.0, delta=1.5)
-    with pytest.raises(AssumptionError):
-        AIMSynthesizer(schema, workload=[("sex", "nope")])
-    with pytest.raises(AssumptionError):
-        AIMSynthesizer(schema, alpha=1.0)
+        AIMSynthesizer(schema, epsilon=1.0, delta=1.5).fit(df)
+    with pytest.raises(ParameterError):
+        AIMSynthesizer(schema, workload=[("sex", "nope")]).fit(df)
+    with pytest.raises(ParameterError):
+        AIMSynthesizer(schema, alpha=1.0).fit(df)
 
 
 # -- Adult at every budget of the issue (slow) -----------------------------------------

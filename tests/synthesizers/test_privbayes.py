@@ -12,7 +12,7 @@ from synth_checks import check_table, mean_marginal_l1
 
 from synthcert.data.datasets import adult_schema
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import ParameterError
 from synthcert.synthesizers._bayesnet import mi_sensitivity, mutual_information
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer, choose_degree
 from synthcert.synthesizers.registry import make_synthesizer
@@ -129,7 +129,7 @@ def test_coordinate_staircase_and_parameters():
     ).fit(df)
     assert synth.accountant.check_within_budget().epsilon == pytest.approx(2.0)
     check_table(sch, synth.sample(50, seed=0), 50)
-    with pytest.raises(AssumptionError):
-        PrivBayesSynthesizer(sch, noise="gaussian")  # type: ignore[arg-type]
-    with pytest.raises(AssumptionError):
-        PrivBayesSynthesizer(sch, structure_share=0.0)
+    with pytest.raises(ParameterError):
+        PrivBayesSynthesizer(sch, noise="gaussian").fit(df)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError):
+        PrivBayesSynthesizer(sch, structure_share=0.0).fit(df)

@@ -24,6 +24,7 @@ from synthcert.audit.game import run_audit
 from synthcert.audit.plots import plot_auc_bars
 from synthcert.data.io import write_table, write_text
 from synthcert.errors import SynthcertError
+from synthcert.synthesizers.registry import available_synthesizers
 
 THESIS_SYNTHESIZERS = ("gaussian-copula", "privbayes", "mwem-pgm", "aim", "ctgan")
 QUICK_SYNTHESIZERS = ("gaussian-copula", "privbayes", "gaussian")
@@ -73,21 +74,6 @@ class SetsubunGrid(Result):
         return pd.DataFrame(self.aucs)
 
 
-def available_synthesizers(names: Sequence[str]) -> tuple[list[str], list[dict[str, str]]]:
-    """The names whose class imports, and a reason for each one that does not."""
-    from synthcert.synthesizers.registry import get_info
-
-    ok, missing = [], []
-    for name in names:
-        try:
-            get_info(name).load()
-        except (SynthcertError, ImportError, AttributeError) as exc:
-            missing.append({"synthesizer": name, "reason": f"not available: {exc}"})
-        else:
-            ok.append(name)
-    return ok, missing
-
-
 def load_grid_datasets(rows: int | None, seed: int) -> dict[str, tuple[pd.DataFrame, Any]]:
     """Adult (15 columns) and California Housing (scikit-learn's nine), optionally subsampled."""
     from synthcert.data.datasets import (
@@ -131,7 +117,8 @@ def reproduce_setsubun(
 ) -> SetsubunGrid:
     """Run the grid, write aucs.csv, figure_3_3.png and grid.json into ``out``."""
     settings = settings or (QUICK if quick else FULL)
-    synths, skipped = available_synthesizers(settings.synthesizers)
+    synths, missing = available_synthesizers(settings.synthesizers)
+    skipped = [{"synthesizer": k, "reason": f"not available: {v}"} for k, v in missing.items()]
     data = load_grid_datasets(settings.rows, settings.seed)
     from synthcert.audit.targets import mahalanobis_distances
     from synthcert.data.encode import Encoder

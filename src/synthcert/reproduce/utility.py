@@ -39,7 +39,8 @@ from synthcert.data.io import write_table, write_text
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError, SynthcertError
 from synthcert.seeding import run_seeds
-from synthcert.synthesizers.registry import REGISTRY, constructor_params, get_info
+from synthcert.synthesizers.base import Synthesizer
+from synthcert.synthesizers.registry import available_synthesizers, make_synthesizer
 from synthcert.utility.efficacy import efficacy, rmse
 from synthcert.utility.evaluate import evaluate
 from synthcert.utility.repeat import DEFAULT_RUNS, aggregate
@@ -122,20 +123,6 @@ def load_study_data(
     return StudyData(dataset, schema, cap(train, n_train), cap(holdout, n_test), TARGETS[dataset])
 
 
-def available_synthesizers(names: Sequence[str] | None = None) -> tuple[list[str], dict[str, str]]:
-    """The requested (default: all registered) synthesizers that import, and why others do not."""
-    names = list(names) if names else list(REGISTRY)
-    ok: list[str] = []
-    missing: dict[str, str] = {}
-    for name in names:
-        try:
-            get_info(name).load()
-            ok.append(name)
-        except (SynthcertError, ImportError, AttributeError) as exc:
-            missing[name] = f"{type(exc).__name__}: {exc}"
-    return ok, missing
-
-
 def build_synthesizer(
     name: str,
     schema: Schema,
@@ -144,28 +131,55 @@ def build_synthesizer(
     delta: float = DELTA,
     seed: int = 0,
     params: dict[str, Any] | None = None,
-):
-    """A fresh synthesizer for one run: epsilon = inf means no DP noise; the run seed is passed
-    as ``seed`` / ``random_state`` when the constructor takes one; unknown params are dropped;
-    ``params["no_dp"]`` holds overrides for the non-DP fit (epsilon = inf).
+) -> Synthesizer:
+    """A fresh synthesizer for one run of the study, built by :func:`make_synthesizer`.
+
+    ``epsilon = inf`` means no DP noise; the run seed seeds the fit of the synthesizers whose
+    fit draws; parameters a synthesizer does not take are dropped (one set of settings serves
+    every synthesizer); ``params["no_dp"]`` holds overrides for the non-DP fit.
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+    schema : Schema
+        The public schema.
+    epsilon : float
+        The budget, ``math.inf`` for no DP.
+    delta : float, default 1e-5
+        Passed with a finite epsilon to the synthesizers that take a delta.
+    seed : int, default 0
+        The run's seed.
+    params : dict, optional
+        Constructor settings; unknown ones are dropped.
+
+    Returns
+    -------
+    Synthesizer
+        Unfitted, its parameters validated.
+
+    Raises
+    ------
+    ParameterError
+        With a finite epsilon for a synthesizer that takes none (``gaussian``).
+
+    Examples
+    --------
+    >>> import math
+    >>> from synthcert.data.datasets import california_schema
+    >>> s = build_synthesizer("privbayes", california_schema(), math.inf, seed=3)
+    >>> s.epsilon is None and s.seed == 3
+    True
     """
-    cls = get_info(name).load()
-    accepted = constructor_params(cls)
     params = dict(params or {})
     no_dp = params.pop("no_dp", {})
     if math.isinf(epsilon):
         params.update(no_dp)
-    kwargs = {k: v for k, v in params.items() if k in accepted}
-    for key in ("seed", "random_state"):
-        if key in accepted:
-            kwargs[key] = seed
-    if not math.isinf(epsilon):
-        if "epsilon" not in accepted:
-            raise SynthcertError(f"synthesizer {name!r} takes no epsilon")
-        kwargs["epsilon"] = float(epsilon)
-        if "delta" in accepted:
-            kwargs["delta"] = delta
-    return cls(schema, **kwargs)
+        return make_synthesizer(name, schema, seed=seed, ignore_unknown=True, **params)
+    return make_synthesizer(
+        name, schema, epsilon=float(epsilon), delta=delta, seed=seed, ignore_unknown=True,
+        **params,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -49,30 +49,79 @@ from synthcert.data.encode import (
 )
 from synthcert.data.encode import typed_frame as encoded_typed_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, DataError
-from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.sources import CountSource, check_cardinalities
-from synthcert.synthesizers.base import DPSynthesizer
+from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.gaussian import gaussian_factor
 
 
 def normal_scores(values: np.ndarray) -> np.ndarray:
-    """Phi^{-1}(rank / (n + 1)) with average ranks for ties (van der Waerden scores)."""
+    """Phi^{-1}(rank / (n + 1)) with average ranks for ties (van der Waerden scores).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One column of n values.
+
+    Returns
+    -------
+    numpy.ndarray
+        n normal scores.
+
+    Examples
+    --------
+    >>> normal_scores(np.array([3.0, 1.0, 2.0])).round(4).tolist()
+    [0.6745, -0.6745, 0.0]
+    """
     ranks = stats.rankdata(values, method="average")
     return special.ndtri(ranks / (len(values) + 1.0))
 
 
 def category_scores(codes: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Phi^{-1} of the midpoint of each category's CDF step."""
+    """Phi^{-1} of the midpoint of each category's CDF step.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        Category codes.
+    probs : numpy.ndarray
+        The categories' probabilities.
+
+    Returns
+    -------
+    numpy.ndarray
+        The score of each code.
+
+    Examples
+    --------
+    >>> category_scores(np.array([0, 1]), np.array([0.5, 0.5])).round(4).tolist()
+    [-0.6745, 0.6745]
+    """
     cum = np.concatenate([[0.0], np.cumsum(probs)])
     mid = np.clip((cum[:-1] + cum[1:]) / 2.0, 1e-12, 1 - 1e-12)
     return special.ndtri(mid)[codes]
 
 
 def kendall_tau_a(x: np.ndarray, y: np.ndarray) -> float:
-    """tau_a = (concordant - discordant) / (n(n-1)/2), recovered from scipy's tau_b."""
+    """tau_a = (concordant - discordant) / (n(n-1)/2), recovered from scipy's tau_b.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Two columns of n values.
+
+    Returns
+    -------
+    float
+        tau_a (0 where scipy's tau_b is undefined).
+
+    Examples
+    --------
+    >>> round(kendall_tau_a(np.array([1, 2, 3]), np.array([1, 3, 2])), 4)
+    0.3333
+    """
     n = len(x)
     n0 = n * (n - 1) / 2.0
     tau_b = stats.kendalltau(x, y).statistic
@@ -92,6 +141,11 @@ def kendall_tau_sensitivity(n: int) -> float:
 
     Li et al. (2014) state 4/(n+1); the direct count above gives 4/n, which we use (it is larger,
     so the noise is never too small).
+
+    Examples
+    --------
+    >>> kendall_tau_sensitivity(100)
+    0.04
     """
     return 4.0 / n
 
@@ -102,6 +156,23 @@ def kendall_tau_table(table: np.ndarray, *, variant: Literal["a", "b"] = "a") ->
     S = concordant - discordant = sum_ij T_ij (sum_{i'>i, j'>j} T - sum_{i'>i, j'<j} T), in
     exact integers; tau_a = S / n0 with n0 = n(n-1)/2, tau_b = S / sqrt((n0 - n1)(n0 - n2))
     with n1, n2 the pairs tied in rows and in columns (Kendall 1945). 0 where undefined.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        A 2-way table of integer counts, codes in order along both axes.
+    variant : {"a", "b"}, default "a"
+        tau_a or tau_b.
+
+    Returns
+    -------
+    float
+        Kendall's tau of the counted points.
+
+    Examples
+    --------
+    >>> kendall_tau_table(np.array([[1, 0], [0, 1]]))
+    1.0
     """
     t = np.asarray(table, dtype=np.int64).astype(object)  # Python ints: no overflow at any n
     s = 0
@@ -121,7 +192,27 @@ def kendall_tau_table(table: np.ndarray, *, variant: Literal["a", "b"] = "a") ->
 
 def tau_b_from_tau_a(tau_a: float, p: np.ndarray, q: np.ndarray, n: int) -> float:
     """tau_b = tau_a n0 / sqrt((n0 - n1)(n0 - n2)) when code k of x holds n p_k points and
-    code k of y n q_k (n1, n2: the pairs tied in x and in y; 0 if a column is constant)."""
+    code k of y n q_k (n1, n2: the pairs tied in x and in y; 0 if a column is constant).
+
+    Parameters
+    ----------
+    tau_a : float
+        Kendall's tau_a of the pair.
+    p, q : numpy.ndarray
+        The shares of each code of x and of y.
+    n : int
+        Number of points.
+
+    Returns
+    -------
+    float
+        tau_b, clipped to [-1, 1].
+
+    Examples
+    --------
+    >>> tau_b_from_tau_a(0.5, np.array([0.5, 0.5]), np.array([0.5, 0.5]), 4)
+    0.75
+    """
     n0 = n * (n - 1) / 2.0
     n1, n2 = (float(np.sum(n * v * (n * v - 1.0))) / 2.0 for v in (p, q))
     denom = max(n0 - n1, 0.0) * max(n0 - n2, 0.0)
@@ -130,7 +221,25 @@ def tau_b_from_tau_a(tau_a: float, p: np.ndarray, q: np.ndarray, n: int) -> floa
 
 def correlation_from_taus(taus: np.ndarray, d: int) -> np.ndarray:
     """R_ij = sin(pi tau_ij / 2) for the pairs i < j in order (exact for a Gaussian copula),
-    projected to the nearest correlation matrix."""
+    projected to the nearest correlation matrix.
+
+    Parameters
+    ----------
+    taus : numpy.ndarray
+        Kendall's tau of the d(d-1)/2 pairs i < j, row by row.
+    d : int
+        Number of variables.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (d, d) correlation matrix.
+
+    Examples
+    --------
+    >>> correlation_from_taus(np.array([1 / 3]), 2).round(4).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
     corr = np.eye(d)
     pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
     r = np.sin(np.pi * np.clip(np.asarray(taus, dtype=np.float64), -1.0, 1.0) / 2.0)
@@ -141,7 +250,28 @@ def correlation_from_taus(taus: np.ndarray, d: int) -> np.ndarray:
 
 def nearest_correlation(a: np.ndarray, *, tol: float = 1e-10, max_iter: int = 500) -> np.ndarray:
     """Nearest correlation matrix in Frobenius norm (Higham 2002, alternating projections with
-    Dykstra's correction), then eigenvalues floored at 1e-8 and the diagonal reset to 1."""
+    Dykstra's correction), then eigenvalues floored at 1e-8 and the diagonal reset to 1.
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        A symmetric (d, d) matrix with unit diagonal.
+    tol : float, default 1e-10
+        Relative change at which the iteration stops.
+    max_iter : int, default 500
+        Most iterations.
+
+    Returns
+    -------
+    numpy.ndarray
+        A positive definite correlation matrix.
+
+    Examples
+    --------
+    >>> a = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
+    >>> bool(np.linalg.eigvalsh(nearest_correlation(a)).min() > 0)
+    True
+    """
     a = (a + a.T) / 2.0
     y = a.copy()
     ds = np.zeros_like(a)
@@ -165,7 +295,13 @@ def nearest_correlation(a: np.ndarray, *, tol: float = 1e-10, max_iter: int = 50
 
 
 def clip_normalise(p: np.ndarray) -> np.ndarray:
-    """Negative entries set to 0, then rescaled to sum to 1 (uniform if nothing is left)."""
+    """Negative entries set to 0, then rescaled to sum to 1 (uniform if nothing is left).
+
+    Examples
+    --------
+    >>> clip_normalise(np.array([3.0, -1.0, 1.0])).tolist()
+    [0.75, 0.0, 0.25]
+    """
     p = np.clip(np.asarray(p, dtype=np.float64), 0.0, None)
     total = p.sum()
     return p / total if total > 0 else np.full(p.shape, 1.0 / p.size)
@@ -245,6 +381,35 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
     the ties of the noisy histograms). It therefore differs slightly from ``fit(table)``, whose
     numeric marginals are the raw values and whose taus (DP) or normal-score correlations (no
     DP) use the raw values; the DP histograms are the same.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The pure-DP budget; None fits without noise.
+    delta : float, optional
+        Accepted for a uniform interface (the mechanism is pure epsilon-DP).
+    marginal_share : float, default 0.5
+        Share of epsilon spent on the marginal histograms, in (0, 1).
+    bins : int, default 20
+        Equal-width public bins of the numeric columns (DP histograms, counted fits).
+    marginals : {"empirical", "beta"}, default "empirical"
+        Numeric marginals without DP: the empirical CDF, or SDV-style beta fits.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's DP noise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), CategoricalColumn("c", ("a", "b"))))
+    >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.8, 0.3], "c": ["a", "b", "b", "a"]})
+    >>> synth = GaussianCopulaSynthesizer(schema, epsilon=1.0, seed=3).fit(df)
+    >>> synth.privacy_claim(10).epsilon
+    1.0
     """
 
     name = "gaussian-copula"
@@ -252,8 +417,6 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
     neighboring = "bounded"
     mechanisms = ("Laplace noise (marginal histograms)", "Laplace noise (Kendall tau)")
     privacy_model = "pure-dp"
-    neighboring = "bounded"
-    mechanisms = ("Laplace noise (marginal histograms)", "Laplace noise (Kendall tau)")
 
     def __init__(
         self,
@@ -267,48 +430,53 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        super().__init__(schema)
-        if marginals not in ("empirical", "beta"):
-            raise AssumptionError(
-                f"marginals must be 'empirical' or 'beta', got {marginals!r}",
-                assumption="marginals in {empirical, beta}",
-            )
-        if marginals == "beta" and epsilon is not None:
+        self.schema = schema
+        self.epsilon = epsilon
+        self.delta = delta
+        self.marginal_share = marginal_share
+        self.bins = bins
+        self.marginals = marginals
+        self.missing = missing
+        self.seed = seed
+
+    def validate_params(self) -> None:
+        """Check the budget, the marginal share, the bins and the kind of marginals.
+
+        Raises
+        ------
+        ParameterError
+            If ``marginals`` is not ``"empirical"`` or ``"beta"``, ``marginal_share`` is
+            outside (0, 1), or ``bins < 2``.
+        AssumptionError
+            If epsilon is not positive, delta is outside [0, 1), or ``marginals="beta"`` is
+            asked with epsilon (no DP guarantee covers data-fitted supports).
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1),))
+        >>> GaussianCopulaSynthesizer(schema, marginal_share=2.0).validate_params()
+        Traceback (most recent call last):
+        ...
+        synthcert.errors.ParameterError: marginal_share must lie in (0, 1), got 2.0
+        """
+        super().validate_params()
+        if self.marginals not in ("empirical", "beta"):
+            raise ParameterError(f"marginals must be 'empirical' or 'beta', got {self.marginals!r}")
+        if self.marginals == "beta" and self.epsilon is not None:
             raise AssumptionError(
                 "marginals='beta' fits each column's support to the data's min and max, which "
                 "no DP guarantee covers; with epsilon the marginals are DP histograms",
                 assumption="marginals='beta' only without epsilon",
                 admissible="drop epsilon, or use marginals='empirical' (the DP default)",
             )
-        if not 0 < marginal_share < 1:
-            raise AssumptionError(
-                f"marginal_share must lie in (0, 1), got {marginal_share}",
-                assumption="0 < marginal_share < 1",
-                admissible="for example 0.5",
-            )
-        if bins < 2:
-            raise AssumptionError("bins must be at least 2", assumption="bins >= 2")
-        self.accountant = PrivacyAccountant(epsilon, delta)
-        self.epsilon = epsilon
-        self.delta = delta
-        self.marginal_share = float(marginal_share)
-        self.bins = int(bins)
-        self.marginals = marginals
-        self.missing = missing
-        self.seed = seed
-
-    def params(self) -> dict:
-        """Constructor parameters, for provenance."""
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "marginal_share": self.marginal_share,
-            "bins": self.bins,
-            "marginals": self.marginals,
-        }
+        if not 0 < self.marginal_share < 1:
+            raise ParameterError(f"marginal_share must lie in (0, 1), got {self.marginal_share}")
+        if not self.bins >= 2:
+            raise ParameterError(f"bins must be at least 2, got {self.bins}")
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, table: pd.DataFrame) -> Self:
+    def _fit(self, table: pd.DataFrame) -> None:
         """Learn the marginals and the copula correlation (noised when epsilon is set).
 
         The copula's variables are the columns plus one missingness indicator per nullable
@@ -336,7 +504,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 raw.append(absent.astype(np.int64))
                 present.append(np.ones(n, dtype=bool))
                 self.variables_.append((j, "missing"))
-        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = dropped
         self.binned_ = self.epsilon is not None
@@ -350,8 +518,6 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             taus = [kendall_tau_a(filled[i], filled[j]) for i in range(d) for j in range(i + 1, d)]
             self._fit_dp(hists, np.array(taus))
         self._factor = gaussian_factor(self.corr_)
-        self._fitted = True
-        return self
 
     def _histogram(self, var: tuple[int, str], x: np.ndarray, ok: np.ndarray) -> np.ndarray:
         """Counts of a variable on public bins: present values of a column, or its indicator."""
@@ -379,7 +545,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
     @property
     def discretizer(self) -> Discretizer:
         """The public bins the counted fit (:meth:`fit_counts`) and the DP histograms use."""
-        return Discretizer(self.schema, bins=self.bins, missing=self.missing)
+        return cached_discretizer(self)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Fit from counts on the public bins (``source`` counted on ``self.discretizer``).
@@ -392,7 +558,39 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         sensitivity 4/n: a record's bins depend on that record alone, so replacing it changes
         only its n - 1 pairs, each sign product by at most 2 (a tie counts 0), and S by at
         most 2(n - 1) over n(n - 1)/2 pairs. All tables are asked of ``source`` in one request.
+
+        The route of :class:`~synthcert.statistics.protocols.FitsFromCounts`.
+
+        Parameters
+        ----------
+        source : CountSource
+            Counts of the table on ``self.discretizer``'s codes.
+
+        Returns
+        -------
+        GaussianCopulaSynthesizer
+            ``self``, fitted.
+
+        Raises
+        ------
+        AssumptionError
+            With ``marginals="beta"`` (counts on public bins hold no min and max).
+        DataError
+            If the counts are on other bins, or hold fewer than 2 rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from synthcert.data.schema import CategoricalColumn, Schema
+        >>> from synthcert.synthesizers.counts import CodesCounts
+        >>> cols = (CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v")))
+        >>> schema = Schema(cols)
+        >>> synth = GaussianCopulaSynthesizer(schema)
+        >>> codes = np.array([[0, 0], [1, 1], [1, 0], [0, 0]])
+        >>> synth.fit_counts(CodesCounts(codes, [2, 2])).n_
+        4
         """
+        self._start_fit()
         if self.marginals == "beta":
             raise AssumptionError(
                 "marginals='beta' fits the data's min and max, which counts on public bins do "
@@ -408,7 +606,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         n = source.rows
         if n < 2:
             raise DataError(f"the copula needs at least 2 complete rows, got {n}")
-        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = None  # the counts hold the kept rows only
         self.binned_ = True
@@ -422,8 +620,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             taus = [kendall_tau_table(tables[p], variant="a") for p in pairs]
             self._fit_dp(hists, np.array(taus), tie_corrected=True)
         self._factor = gaussian_factor(self.corr_)
-        self._fitted = True
-        return self
+        return self._end_fit()
 
     def _fit_exact(self, raw: list[np.ndarray], present: list[np.ndarray]) -> None:
         scores = np.zeros((self.n_, len(raw)))  # 0: the public score of a missing value
@@ -467,7 +664,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         eps = float(self.epsilon)  # type: ignore[arg-type]
         rng = np.random.default_rng(seed_sequence(self.seed))
         d = len(hists)
-        eps_marg = self.marginal_share * eps if d > 1 else eps
+        eps_marg = float(self.marginal_share) * eps if d > 1 else eps
         eps_corr = eps - eps_marg
         self._marginals = []
         for (j, role), counts in zip(self.variables_, hists, strict=True):
@@ -495,12 +692,9 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         self.accountant.check_within_budget()
 
     # -- sampling ------------------------------------------------------------------------
-    def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
+    def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Draw z ~ N(0, R), u = Phi(z), and invert each marginal at u; a column is missing
         where its indicator variable says so (or its histogram's missing code is drawn)."""
-        self._check_fitted()
-        if n < 0:
-            raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
         z = rng.standard_normal((n, len(self.variables_))) @ self._factor.T
         u = special.ndtr(z)

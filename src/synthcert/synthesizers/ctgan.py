@@ -40,7 +40,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -48,10 +48,9 @@ import pandas as pd
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, DataError
-from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.seeding import Seed, int_seed, seed_sequence, torch_seeded, torch_seeds
-from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer
+from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.copula import typed_frame
 
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
@@ -72,6 +71,40 @@ class CTGANSynthesizer(DPSynthesizer):
     500 (a multiple of ``pac`` = 10 without DP; the expected Poisson batch under DP).
     ``max_grad_norm`` is the per-example clipping norm C of DP-SGD (the per-step sensitivity).
     ``secure_mode`` (DP only): Opacus's secure mode, see the module docstring.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon, delta : float, optional
+        The DP-SGD budget (delta default 1e-5); None trains ctgan as published.
+    epochs : int, optional
+        Training epochs (default 300, or 20 with DP).
+    batch_size, embedding_dim, generator_dim, discriminator_dim : optional
+        ctgan's settings (batch 500, embedding 128, layers (256, 256)).
+    generator_lr, discriminator_lr, pac : optional
+        ctgan's settings (2e-4, 2e-4, 10).
+    max_grad_norm : float, default 1.0
+        DP-SGD's per-example clipping norm C.
+    bins : int, default 20
+        Public bins of the DP variant's one-hot representation.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of every torch generator.
+    progress : callable, optional
+        Called with (epoch, epochs).
+    secure_mode : bool, default False
+        Opacus's secure mode (needs torchcsprng).
+    min_rows : int, optional
+        Public minimum table size N fixing DP-SGD's sampling rate (required with DP).
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> synth = CTGANSynthesizer(Schema((NumericColumn("x", 0, 1),)), epsilon=1.0, epochs=2)
+    >>> synth.get_params()["epochs"], synth.target_delta()
+    (2, 1e-05)
     """
 
     name: ClassVar[str] = "ctgan"
@@ -79,6 +112,7 @@ class CTGANSynthesizer(DPSynthesizer):
     privacy_model: ClassVar[str] = "approx-dp"
     neighboring = "unbounded"
     mechanisms = ("DP-SGD on the discriminator (Opacus, Poisson sampling)",)
+    default_delta: ClassVar[float | None] = DEFAULT_DELTA
 
     def __init__(
         self,
@@ -102,84 +136,91 @@ class CTGANSynthesizer(DPSynthesizer):
         secure_mode: bool = False,
         min_rows: int | None = None,
     ) -> None:
-        super().__init__(schema)
-        if epsilon is not None:
-            delta = DEFAULT_DELTA if delta is None else delta
-            if not (epsilon > 0 and np.isfinite(epsilon)):
+        self.schema = schema
+        self.epsilon = epsilon
+        self.delta = delta
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.embedding_dim = embedding_dim
+        self.generator_dim = generator_dim
+        self.discriminator_dim = discriminator_dim
+        self.generator_lr = generator_lr
+        self.discriminator_lr = discriminator_lr
+        self.max_grad_norm = max_grad_norm
+        self.pac = pac
+        self.bins = bins
+        self.missing = missing
+        self.seed = seed
+        self.progress = progress
+        self.secure_mode = secure_mode
+        self.min_rows = min_rows
+
+    def validate_params(self) -> None:
+        """Check the budget (DP-SGD needs 0 < delta < 1), the epochs, batches and clip norm.
+
+        Raises
+        ------
+        AssumptionError
+            If epsilon is not positive and finite, or delta is outside (0, 1) under DP.
+        ParameterError
+            If ``epochs < 1``, ``batch_size`` is not a multiple of ``2 * pac`` (without DP) or
+            is below 2, ``max_grad_norm`` is not positive, or ``bins < 2``.
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> CTGANSynthesizer(Schema((NumericColumn("x", 0, 1),)), epochs=0).validate_params()
+        Traceback (most recent call last):
+        ...
+        synthcert.errors.ParameterError: epochs must be at least 1, got 0
+        """
+        super().validate_params()
+        if self.epsilon is not None:
+            if not (self.epsilon > 0 and np.isfinite(self.epsilon)):
                 raise AssumptionError(
-                    f"epsilon must be positive and finite, got {epsilon}",
+                    f"epsilon must be positive and finite, got {self.epsilon}",
                     assumption="0 < epsilon < inf",
                     admissible="> 0, or None for no DP",
                 )
-            if not 0 < delta < 1:
+            delta = self.target_delta()
+            if not 0 < delta < 1:  # type: ignore[operator]
                 raise AssumptionError(
                     f"DP-SGD needs 0 < delta < 1, got {delta}",
                     assumption="0 < delta < 1",
                     admissible="for example 1e-5",
                 )
-        if epochs is not None and epochs < 1:
-            raise AssumptionError("epochs must be at least 1", assumption="epochs >= 1")
-        if batch_size < 2 or (epsilon is None and batch_size % (2 * pac) != 0):
-            raise AssumptionError(
-                f"batch_size {batch_size} must be a positive multiple of 2 * pac = {2 * pac} "
-                "(ctgan splits batches into pac groups)",
-                assumption="batch_size % (2 pac) == 0",
-                admissible=f"for example {500 // (2 * pac) * 2 * pac}",
+        if self.epochs is not None and self.epochs < 1:
+            raise ParameterError(f"epochs must be at least 1, got {self.epochs}")
+        pac = int(self.pac)
+        if self.batch_size < 2 or (self.epsilon is None and self.batch_size % (2 * pac) != 0):
+            raise ParameterError(
+                f"batch_size {self.batch_size} must be a positive multiple of 2 * pac = "
+                f"{2 * pac} (ctgan splits batches into pac groups); for example "
+                f"{500 // (2 * pac) * 2 * pac}"
             )
-        if not max_grad_norm > 0:
-            raise AssumptionError("max_grad_norm must be positive", assumption="C > 0")
-        self.epsilon = epsilon
-        self.delta = delta
-        self.epochs = int(epochs or (DEFAULT_EPOCHS if epsilon is None else DEFAULT_DP_EPOCHS))
-        self.batch_size = int(batch_size)
-        self.embedding_dim = int(embedding_dim)
-        self.generator_dim = tuple(generator_dim)
-        self.discriminator_dim = tuple(discriminator_dim)
-        self.generator_lr = float(generator_lr)
-        self.discriminator_lr = float(discriminator_lr)
-        self.max_grad_norm = float(max_grad_norm)
-        self.pac = int(pac)
-        self.bins = int(bins)
-        self.missing = missing
-        self.discretizer = Discretizer(schema, bins=bins, missing=missing)
-        self.seed = seed
-        self.progress = progress
-        self.secure_mode = bool(secure_mode)
-        self.min_rows = None if min_rows is None else int(min_rows)
-        self.accountant = PrivacyAccountant(epsilon, delta)
+        if not self.max_grad_norm > 0:
+            raise ParameterError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
+        if not self.bins >= 2:
+            raise ParameterError(f"bins must be at least 2, got {self.bins}")
 
-    def params(self) -> dict[str, Any]:
-        """Constructor parameters, for provenance."""
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "epochs": self.epochs,
-            "batch_size": self.batch_size,
-            "embedding_dim": self.embedding_dim,
-            "generator_dim": list(self.generator_dim),
-            "discriminator_dim": list(self.discriminator_dim),
-            "generator_lr": self.generator_lr,
-            "discriminator_lr": self.discriminator_lr,
-            "max_grad_norm": self.max_grad_norm,
-            "pac": self.pac,
-            "bins": self.bins,
-            "secure_mode": self.secure_mode,
-            "min_rows": self.min_rows,
-        }
+    @property
+    def discretizer(self) -> Discretizer:
+        """The public bins of the DP variant's one-hot representation."""
+        return cached_discretizer(self)
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, table: pd.DataFrame) -> Self:
+    def _fit(self, table: pd.DataFrame) -> None:
         """Train the GAN (ctgan as published, or the DP variant when epsilon is set)."""
         t0 = time.perf_counter()
-        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = self.new_accountant()
+        default = DEFAULT_EPOCHS if self.epsilon is None else DEFAULT_DP_EPOCHS
+        self.epochs_ = int(self.epochs or default)
         if self.epsilon is None:
             self._fit_ctgan(table)
         else:
             self._fit_dp(table)
             self.accountant.check_within_budget()
         self.fit_seconds = time.perf_counter() - t0
-        self._fitted = True
-        return self
 
     def _clean_frame(self, table: pd.DataFrame) -> pd.DataFrame:
         """Schema columns only: numbers as float64, categories as their names.
@@ -224,7 +265,7 @@ class CTGANSynthesizer(DPSynthesizer):
             generator_lr=self.generator_lr,
             discriminator_lr=self.discriminator_lr,
             batch_size=self.batch_size,
-            epochs=self.epochs,
+            epochs=self.epochs_,
             pac=self.pac,
             enable_gpu=False,
         )
@@ -348,11 +389,11 @@ class CTGANSynthesizer(DPSynthesizer):
             )
             q = 1.0 / m
             steps_per_epoch = len(loader)  # int(1/q): a function of public m only
-            steps = self.epochs * steps_per_epoch
+            steps = self.epochs_ * steps_per_epoch
             batch = max(1, round(q * self.public_rows()))  # public expected batch size
             sigma = get_noise_multiplier(
                 target_epsilon=self.epsilon,
-                target_delta=self.delta,
+                target_delta=self.target_delta(),
                 sample_rate=q,
                 steps=steps,
                 accountant="rdp",
@@ -377,7 +418,7 @@ class CTGANSynthesizer(DPSynthesizer):
             k = batch  # fake rows per step: public, fixed for the whole fit
             bce = torch.nn.functional.softplus
             taken = 0
-            for epoch in range(self.epochs):
+            for epoch in range(self.epochs_):
                 for (xb,) in loader:
                     taken += 1
                     with torch.no_grad():
@@ -396,7 +437,7 @@ class CTGANSynthesizer(DPSynthesizer):
                         p.requires_grad_(True)
                     disc.enable_hooks()
                 if self.progress is not None:
-                    self.progress(epoch + 1, self.epochs)
+                    self.progress(epoch + 1, self.epochs_)
         if taken != steps:
             raise AssumptionError(f"DP-SGD ran {taken} steps, planned {steps}")
         orders = [float(a) for a in RDPAccountant.DEFAULT_ALPHAS]
@@ -411,7 +452,18 @@ class CTGANSynthesizer(DPSynthesizer):
         self.generator_ = gen.eval()
 
     def public_rows(self) -> int:
-        """The declared minimum table size N that fixes DP-SGD's sampling rate q = 1/ceil(N/b)."""
+        """The declared minimum table size N that fixes DP-SGD's sampling rate q = 1/ceil(N/b).
+
+        Returns
+        -------
+        int
+            N.
+
+        Raises
+        ------
+        AssumptionError
+            Without ``min_rows`` (n is private under add/remove neighbours).
+        """
         if self.min_rows is None:
             raise AssumptionError(
                 "DP-CTGAN is DP under add/remove neighbours, where the table size is private, "
@@ -421,14 +473,11 @@ class CTGANSynthesizer(DPSynthesizer):
                 assumption="a public minimum table size",
                 admissible="min_rows=N",
             )
-        return self.min_rows
+        return int(self.min_rows)
 
     # -- sampling ------------------------------------------------------------------------
-    def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
+    def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Draw ``n`` rows; numbers clipped to public bounds, integers rounded."""
-        self._check_fitted()
-        if n < 0:
-            raise ValueError("n must be non-negative")
         if self.epsilon is None:
             self.model_.set_random_state(int_seed(seed))
             if n == 0:  # ctgan cannot sample no rows

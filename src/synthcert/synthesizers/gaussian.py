@@ -21,7 +21,7 @@ import pandas as pd
 from synthcert._result import Result
 from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
 from synthcert.data.schema import NumericColumn, Schema
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.claims import (
     DATA_DOMAIN,
     DATA_SIGMA,
@@ -33,7 +33,7 @@ from synthcert.privacy.claims import (
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import CHUNK_ROWS
 from synthcert.statistics.moments import MomentAccumulator
-from synthcert.synthesizers.base import Synthesizer
+from synthcert.synthesizers.base import Synthesizer, sample_count
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,26 @@ class GaussianFit(Result):
 
 
 def gaussian_factor(cov: np.ndarray) -> np.ndarray:
-    """A matrix L with L L^T = cov: Cholesky, or an eigen-factor when cov is only semi-definite."""
+    """A matrix L with L L^T = cov: Cholesky, or an eigen-factor when cov is only semi-definite.
+
+    Parameters
+    ----------
+    cov : numpy.ndarray
+        A symmetric positive semi-definite (d, d) matrix.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (d, d) factor L.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cov = np.array([[1.0, 1.0], [1.0, 1.0]])  # singular: no Cholesky factor
+    >>> L = gaussian_factor(cov)
+    >>> bool(np.allclose(L @ L.T, cov))
+    True
+    """
     try:
         return np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:
@@ -67,6 +86,44 @@ class GaussianSynthesizer(Synthesizer):
 
     ``sigma`` is the public lower bound on the smallest eigenvalue of the encoded covariance
     that the certificate assumes; ``None`` takes it from the data (and says so).
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (bounds and categories define the encoding to [-1, 1]^d).
+    sigma : float, "data" or None, default None
+        The declared public sigma of Theorem 3.1 (the class D_sigma); None or ``"data"``
+        measures it on the data, which gives no guarantee.
+    neighboring : {"unbounded", "bounded"}, default "unbounded"
+        Add/remove or replace-one neighbours.
+    min_rows : int, optional
+        Public lower bound N on the table size; under unbounded neighbours the certificate is
+        evaluated at N (required for a claim).
+    ridge : float, optional
+        Sample from N(mu, Sigma + rho I) instead: the unconditional certificate (no sigma).
+    alpha : float, optional
+        Rényi order of the certificate (default: optimised).
+    delta : float, optional
+        delta of the (epsilon, delta) conversion (default 1/n^2 at the public n).
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy of the encoder.
+    chunk_rows : int, default 2**19
+        Rows per chunk when fitting and sampling.
+    workers : int, optional
+        Threads (default min(CPUs, 8)); the rows never depend on it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)))
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame({"x": rng.uniform(size=200), "y": rng.uniform(size=200)})
+    >>> synth = GaussianSynthesizer(schema, ridge=0.5, min_rows=100).fit(df)
+    >>> synth.sample(5, seed=1).shape
+    (5, 2)
+    >>> synth.privacy_claim(5).model
+    'inherent-rdp'
     """
 
     name = "gaussian"
@@ -87,23 +144,54 @@ class GaussianSynthesizer(Synthesizer):
         chunk_rows: int = CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
-        super().__init__(schema)
-        if sigma == "data":
-            sigma = None
+        self.schema = schema
+        self.sigma = sigma
+        self.neighboring = neighboring
+        self.min_rows = min_rows
+        self.ridge = ridge
+        self.alpha = alpha
+        self.delta = delta
+        self.missing = missing
+        self.chunk_rows = chunk_rows
+        self.workers = workers
+
+    def validate_params(self) -> None:
+        """Check sigma, the minimum table size, the ridge and the chunking options.
+
+        Raises
+        ------
+        AssumptionError
+            If sigma or the ridge is not positive, ``min_rows < 2``, both a ridge and a sigma
+            are given, or the ridge is asked under a neighbouring relation it does not cover
+            (the assumptions of Theorem 3.1 and of the ridged certificate).
+        ParameterError
+            If ``chunk_rows`` or ``workers`` is not a positive whole number, or ``missing`` is
+            not a policy.
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> GaussianSynthesizer(Schema((NumericColumn("x", 0, 1),)), sigma=-1).validate_params()
+        Traceback (most recent call last):
+        ...
+        synthcert.errors.AssumptionError: sigma must be positive, got -1
+        """
+        super().validate_params()
+        sigma = None if self.sigma == "data" else self.sigma
         if sigma is not None and not float(sigma) > 0:
             raise AssumptionError(
                 f"sigma must be positive, got {sigma}", assumption="sigma > 0", admissible="> 0"
             )
-        if min_rows is not None and int(min_rows) < 2:
+        if self.min_rows is not None and int(self.min_rows) < 2:
             raise AssumptionError(
-                f"the declared minimum table size must be at least 2, got {min_rows}",
+                f"the declared minimum table size must be at least 2, got {self.min_rows}",
                 assumption="min_rows >= 2",
                 admissible=">= 2",
             )
-        if ridge is not None:
-            if not float(ridge) > 0:
+        if self.ridge is not None:
+            if not float(self.ridge) > 0:
                 raise AssumptionError(
-                    f"the ridge rho must be positive, got {ridge}", assumption="rho > 0"
+                    f"the ridge rho must be positive, got {self.ridge}", assumption="rho > 0"
                 )
             if sigma is not None:
                 raise AssumptionError(
@@ -111,47 +199,75 @@ class GaussianSynthesizer(Synthesizer):
                     "the data) or a declared sigma, not both",
                     assumption="one of sigma or ridge",
                 )
-            if neighboring not in ("unbounded", "bounded"):
+            if self.neighboring not in ("unbounded", "bounded"):
                 raise AssumptionError(
                     "the ridged certificate covers unbounded and bounded neighbours",
                     assumption="neighboring in {unbounded, bounded}",
                 )
-        self.ridge = None if ridge is None else float(ridge)
-        self.sigma_declared = None if sigma is None else float(sigma)
-        self.neighboring = neighboring
-        self.min_rows = None if min_rows is None else int(min_rows)
-        self.alpha = alpha
-        self.delta = delta
-        self.missing = missing
-        self.encoder = Encoder(schema, missing=missing)
-        self.chunk_rows = int(chunk_rows)
-        self.workers = workers or min(os.cpu_count() or 1, 8)
-        self._n_sampled: int | None = None
+        if isinstance(self.chunk_rows, bool) or not int(self.chunk_rows) >= 1:
+            raise ParameterError(f"chunk_rows must be at least 1, got {self.chunk_rows}")
+        if self.workers is not None and not int(self.workers) >= 1:
+            raise ParameterError(f"workers must be at least 1 (or None), got {self.workers}")
 
-    def params(self) -> dict:
-        """Public constructor parameters, for provenance (never the fitted parameters)."""
-        return {
-            "sigma": "data" if self.sigma_declared is None else self.sigma_declared,
-            "neighboring": self.neighboring,
-            "min_rows": self.min_rows,
-            "ridge": self.ridge,
-            "alpha": self.alpha,
-            "delta": self.delta,
-            "missing": self.missing,
-        }
+    @property
+    def sigma_declared(self) -> float | None:
+        """The declared public sigma, or None when it is measured on the data (``"data"``)."""
+        return None if self.sigma is None or self.sigma == "data" else float(self.sigma)
+
+    @property
+    def encoder(self) -> Encoder:
+        """The encoder of the schema to [-1, 1]^d (public; rebuilt when the schema changes)."""
+        key = (self.schema, self.missing)
+        cached = self.__dict__.get("_encoder")
+        if cached is None or cached[0][0] is not key[0] or cached[0][1] != key[1]:
+            cached = (key, Encoder(self.schema, missing=self.missing))
+            self._encoder = cached
+        return cached[1]
+
+    @property
+    def n_workers(self) -> int:
+        """Threads used to encode and draw chunks: ``workers``, or min(CPUs, 8)."""
+        return int(self.workers or min(os.cpu_count() or 1, 8))
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, table: pd.DataFrame) -> Self:
+    def _fit(self, table: pd.DataFrame) -> None:
         """Mean and biased covariance of the encoded table, in float64, block by block."""
-        step = self.chunk_rows
-        return self.fit_chunks(table.iloc[i : i + step] for i in range(0, max(len(table), 1), step))
+        step = int(self.chunk_rows)
+        self.fit_chunks(table.iloc[i : i + step] for i in range(0, max(len(table), 1), step))
 
     def fit_chunks(self, chunks: Iterable[pd.DataFrame]) -> Self:
         """Fit from an iterable of frames (a table larger than memory), merging accumulators.
 
         Waves of ``workers`` chunks are encoded and reduced on a thread pool; the partials are
         merged in chunk order, so the result does not depend on the number of threads.
+
+        Parameters
+        ----------
+        chunks : iterable of pandas.DataFrame
+            Consecutive blocks of the table (columns as in the schema).
+
+        Returns
+        -------
+        GaussianSynthesizer
+            ``self``, fitted (as :meth:`fit_moments`).
+
+        Raises
+        ------
+        AssumptionError
+            As :meth:`fit_moments`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)))
+        >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.8, 0.3], "y": [0.9, 0.2, 0.5, 0.6]})
+        >>> synth = GaussianSynthesizer(schema).fit_chunks([df.iloc[:2], df.iloc[2:]])
+        >>> synth.fit_.n
+        4
         """
+        self.validate_params()
+        workers = self.n_workers
         acc = MomentAccumulator(self.encoder.dim)
         reports: list[EncodeReport] = []
 
@@ -164,13 +280,13 @@ class GaussianSynthesizer(Synthesizer):
             for chunk in chunks:
                 wave.append((offset, chunk))
                 offset += len(chunk)
-                if len(wave) == self.workers:
+                if len(wave) == workers:
                     yield wave
                     wave = []
             if wave:
                 yield wave
 
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
             for wave in waves():
                 for part, report in pool.map(reduce, wave):
                     acc.merge(part)
@@ -178,7 +294,42 @@ class GaussianSynthesizer(Synthesizer):
         return self.fit_moments(acc, reports)
 
     def fit_moments(self, acc: MomentAccumulator, reports: list[EncodeReport]) -> Self:
-        """Finish a fit from merged moments (used by the streaming and distributed engines)."""
+        """Finish a fit from merged moments (used by the streaming and distributed engines).
+
+        The route of :class:`~synthcert.statistics.protocols.FitsFromMoments`.
+
+        Parameters
+        ----------
+        acc : MomentAccumulator
+            Count, sum and cross-products of the encoded rows, merged over all chunks.
+        reports : list of EncodeReport
+            The encode reports of the chunks (rows dropped, values clipped).
+
+        Returns
+        -------
+        GaussianSynthesizer
+            ``self``, fitted.
+
+        Raises
+        ------
+        AssumptionError
+            With fewer than 2 complete rows, fewer than ``min_rows``, incomplete rows under
+            bounded neighbours, a singular covariance, or a table too close to the declared
+            sigma (the neighbour margin).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from synthcert.data.accumulate import MomentAccumulator
+        >>> from synthcert.data.encode import EncodeReport
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> synth = GaussianSynthesizer(Schema((NumericColumn("x", -1, 1),)))
+        >>> acc = MomentAccumulator(1).update(np.array([[-0.5], [0.0], [0.5]]))
+        >>> synth.fit_moments(acc, [EncodeReport(3, 3, 0, {"x": 0})]).fit_.n
+        3
+        """
+        self._start_fit()
+        self._n_sampled: int | None = None
         merged = merge_reports(reports)
         dropped, clipped = merged.rows_dropped_missing, merged.values_clipped
         if acc.count < 2:
@@ -218,11 +369,12 @@ class GaussianSynthesizer(Synthesizer):
         )
         self.smallest_eigenvalue_ = lam_min
         sampled = (
-            self.cov_ if self.ridge is None else self.cov_ + self.ridge * np.eye(len(self.cov_))
+            self.cov_
+            if self.ridge is None
+            else self.cov_ + float(self.ridge) * np.eye(len(self.cov_))
         )
         self._factor = gaussian_factor(sampled)
-        self._fitted = True
-        return self
+        return self._end_fit()
 
     def _check_sigma(self, lam_min: float, direction: np.ndarray, n: int) -> None:
         """Refuse a singular covariance, and a table whose neighbours may leave D_sigma.
@@ -263,9 +415,8 @@ class GaussianSynthesizer(Synthesizer):
 
     # -- sampling ------------------------------------------------------------------------
     def _chunk_sizes(self, n: int) -> list[int]:
-        if n < 0:
-            raise ValueError("n must be non-negative")
-        return [min(self.chunk_rows, n - s) for s in range(0, n, self.chunk_rows)]
+        n, step = sample_count(n), int(self.chunk_rows)
+        return [min(step, n - s) for s in range(0, n, step)]
 
     def _draw(self, size: int, child: np.random.SeedSequence) -> np.ndarray:
         """One chunk: Z ~ N(0, I), X = mu + Z L^T, clipped to [-1,1]^d."""
@@ -307,28 +458,72 @@ class GaussianSynthesizer(Synthesizer):
         Chunks are drawn by a thread pool (numpy releases the GIL while filling arrays), in
         waves of ``workers`` chunks, so memory stays bounded and the rows do not depend on the
         number of threads.
+
+        Parameters
+        ----------
+        n : int
+            Rows in all.
+        seed : int, SeedSequence, Generator or None
+            The secret seed; chunk i draws from its child i.
+
+        Yields
+        ------
+        numpy.ndarray
+            (rows, d) float64 arrays in [-1, 1]^d, ``chunk_rows`` rows each but the last.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        ParameterError
+            If ``n`` is negative.
         """
         self._check_fitted()
         sizes = self._chunk_sizes(n)
         children = seed_sequence(seed).spawn(len(sizes))
         self._n_sampled = n
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            for start in range(0, len(sizes), self.workers):
-                idx = range(start, min(start + self.workers, len(sizes)))
+        workers = self.n_workers
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for start in range(0, len(sizes), workers):
+                idx = range(start, min(start + workers, len(sizes)))
                 yield from pool.map(lambda i: self._draw(sizes[i], children[i]), idx)
 
     def sample_chunks(self, n: int, *, seed: Seed = None) -> Iterator[pd.DataFrame]:
-        """Yield decoded synthetic frames chunk by chunk (for streaming writes)."""
+        """Yield decoded synthetic frames chunk by chunk (for streaming writes).
+
+        Parameters
+        ----------
+        n : int
+            Rows in all.
+        seed : int, SeedSequence, Generator or None
+            The secret seed: the concatenated chunks are the rows of ``sample(n, seed)``.
+
+        Yields
+        ------
+        pandas.DataFrame
+            Frames of at most ``chunk_rows`` rows in the schema's columns and dtypes.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("y", 0, 1)))
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame({"x": rng.uniform(size=50), "y": rng.uniform(size=50)})
+        >>> synth = GaussianSynthesizer(schema, chunk_rows=4).fit(df)
+        >>> whole = pd.concat(synth.sample_chunks(10, seed=3), ignore_index=True)
+        >>> whole.equals(synth.sample(10, seed=3))
+        True
+        """
         for X in self.sample_encoded_chunks(n, seed=seed):
             yield self.encoder.decode(X)
 
-    def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
+    def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Draw ``n`` synthetic rows (clipped to the public bounds, decoded).
 
         Same rows as :meth:`sample_chunks` with the same seed; each thread decodes its chunk
         straight into the output columns, so no intermediate frames are built or concatenated.
         """
-        self._check_fitted()
         sizes = self._chunk_sizes(n)
         children = seed_sequence(seed).spawn(len(sizes))
         starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
@@ -340,7 +535,7 @@ class GaussianSynthesizer(Synthesizer):
             view = {k: v[starts[i] : starts[i + 1]] for k, v in columns.items()}
             self.encoder.decode_columns(X, out=view)
 
-        with ThreadPoolExecutor(max_workers=self.workers) as pool:
+        with ThreadPoolExecutor(max_workers=self.n_workers) as pool:
             list(pool.map(fill, range(len(sizes))))
         return self.encoder.frame(columns)
 
@@ -351,6 +546,18 @@ class GaussianSynthesizer(Synthesizer):
         Unbounded (add/remove): the declared minimum table size N (Theorem 3.1 at N-1, valid
         for every table of at least N rows since epsilon decreases in n). Bounded (replace):
         n itself, which that relation assumes public.
+
+        Returns
+        -------
+        int
+            N (unbounded) or the fitted n (bounded).
+
+        Raises
+        ------
+        AssumptionError
+            Under unbounded neighbours without ``min_rows``.
+        NotFittedError
+            Under bounded neighbours before a fit.
         """
         if self.neighboring == "unbounded":
             if self.min_rows is None:
@@ -361,7 +568,7 @@ class GaussianSynthesizer(Synthesizer):
                     assumption="a public minimum table size",
                     admissible="--min-rows N",
                 )
-            return self.min_rows
+            return int(self.min_rows)
         self._check_fitted()
         return self.fit_.n
 
@@ -377,6 +584,29 @@ class GaussianSynthesizer(Synthesizer):
 
         Evaluated at :meth:`public_n`; with ``sigma="data"`` at the measured eigenvalue, which
         makes the figures private (they are not a guarantee and are never published).
+
+        Parameters
+        ----------
+        n_out : int, optional
+            Rows released (default the public n).
+        alpha : float, optional
+            Rényi order (default the constructor's, else optimised).
+        delta : float, optional
+            delta of the conversion (default the constructor's, else 1/n^2).
+        conversion : str, default "ckm"
+            RDP -> (epsilon, delta) conversion.
+
+        Returns
+        -------
+        Account
+            The figures of :func:`synthcert.privacy.budget.account`.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        AssumptionError
+            Without a public table size (see :meth:`public_n`).
         """
         from synthcert.privacy.budget import account
 
@@ -401,7 +631,29 @@ class GaussianSynthesizer(Synthesizer):
         self, n_out: int, *, alpha: float | None = None, delta: float | None = None,
         conversion: str = "ckm",
     ) -> PrivacyClaim:  # fmt: skip
-        """The public claim of releasing ``n_out`` rows: inherent RDP, converted to (ε, δ)."""
+        """The public claim of releasing ``n_out`` rows: inherent RDP, converted to (ε, δ).
+
+        Parameters
+        ----------
+        n_out : int
+            Rows released.
+        alpha, delta, conversion
+            As :meth:`certificate`.
+
+        Returns
+        -------
+        PrivacyClaim
+            The ridged claim, the Theorem 3.1 claim at the declared sigma, or (``sigma`` from
+            the data) a claim that states no guarantee.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        AssumptionError
+            If the certificate cannot be computed (no public table size, no admissible
+            order).
+        """
 
         self._check_fitted()
         assumptions = gaussian_assumptions(self)
@@ -457,7 +709,7 @@ class GaussianSynthesizer(Synthesizer):
             delta = default_delta(n)
         cert = require_ridge(
             certify_ridge(
-                n, self.encoder.dim, self.ridge, alpha=alpha, n_out=int(n_out),  # type: ignore[arg-type]
+                n, self.encoder.dim, float(self.ridge), alpha=alpha, n_out=int(n_out),  # type: ignore[arg-type]
                 neighboring=self.neighboring, delta=delta, conversion=conversion,  # type: ignore[arg-type]
             )
         )  # fmt: skip
@@ -481,7 +733,7 @@ def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
     )
     ridge = Assumption(
         "ridge",
-        synth.ridge,
+        None if synth.ridge is None else float(synth.ridge),
         "declared",
         "rows are drawn from N(mu, Sigma + rho I): unconditional, nothing is assumed about the "
         "data's covariance",
@@ -504,12 +756,12 @@ def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
         out.append(
             Assumption(
                 "min_rows",
-                synth.min_rows,
+                None if synth.min_rows is None else int(synth.min_rows),
                 "declared",
                 "the table has at least this many rows; the certificate is evaluated there",
             )
         )
-    elif synth._fitted:
+    elif getattr(synth, "_fitted", False):
         out.append(
             Assumption(
                 "n", synth.fit_.n, "definition", "bounded neighbouring keeps the table size public"
@@ -548,6 +800,25 @@ def neighbour_margin(n: int, d: int, sigma: float, neighboring: str) -> float:
     lambda_min >= max((n+1) sigma/n, (n-1) sigma/n + 4d/(n-1)). Bounded (x replaced by x',
     b = x' - mu): Sigma' = Sigma + (b b^T - a a^T)/n - (b-a)(b-a)^T/n^2, so by Weyl
     lambda_min(Sigma') >= lambda_min - 4d/n - 4d/n^2, and the margin is sigma + 4d(n+1)/n^2.
+
+    Parameters
+    ----------
+    n, d : int
+        Table size and encoded dimension.
+    sigma : float
+        The declared sigma.
+    neighboring : {"unbounded", "bounded"}
+        The neighbouring relation.
+
+    Returns
+    -------
+    float
+        The margin (infinite for n < 2).
+
+    Examples
+    --------
+    >>> round(neighbour_margin(1001, 2, 0.01, "unbounded"), 6)
+    0.01799
     """
     n, d = int(n), int(d)
     if n < 2:
@@ -558,13 +829,28 @@ def neighbour_margin(n: int, d: int, sigma: float, neighboring: str) -> float:
 
 
 def default_delta(n: int) -> float:
-    """delta = 1/n^2, one of the two choices of thesis section 5.5.4."""
+    """delta = 1/n^2, one of the two choices of thesis section 5.5.4.
+
+    Examples
+    --------
+    >>> default_delta(1000)
+    1e-06
+    """
     return 1.0 / float(n) ** 2
 
 
 def encoded_column_names(schema: Schema) -> list[str]:
     """Names of the d encoded dimensions: ``age`` or ``workclass=Private`` for dummies, and
-    ``age=missing`` for the missingness indicator of a nullable column."""
+    ``age=missing`` for the missingness indicator of a nullable column.
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> age = NumericColumn("age", 0, 99, nullable=True)
+    >>> schema = Schema((age, CategoricalColumn("c", ("a", "b"))))
+    >>> encoded_column_names(schema)
+    ['age', 'age=missing', 'c=b']
+    """
     names: list[str] = []
     for col in schema.columns:
         if isinstance(col, NumericColumn):

@@ -11,7 +11,7 @@ marginals are measured exactly (the thesis's audit, section 3.5, uses this mode)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 import numpy as np
 import pandas as pd
@@ -19,8 +19,8 @@ import pandas as pd
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
-from synthcert.errors import AssumptionError, DataError
-from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
+from synthcert.errors import DataError, ParameterError
+from synthcert.privacy.accountant import rho_from_epsilon_delta
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.sources import CountSource, check_cardinalities
 from synthcert.synthesizers._pgm_inference import sample_codes
@@ -33,7 +33,7 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_aim,
     run_mwem,
 )
-from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer
+from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.counts import fit_from_table
 
 
@@ -42,6 +42,35 @@ class _PGMSynthesizer(DPSynthesizer):
 
     ``pgm_iters`` mirror-descent iterations for the final estimate, ``round_iters`` (default
     the same) inside the selection loop, warm-started from the previous round.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The (epsilon, delta) budget, spent as rho-zCDP; None measures exactly (no DP).
+    delta : float, optional
+        Default 1e-5 under DP.
+    workload : sequence of sequences of str, optional
+        The marginals of interest (default: all pairs).
+    rounds : int, optional
+        AIM's T under DP / the number of selection rounds (see the subclasses).
+    max_model_size : float, optional
+        Model-size limit in MB (default 80 for AIM, 25 for MWEM).
+    pgm_iters : int, default 1000
+        Mirror-descent iterations of the final estimate.
+    round_iters : int, optional
+        Iterations inside the selection loop (default ``pgm_iters``).
+    alpha : float, default 0.9
+        Share of each round's budget spent on measurement (AIM's alpha, not a Rényi order).
+    bins : int, default 20
+        Equal-width public bins of the numeric columns.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's selections and noise.
+    progress : callable, optional
+        Called with the progress of the mechanism.
     """
 
     privacy_model: ClassVar[str] = "zcdp"
@@ -51,6 +80,7 @@ class _PGMSynthesizer(DPSynthesizer):
         "exponential mechanism (marginal selection)",
     )
     default_max_model_size: ClassVar[float] = 80.0
+    default_delta: ClassVar[float | None] = DEFAULT_DELTA
     mechanism: ClassVar[Callable[..., PGMState]]  # run_aim or run_mwem
 
     def __init__(
@@ -70,61 +100,79 @@ class _PGMSynthesizer(DPSynthesizer):
         seed: Seed = None,
         progress: Progress | None = None,
     ) -> None:
-        super().__init__(schema)
-        if epsilon is not None:
-            delta = DEFAULT_DELTA if delta is None else delta
-            self.rho = rho_from_epsilon_delta(epsilon, delta)  # checks both
-        else:
-            self.rho = None
-        if not 0 < alpha < 1:
-            raise AssumptionError(
-                f"alpha (the share of each round's budget spent on measurement) must lie in "
-                f"(0, 1), got {alpha}",
-                assumption="0 < alpha < 1",
-                admissible="for example 0.9",
-            )
-        if rounds is not None and rounds < 1:
-            raise AssumptionError("rounds must be at least 1", assumption="rounds >= 1")
-        if pgm_iters < 1:
-            raise AssumptionError("pgm_iters must be at least 1", assumption="pgm_iters >= 1")
-        names = set(schema.names)
-        if workload is not None:
-            for cl in workload:
-                unknown = [a for a in cl if a not in names]
-                if unknown or not cl:
-                    raise AssumptionError(
-                        f"workload clique {tuple(cl)} names no schema column or unknown "
-                        f"column(s) {unknown}",
-                        assumption="workload cliques are non-empty sets of schema columns",
-                        admissible=", ".join(schema.names),
-                    )
+        self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
-        self.workload = None if workload is None else [tuple(cl) for cl in workload]
+        self.workload = workload
         self.rounds = rounds
-        self.max_model_size = float(max_model_size or self.default_max_model_size)
-        self.pgm_iters = int(pgm_iters)
+        self.max_model_size = max_model_size
+        self.pgm_iters = pgm_iters
         self.round_iters = round_iters
-        self.alpha = float(alpha)
-        self.bins = int(bins)
-        self.discretizer = Discretizer(schema, bins=bins, missing=missing)
+        self.alpha = alpha
+        self.bins = bins
+        self.missing = missing
         self.seed = seed
         self.progress = progress
-        self.accountant = PrivacyAccountant(epsilon, delta)
 
-    def params(self) -> dict[str, Any]:
-        """Constructor parameters, for provenance."""
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "workload": self.workload,
-            "rounds": self.rounds,
-            "max_model_size": self.max_model_size,
-            "pgm_iters": self.pgm_iters,
-            "round_iters": self.round_iters,
-            "alpha": self.alpha,
-            "bins": self.bins,
-        }
+    def validate_params(self) -> None:
+        """Check the budget (as zCDP), the measurement share, the rounds and the workload.
+
+        Raises
+        ------
+        AssumptionError
+            If epsilon is not positive and finite or delta is outside (0, 1) (the conversion
+            to zCDP needs both).
+        ParameterError
+            If ``alpha`` is outside (0, 1), ``rounds``, ``pgm_iters`` or ``round_iters`` is
+            below 1, ``bins < 2``, or a workload clique names no or unknown columns.
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1),))
+        >>> AIMSynthesizer(schema, alpha=1.0).validate_params()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        synthcert.errors.ParameterError: alpha (the share ... must lie in (0, 1), got 1.0
+        """
+        super().validate_params()
+        if self.epsilon is not None:
+            rho_from_epsilon_delta(self.epsilon, self.target_delta())  # checks both
+        if not 0 < self.alpha < 1:
+            raise ParameterError(
+                f"alpha (the share of each round's budget spent on measurement) must lie in "
+                f"(0, 1), got {self.alpha}"
+            )
+        if self.rounds is not None and self.rounds < 1:
+            raise ParameterError(f"rounds must be at least 1, got {self.rounds}")
+        if self.pgm_iters < 1:
+            raise ParameterError(f"pgm_iters must be at least 1, got {self.pgm_iters}")
+        if self.round_iters is not None and self.round_iters < 1:
+            raise ParameterError(f"round_iters must be at least 1, got {self.round_iters}")
+        if self.max_model_size is not None and not self.max_model_size > 0:
+            raise ParameterError(f"max_model_size must be positive, got {self.max_model_size}")
+        if not self.bins >= 2:
+            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        names = set(self.schema.names)
+        for cl in self.workload or ():
+            unknown = [a for a in cl if a not in names]
+            if unknown or not cl:
+                raise ParameterError(
+                    f"workload clique {tuple(cl)} names no schema column or unknown "
+                    f"column(s) {unknown}; the columns are {', '.join(self.schema.names)}"
+                )
+
+    @property
+    def rho(self) -> float | None:
+        """rho-zCDP of the requested (epsilon, delta) (AIM's conversion), None without DP."""
+        if self.epsilon is None:
+            return None
+        return rho_from_epsilon_delta(self.epsilon, self.target_delta())
+
+    @property
+    def discretizer(self) -> Discretizer:
+        """The public bins the counts are taken on (rebuilt when a parameter changes)."""
+        return cached_discretizer(self)
 
     def _workload(self) -> list[tuple[Clique, float]]:
         names = self.schema.names
@@ -134,13 +182,13 @@ class _PGMSynthesizer(DPSynthesizer):
             return [((names[0],), 1.0)]
         return all_pairs(names)
 
-    def fit(self, table: pd.DataFrame) -> Self:
+    def _fit(self, table: pd.DataFrame) -> None:
         """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
 
         Missing values of nullable columns are one more category; ``rows_dropped_missing_``
         (private: run record only) counts the rows the missing-value policy dropped.
         """
-        return fit_from_table(self, table)
+        fit_from_table(self, table)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Run the mechanism (AIM or MWEM) on the marginals of ``source`` (counted on
@@ -148,7 +196,36 @@ class _PGMSynthesizer(DPSynthesizer):
 
         Every marginal the mechanism may score or measure (the one-way marginals and the
         workload's downward closure) is asked of ``source`` in one request.
+
+        The route of :class:`~synthcert.statistics.protocols.FitsFromCounts`.
+
+        Parameters
+        ----------
+        source : CountSource
+            Counts of the table on ``self.discretizer``'s codes.
+
+        Returns
+        -------
+        AIMSynthesizer or MWEMPGMSynthesizer
+            ``self``, fitted.
+
+        Raises
+        ------
+        DataError
+            If the counts are on other bins, or hold no row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from synthcert.data.schema import CategoricalColumn, Schema
+        >>> from synthcert.synthesizers.counts import CodesCounts
+        >>> cols = (CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v")))
+        >>> schema = Schema(cols)
+        >>> synth = MWEMPGMSynthesizer(schema, pgm_iters=20)
+        >>> synth.fit_counts(CodesCounts(np.array([[0, 0], [1, 1], [1, 0]]), [2, 2])).n_
+        3
         """
+        self._start_fit()
         cards = self.discretizer.cardinalities
         check_cardinalities(source, cards)
         names = self.schema.names
@@ -162,7 +239,7 @@ class _PGMSynthesizer(DPSynthesizer):
         if n == 0:
             raise DataError(f"{type(self).__name__} needs at least one complete row")
         rng = np.random.default_rng(seed_sequence(self.seed))
-        self.accountant = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = self.new_accountant()
         self.state_ = type(self).mechanism(
             answers,
             n,
@@ -172,20 +249,25 @@ class _PGMSynthesizer(DPSynthesizer):
             accountant=self.accountant,
             rng=rng,
             rounds=self.rounds,
-            max_model_size=self.max_model_size,
-            alpha=self.alpha,
-            pgm_iters=self.pgm_iters,
+            max_model_size=float(self.max_model_size or self.default_max_model_size),
+            alpha=float(self.alpha),
+            pgm_iters=int(self.pgm_iters),
             round_iters=self.round_iters,
             progress=self.progress,
         )
         self.accountant.check_within_budget()
         self.n_ = n
-        self._fitted = True
-        return self
+        return self._end_fit()
 
     @property
     def selected(self) -> list[Clique]:
-        """The marginals measured, in order."""
+        """The marginals measured, in order.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        """
         self._check_fitted()
         return list(self.state_.selected)
 
@@ -195,17 +277,30 @@ class _PGMSynthesizer(DPSynthesizer):
         self._check_fitted()
         return self.state_.seconds
 
-    def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
+    def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Forward-sample codes from the model's junction tree, then decode within bins."""
-        self._check_fitted()
-        if n < 0:
-            raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
         codes = sample_codes(self.state_.calib, self.schema.names, int(n), rng)  # type: ignore[arg-type]
         return self.discretizer.inverse_transform(codes, rng)
 
     def model_marginal(self, columns: Sequence[str]) -> np.ndarray:
-        """The fitted model's marginal (probabilities) over ``columns`` (post-processing)."""
+        """The fitted model's marginal (probabilities) over ``columns`` (post-processing).
+
+        Parameters
+        ----------
+        columns : sequence of str
+            Schema columns.
+
+        Returns
+        -------
+        numpy.ndarray
+            Probabilities summing to 1, axes in the order of ``columns``.
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        """
         self._check_fitted()
         p = self.state_.calib.project(tuple(columns))  # type: ignore[union-attr]
         return p / p.sum()
@@ -220,7 +315,17 @@ class AIMSynthesizer(_PGMSynthesizer):
 
     Defaults follow thesis Algorithm 4: all 2-way marginals as workload, MAX-SIZE 80 MB,
     T = 16 k, alpha = 0.9. ``rounds`` overrides T under DP, and is the number of selection
-    rounds without DP (default k).
+    rounds without DP (default k). Parameters as :class:`_PGMSynthesizer`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, Schema
+    >>> schema = Schema((CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v"))))
+    >>> df = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": ["u", "v", "v", "u"]})
+    >>> synth = AIMSynthesizer(schema, epsilon=1.0, rounds=8, pgm_iters=20, seed=1).fit(df)
+    >>> round(synth.privacy_claim(4).epsilon, 6)
+    1.0
     """
 
     name = "aim"
@@ -233,6 +338,17 @@ class MWEMPGMSynthesizer(_PGMSynthesizer):
 
     Each round spends rho/T, a share ``alpha`` on the Gaussian measurement; the model-size
     limit grows as max_model_size * t / T (25 MB by default, as in the reference).
+    Parameters as :class:`_PGMSynthesizer`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, Schema
+    >>> schema = Schema((CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v"))))
+    >>> df = pd.DataFrame({"a": ["x", "y", "y", "x"], "b": ["u", "v", "v", "u"]})
+    >>> synth = MWEMPGMSynthesizer(schema, rounds=1, pgm_iters=20).fit(df)
+    >>> synth.sample(3, seed=2).shape
+    (3, 2)
     """
 
     name = "mwem-pgm"

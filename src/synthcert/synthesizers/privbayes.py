@@ -20,8 +20,7 @@ import pandas as pd
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
-from synthcert.errors import AssumptionError, DataError
-from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.errors import DataError, ParameterError
 from synthcert.privacy.mechanisms import (
     StaircaseForm,
     exponential_mechanism,
@@ -38,7 +37,7 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
     prefetch_subsets,
 )
-from synthcert.synthesizers.base import DPSynthesizer
+from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.counts import fit_from_table
 
@@ -57,6 +56,27 @@ def choose_degree(
     has about m^{k+1} cells (m the median cardinality), so its average count is n/m^{k+1}.
     k is the largest value in 1..3 whose ratio n epsilon_p / (2 d m^{k+1}) is at least theta
     (1 if none is). Without DP the default is 2.
+
+    Parameters
+    ----------
+    n : int
+        Table size (public under bounded neighbours).
+    epsilon_p : float or None
+        The budget of the conditional tables (None: no DP).
+    cards : list of int
+        Column cardinalities.
+    theta : float, default 4.0
+        The usefulness threshold.
+
+    Returns
+    -------
+    int
+        The degree k.
+
+    Examples
+    --------
+    >>> choose_degree(30000, 2.0, [10, 10, 10, 10])
+    2
     """
     if epsilon_p is None:
         return DEFAULT_DEGREE
@@ -78,6 +98,41 @@ class PrivBayesSynthesizer(DPSynthesizer):
     form of thesis Def. 2.3.13 (default) or per-cell 1-D draws (``"coordinate"``: two cells
     change by one under replacement, so each cell gets half the table's epsilon).
     ``delta`` is accepted for a uniform interface; the mechanism is pure epsilon-DP.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The pure-DP budget; None fits without noise.
+    delta : float, optional
+        Accepted for a uniform interface.
+    degree : int, optional
+        The network degree k (default: theta-usefulness under DP, 2 without).
+    structure_share : float, default 0.3
+        Share of epsilon for structure learning, in (0, 1).
+    noise : {"laplace", "staircase"}, default "laplace"
+        Noise of the conditional tables.
+    staircase_form : {"l1", "coordinate"}, default "l1"
+        Form of the Staircase noise.
+    theta : float, default 4.0
+        The theta of theta-usefulness.
+    bins : int, default 20
+        Equal-width public bins of the numeric columns.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's choices and noise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), CategoricalColumn("c", ("a", "b"))))
+    >>> df = pd.DataFrame({"x": [0.1, 0.4, 0.8, 0.3], "c": ["a", "b", "b", "a"]})
+    >>> synth = PrivBayesSynthesizer(schema, epsilon=1.0, seed=3).fit(df)
+    >>> sorted(node.child for node in synth.network)
+    ['c', 'x']
     """
 
     name = "privbayes"
@@ -104,53 +159,67 @@ class PrivBayesSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        super().__init__(schema)
-        if degree is not None and degree < 0:
-            raise AssumptionError("degree must be >= 0", assumption="degree >= 0")
-        if not 0 < structure_share < 1:
-            raise AssumptionError(
-                f"structure_share must lie in (0, 1), got {structure_share}",
-                assumption="0 < structure_share < 1",
-                admissible="for example 0.3",
-            )
-        if noise not in ("laplace", "staircase"):
-            raise AssumptionError(f"unknown noise {noise!r}", admissible="laplace, staircase")
-        if staircase_form not in ("l1", "coordinate"):
-            raise AssumptionError(
-                f"unknown staircase_form {staircase_form!r}", admissible="l1, coordinate"
-            )
-        self.accountant = PrivacyAccountant(epsilon, delta)
+        self.schema = schema
         self.epsilon = epsilon
         self.delta = delta
         self.degree = degree
-        self.structure_share = float(structure_share)
+        self.structure_share = structure_share
         self.noise = noise
         self.staircase_form = staircase_form
-        self.theta = float(theta)
-        self.bins = int(bins)
-        self.discretizer = Discretizer(schema, bins=bins, missing=missing)
+        self.theta = theta
+        self.bins = bins
+        self.missing = missing
         self.seed = seed
 
-    def params(self) -> dict:
-        """Constructor parameters, for provenance."""
-        return {
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "degree": self.degree,
-            "structure_share": self.structure_share,
-            "noise": self.noise,
-            "staircase_form": self.staircase_form,
-            "bins": self.bins,
-        }
+    def validate_params(self) -> None:
+        """Check the budget, the degree, the structure share, the noise and the bins.
+
+        Raises
+        ------
+        ParameterError
+            For a negative degree, a structure share outside (0, 1), an unknown ``noise`` or
+            ``staircase_form``, a non-positive theta or ``bins < 2``.
+        AssumptionError
+            If epsilon is not positive or delta is outside [0, 1).
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> schema = Schema((NumericColumn("x", 0, 1),))
+        >>> PrivBayesSynthesizer(schema, noise="gaussian").validate_params()
+        Traceback (most recent call last):
+        ...
+        synthcert.errors.ParameterError: unknown noise 'gaussian'; choose laplace or staircase
+        """
+        super().validate_params()
+        if self.degree is not None and self.degree < 0:
+            raise ParameterError(f"degree must be >= 0, got {self.degree}")
+        if not 0 < self.structure_share < 1:
+            raise ParameterError(f"structure_share must lie in (0, 1), got {self.structure_share}")
+        if self.noise not in ("laplace", "staircase"):
+            raise ParameterError(f"unknown noise {self.noise!r}; choose laplace or staircase")
+        if self.staircase_form not in ("l1", "coordinate"):
+            raise ParameterError(
+                f"unknown staircase_form {self.staircase_form!r}; choose l1 or coordinate"
+            )
+        if not self.theta > 0:
+            raise ParameterError(f"theta must be positive, got {self.theta}")
+        if not self.bins >= 2:
+            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+
+    @property
+    def discretizer(self) -> Discretizer:
+        """The public bins the counts are taken on (rebuilt when a parameter changes)."""
+        return cached_discretizer(self)
 
     # -- fitting -------------------------------------------------------------------------
-    def fit(self, table: pd.DataFrame) -> Self:
+    def _fit(self, table: pd.DataFrame) -> None:
         """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
 
         Missing values of nullable columns are one more category; ``rows_dropped_missing_``
         (private: run record only) counts the rows the missing-value policy dropped.
         """
-        return fit_from_table(self, table)
+        fit_from_table(self, table)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3) from the
@@ -159,21 +228,50 @@ class PrivBayesSynthesizer(DPSynthesizer):
         Every (child, parents) table is asked of ``source`` in batches: all the (k+1)-subsets
         of the columns in one request when they hold at most ``PREFETCH_CELLS`` cells, else
         the new candidates of each greedy step in one request (d-1 requests).
+
+        The route of :class:`~synthcert.statistics.protocols.FitsFromCounts`.
+
+        Parameters
+        ----------
+        source : CountSource
+            Counts of the table on ``self.discretizer``'s codes.
+
+        Returns
+        -------
+        PrivBayesSynthesizer
+            ``self``, fitted.
+
+        Raises
+        ------
+        DataError
+            If the counts are on other bins, or hold fewer than 2 rows.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from synthcert.data.schema import CategoricalColumn, Schema
+        >>> from synthcert.synthesizers.counts import CodesCounts
+        >>> cols = (CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v")))
+        >>> schema = Schema(cols)
+        >>> synth = PrivBayesSynthesizer(schema)
+        >>> synth.fit_counts(CodesCounts(np.array([[0, 0], [1, 1], [1, 0]]), [2, 2])).n_
+        3
         """
+        self._start_fit()
         cards = self.discretizer.cardinalities
         check_cardinalities(source, cards)
         d = len(cards)
         rng = np.random.default_rng(seed_sequence(self.seed))
-        self.accountant = acc = PrivacyAccountant(self.epsilon, self.delta)
+        self.accountant = acc = self.new_accountant()
         eps = self.epsilon
-        eps_g = eps * self.structure_share if eps is not None and d > 1 else 0.0
+        eps_g = eps * float(self.structure_share) if eps is not None and d > 1 else 0.0
         eps_p = None if eps is None else eps - eps_g
         if self.degree is not None:
             self.degree_ = self.degree
         elif eps_p is None:
             self.degree_ = DEFAULT_DEGREE
         else:  # theta-usefulness needs n
-            self.degree_ = choose_degree(source.rows, eps_p, cards, theta=self.theta)
+            self.degree_ = choose_degree(source.rows, eps_p, cards, theta=float(self.theta))
         prefetch_subsets(source, self.degree_)
         n = source.rows
         if n < 2:
@@ -194,7 +292,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
 
         # theta-usefulness: a table is kept only if its average count n/cells is at least
         # theta times the noise scale 2d/eps_p (Zhang et al. 2017, section 4.2)
-        self.max_cells_ = None if eps_p is None else n * eps_p / (2.0 * d * self.theta)
+        self.max_cells_ = None if eps_p is None else n * eps_p / (2.0 * d * float(self.theta))
         self.order_: list[Node] = learn_structure(
             source, self.degree_, rng, choose, self.max_cells_
         )
@@ -203,8 +301,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
         self.n_ = n
         acc.check_within_budget()
         self._cards = cards
-        self._fitted = True
-        return self
+        return self._end_fit()
 
     def _table(
         self,
@@ -238,17 +335,20 @@ class PrivBayesSynthesizer(DPSynthesizer):
 
     @property
     def network(self) -> list[NetworkNode]:
-        """The learned network in sampling order (column names)."""
+        """The learned network in sampling order (column names).
+
+        Raises
+        ------
+        NotFittedError
+            Before a fit.
+        """
         self._check_fitted()
         names = self.schema.names
         return [NetworkNode(names[c], tuple(names[p] for p in ps)) for c, ps in self.order_]
 
     # -- sampling ------------------------------------------------------------------------
-    def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
+    def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Ancestral sampling of codes, then decoding (numeric values uniform within the bin)."""
-        self._check_fitted()
-        if n < 0:
-            raise ValueError("n must be non-negative")
         rng = np.random.default_rng(seed_sequence(seed))
         codes = ancestral_sample(self.order_, self.tables_, self._cards, n, rng)
         return self.discretizer.inverse_transform(codes, rng)

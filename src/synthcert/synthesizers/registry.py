@@ -1,16 +1,28 @@
-"""The synthesizer registry: names, privacy models, and lazy construction (heavy deps on demand)."""
+"""The synthesizer registry: names, privacy models, and the one place synthesizers are built.
+
+:func:`make_synthesizer` builds and seeds every synthesizer synthcert runs (the CLI, the
+workflows, the audit game, the reproduced studies); :func:`available_synthesizers` lists
+those whose optional extras are installed. Classes load on first use, so the heavy
+dependencies (JAX, torch) are imported only when asked for.
+
+Where a new synthesizer goes: a module in this package with a subclass of
+:class:`~synthcert.synthesizers.base.Synthesizer` (or ``DPSynthesizer``), an entry in
+:data:`REGISTRY`, and ``check_synthesizer`` (:mod:`synthcert.testing`) passing in
+tests/test_conformance.py.
+"""
 
 from __future__ import annotations
 
 import importlib
-import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from synthcert._result import Result
 from synthcert.data.schema import Schema
-from synthcert.errors import SynthcertError
-from synthcert.synthesizers.base import Synthesizer
+from synthcert.errors import ParameterError, SynthcertError
+from synthcert.seeding import Seed
+from synthcert.synthesizers.base import Synthesizer, constructor_params
 
 
 @dataclass(frozen=True)
@@ -25,7 +37,23 @@ class SynthesizerInfo(Result):
     extra: str | None = None  # the pip extra that installs its dependencies
 
     def load(self) -> type[Synthesizer]:
-        """Import the class (and its dependencies)."""
+        """Import the class (and its dependencies).
+
+        Returns
+        -------
+        type
+            The synthesizer class.
+
+        Raises
+        ------
+        SynthcertError
+            If a package it needs is not installed (names the pip extra).
+
+        Examples
+        --------
+        >>> REGISTRY["gaussian"].load().__name__
+        'GaussianSynthesizer'
+        """
         try:
             module = importlib.import_module(self.module)
         except ImportError as exc:
@@ -90,36 +118,80 @@ REGISTRY: dict[str, SynthesizerInfo] = {
 
 
 def get_info(name: str) -> SynthesizerInfo:
-    """The registry entry called ``name``; a clear error lists the known names."""
+    """The registry entry called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered name (``gaussian``, ``gaussian-copula``, ``privbayes``, ``mwem-pgm``,
+        ``aim``, ``ctgan``).
+
+    Returns
+    -------
+    SynthesizerInfo
+        Where the class lives, its privacy model and description.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name (the message lists the known names).
+
+    Examples
+    --------
+    >>> get_info("privbayes").cls
+    'PrivBayesSynthesizer'
+    """
     try:
         return REGISTRY[name]
     except KeyError:
-        raise SynthcertError(
+        raise ParameterError(
             f"unknown synthesizer {name!r}; choose one of {', '.join(REGISTRY)}"
         ) from None
 
 
-def constructor_params(cls: type) -> set[str]:
-    """Keyword parameters a class's constructor takes, following ``**kwargs`` up the MRO
-    (a subclass ``__init__(self, schema, *, extra=None, **kwargs)`` passes the rest on)."""
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        params = inspect.signature(init).parameters
-        names.update(
-            n for n, p in params.items() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-        )
-        if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
-            break
-    names.discard("self")
-    return names
+def available_synthesizers(
+    names: Sequence[str] | None = None,
+) -> tuple[list[str], dict[str, str]]:
+    """The requested synthesizers whose class imports, and why each other one does not.
+
+    Parameters
+    ----------
+    names : sequence of str, optional
+        Registry names; default all registered synthesizers, in registry order.
+
+    Returns
+    -------
+    tuple of (list of str, dict of str to str)
+        The names that load, in the order asked, and ``{name: "ErrorType: message"}`` for
+        the names that do not (unknown, or an optional extra not installed).
+
+    Examples
+    --------
+    >>> ok, missing = available_synthesizers(["gaussian", "nope"])
+    >>> ok, sorted(missing)
+    (['gaussian'], ['nope'])
+    """
+    ok: list[str] = []
+    missing: dict[str, str] = {}
+    for name in list(names) if names else list(REGISTRY):
+        try:
+            get_info(name).load()
+        except (SynthcertError, ImportError, AttributeError) as exc:
+            missing[name] = f"{type(exc).__name__}: {exc}"
+        else:
+            ok.append(name)
+    return ok, missing
 
 
 def accepted_params(name: str) -> set[str]:
-    """Keyword parameters the registered synthesizer ``name`` accepts."""
-    return constructor_params(get_info(name).load())
+    """Keyword parameters the registered synthesizer ``name`` accepts.
+
+    Examples
+    --------
+    >>> sorted(accepted_params("gaussian"))[:3]
+    ['alpha', 'chunk_rows', 'delta']
+    """
+    return set(constructor_params(get_info(name).load()))
 
 
 def make_synthesizer(
@@ -128,21 +200,75 @@ def make_synthesizer(
     *,
     epsilon: float | None = None,
     delta: float | None = None,
+    seed: Seed = None,
+    ignore_unknown: bool = False,
     **params: Any,
 ) -> Synthesizer:
-    """Construct a registered synthesizer; ``epsilon=None`` means no DP noise."""
+    """Build and seed a registered synthesizer: the one place synthcert constructs them.
+
+    Parameters
+    ----------
+    name : str
+        A registry name (see :data:`REGISTRY`).
+    schema : Schema
+        The public schema.
+    epsilon : float, optional
+        The DP budget; None means no DP noise. Refused by a synthesizer without an epsilon
+        parameter (``gaussian``: its privacy is certified from its sampling).
+    delta : float, optional
+        Passed when the synthesizer takes a delta (ignored otherwise).
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's own randomness (DP noise, network initialisation),
+        passed as ``seed`` to the synthesizers whose fit draws; a synthesizer whose fit is
+        deterministic (``gaussian``) has no such parameter and ignores it. None: 128 bits of
+        OS entropy at fit time.
+    ignore_unknown : bool, default False
+        Drop the ``params`` the synthesizer does not take (a study passing one set of
+        settings to every synthesizer) instead of refusing them.
+    **params
+        Other constructor parameters of the synthesizer.
+
+    Returns
+    -------
+    Synthesizer
+        An unfitted synthesizer whose parameters passed :meth:`~Synthesizer.validate_params`.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name, an unknown parameter, an epsilon the synthesizer does not take,
+        or an option value it does not accept.
+    AssumptionError
+        For a parameter that breaks an assumption of the privacy theorem (epsilon <= 0, ...).
+    SynthcertError
+        If the synthesizer needs a package that is not installed (names the pip extra).
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1),))
+    >>> synth = make_synthesizer("privbayes", schema, epsilon=1.0, seed=7, bins=10)
+    >>> synth.get_params()["seed"], synth.get_params()["bins"]
+    (7, 10)
+    >>> make_synthesizer("gaussian", schema, seed=7, sigma=0.01).get_params()["sigma"]
+    0.01
+    """
     cls = get_info(name).load()
     accepted = constructor_params(cls)
     if epsilon is not None:
         if "epsilon" not in accepted:
-            raise SynthcertError(
+            raise ParameterError(
                 f"synthesizer {name!r} takes no epsilon: its privacy is not set by noise "
                 "(for 'gaussian', use `synthcert release --epsilon` to size the release)"
             )
         params["epsilon"] = epsilon
     if delta is not None and "delta" in accepted:
         params["delta"] = delta
-    unknown = [k for k in params if k not in accepted]
-    if unknown:
-        raise SynthcertError(f"synthesizer {name!r} has no parameter(s) {unknown}")
-    return cls(schema, **params)
+    if seed is not None and "seed" in accepted:
+        params["seed"] = seed
+    unknown = [k for k in params if k not in accepted or k == "schema"]
+    if unknown and not ignore_unknown:
+        raise ParameterError(f"synthesizer {name!r} has no parameter(s) {unknown}")
+    synth = cls(schema, **{k: v for k, v in params.items() if k not in unknown})
+    synth.validate_params()
+    return synth

@@ -409,8 +409,8 @@ def user_seed(seed: int | None, params: dict[str, Any]) -> int | None:
 
 
 def public_params(synth: Any) -> dict[str, Any]:
-    """The synthesizer's public constructor parameters (never a seed)."""
-    return {k: v for k, v in synth.params().items() if k != "seed"}
+    """The synthesizer's public constructor parameters (never a seed, the schema or a callback)."""
+    return {k: v for k, v in synth.get_params().items() if k not in ("seed", "schema", "progress")}
 
 
 def claim_certificate(summary: SynthesisSummary) -> dict[str, Any]:
