@@ -31,7 +31,7 @@ from synthcert.privacy.claims import (
     domain_assumption,
 )
 from synthcert.seeding import Seed, seed_sequence
-from synthcert.statistics.chunks import CHUNK_ROWS
+from synthcert.statistics.chunks import CHUNK_ROWS, chunk_sizes
 from synthcert.statistics.moments import MomentAccumulator
 from synthcert.synthesizers.base import Synthesizer, sample_count
 
@@ -415,8 +415,7 @@ class GaussianSynthesizer(Synthesizer):
 
     # -- sampling ------------------------------------------------------------------------
     def _chunk_sizes(self, n: int) -> list[int]:
-        n, step = sample_count(n), int(self.chunk_rows)
-        return [min(step, n - s) for s in range(0, n, step)]
+        return chunk_sizes(sample_count(n), int(self.chunk_rows))
 
     def _draw(self, size: int, child: np.random.SeedSequence) -> np.ndarray:
         """One chunk: Z ~ N(0, I), X = mu + Z L^T, clipped to [-1,1]^d."""

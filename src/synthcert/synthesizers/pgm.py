@@ -218,7 +218,7 @@ class _PGMSynthesizer(DPSynthesizer):
         --------
         >>> import numpy as np
         >>> from synthcert.data.schema import CategoricalColumn, Schema
-        >>> from synthcert.synthesizers.counts import CodesCounts
+        >>> from synthcert.statistics.sources import CodesCounts
         >>> cols = (CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v")))
         >>> schema = Schema(cols)
         >>> synth = MWEMPGMSynthesizer(schema, pgm_iters=20)
