@@ -378,19 +378,21 @@ def calibrate_noise_multiplier(
     delta: float,
     rho: float,
     orders: Sequence[float],
-    rtol: float = 0.005,
+    rtol: float = 1e-3,
 ) -> float:
     """Smallest DP-SGD noise multiplier (within rtol) whose composition with rho stays in budget.
 
-    Bisection on log sigma of :func:`composed_epsilon`, which decreases in sigma; the
-    returned sigma satisfies ``composed_epsilon(sigma) <= epsilon``.
+    Brent's method on :func:`composed_epsilon` (which decreases in sigma) from a doubling
+    bracket, then stepped up by factors 1 + rtol until ``composed_epsilon(sigma) <= epsilon``
+    holds, so the returned sigma always keeps the budget.
 
     Raises
     ------
     AssumptionError
-        If rho alone already spends the budget (alpha rho converts to more than epsilon).
+        If rho alone already spends the budget (alpha rho converts to epsilon or more).
     """
-    kw = dict(sample_rate=sample_rate, steps=steps, rho=rho, delta=delta, orders=orders)
+    from scipy.optimize import brentq
+
     alphas = np.asarray(orders, dtype=np.float64)
     if float(np.min(rdp_to_dp(alphas, alphas * rho, delta))) >= epsilon:
         raise AssumptionError(
@@ -398,18 +400,28 @@ def calibrate_noise_multiplier(
             assumption="rho_pattern converts to less than epsilon",
             admissible="a smaller pattern budget share",
         )
-    lo, hi = 1e-3, 1.0
-    while composed_epsilon(hi, **kw) > epsilon:  # type: ignore[arg-type]
+
+    def excess(sigma: float) -> float:
+        return (
+            composed_epsilon(
+                sigma, sample_rate=sample_rate, steps=steps, rho=rho, delta=delta, orders=orders
+            )
+            - epsilon
+        )
+
+    lo, hi = 0.25, 0.5
+    while excess(hi) > 0:
         lo, hi = hi, hi * 2.0
         if hi > 1e6:
             raise AssumptionError("no noise multiplier below 1e6 meets the budget")
-    while hi / lo > 1 + rtol / 4:
-        mid = math.sqrt(lo * hi)
-        if composed_epsilon(mid, **kw) > epsilon:  # type: ignore[arg-type]
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    while excess(lo) <= 0:  # a large budget: the root lies below 0.25
+        lo, hi = lo / 2.0, lo
+        if lo < 1e-4:
+            return hi
+    sigma = float(brentq(excess, lo, hi, rtol=rtol / 4))
+    while excess(sigma) > 0:
+        sigma *= 1.0 + rtol / 4
+    return sigma
 
 
 # -- no DP: ctgan.CTGAN conditioned on the pattern ---------------------------------------
