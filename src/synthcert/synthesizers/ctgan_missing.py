@@ -58,6 +58,7 @@ one of :mod:`synthcert.synthesizers.ctgan` alone.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -262,6 +263,34 @@ def project_to_simplex(y: np.ndarray, total: float) -> np.ndarray:
     return np.maximum(y - tau, 0.0)
 
 
+def pattern_counts(absent: np.ndarray, groups: Sequence[Sequence[int]]) -> np.ndarray:
+    """The concatenated histograms of the groups' patterns (cells in binary counting order).
+
+    One row adds 1 to exactly one cell of each group's histogram, so adding or removing a row
+    moves the vector by sqrt(G) in L2 norm (G = number of groups).
+
+    Parameters
+    ----------
+    absent : numpy.ndarray
+        Boolean (n, k) missing indicators.
+    groups : sequence of sequence of int
+        The column groups (:func:`column_groups`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer counts, sum over groups of 2^|g| cells.
+    """
+    absent = np.asarray(absent, dtype=bool)
+    counts = []
+    for cols in groups:
+        width = len(cols)
+        weights = 1 << np.arange(width - 1, -1, -1)
+        cells = absent[:, list(cols)].astype(np.int64) @ weights
+        counts.append(np.bincount(cells, minlength=2**width))
+    return np.concatenate(counts)
+
+
 def l2_sensitivity_of_groups(groups: int) -> float:
     """sqrt(G) rounded up to a float whose square is at least G (one cell per group moves)."""
     s = math.sqrt(groups)
@@ -304,14 +333,8 @@ def noisy_patterns(
     """
     absent = np.asarray(absent, dtype=bool)
     groups = column_groups(len(names), max_group)
-    counts = []
-    for cols in groups:
-        width = len(cols)
-        weights = 1 << np.arange(width - 1, -1, -1)
-        cells = absent[:, list(cols)].astype(np.int64) @ weights
-        counts.append(np.bincount(cells, minlength=2**width))
     noisy = gaussian_mechanism(
-        np.concatenate(counts).astype(np.float64),
+        pattern_counts(absent, groups).astype(np.float64),
         l2_sensitivity_of_groups(len(groups)),
         rho=rho,
         integer=True,
@@ -391,6 +414,20 @@ def calibrate_noise_multiplier(
     AssumptionError
         If rho alone already spends the budget (alpha rho converts to epsilon or more).
     """
+    return _calibrate(sample_rate, steps, epsilon, delta, rho, tuple(orders), rtol)
+
+
+@functools.lru_cache(maxsize=32)
+def _calibrate(
+    sample_rate: float,
+    steps: int,
+    epsilon: float,
+    delta: float,
+    rho: float,
+    orders: tuple[float, ...],
+    rtol: float,
+) -> float:
+    """:func:`calibrate_noise_multiplier`, cached (a pure function of public numbers)."""
     from scipy.optimize import brentq
 
     alphas = np.asarray(orders, dtype=np.float64)
@@ -568,6 +605,7 @@ __all__ = [
     "label_bits",
     "missing_blocks",
     "noisy_patterns",
+    "pattern_counts",
     "pattern_labels",
     "pattern_rho",
     "project_to_simplex",
