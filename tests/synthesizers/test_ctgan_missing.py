@@ -291,20 +291,9 @@ def test_dp_ctgan_public_quantities_equal_on_neighbouring_tables(loans, schema):
     assert a.accountant.spent() == b.accountant.spent()
 
 
-def test_ctgan_without_dp_keeps_a_categorical_missing_share(loans, schema):
-    # categorical columns only (no Gaussian-mixture fit): fast; the full table is below
-    sub = schema.select(["grade", "term", "is_joint", "verification_status_joint"])
-    synth = CTGANSynthesizer(sub, epochs=1, batch_size=500, seed=5, **TINY).fit(loans[sub.names])
-    assert synth.rows_dropped_missing_ == 0
-    assert synth.patterns_.column_shares() == pytest.approx([0.85])
-    out = synth.sample(2_000, seed=np.random.SeedSequence(4))
-    assert out["verification_status_joint"].isna().mean() == pytest.approx(0.85, abs=0.05)
-    assert set(out["verification_status_joint"].dropna()) <= {"Verified", "Not Verified"}
-
-
-@pytest.mark.slow
 def test_ctgan_without_dp_meets_the_fixture_figures(loans, schema):
-    # ~40 s here (ctgan's mode-specific normalisation fits a Gaussian mixture per number)
+    # ~10 s: ctgan fits a Gaussian mixture per number; 3 epochs do not train the GAN, and
+    # the shares and the block hold anyway, since the pattern is drawn before the values
     synth = CTGANSynthesizer(schema, epochs=3, batch_size=500, seed=7).fit(loans)
     assert synth.rows_dropped_missing_ == 0  # every row used
     assert synth.missing_blocks_[1] == JOINT_BLOCK
