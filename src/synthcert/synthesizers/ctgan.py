@@ -91,7 +91,10 @@ class CTGANSynthesizer(DPSynthesizer):
     description: ClassVar[str] = "Conditional tabular GAN (CTGAN); DP variant after DP-CTGAN."
     privacy_model: ClassVar[str] = "approx-dp"
     neighboring = "unbounded"
-    mechanisms = ("DP-SGD on the discriminator (Opacus, Poisson sampling)",)
+    mechanisms = (
+        "DP-SGD on the discriminator (Opacus, Poisson sampling)",
+        "discrete Gaussian histogram of the missingness patterns (nullable columns only)",
+    )
 
     def __init__(
         self,
