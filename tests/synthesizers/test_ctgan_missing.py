@@ -13,6 +13,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from real_tables import JOINT_BLOCK, loan_book
 from scipy.optimize import minimize
 
@@ -138,6 +140,21 @@ def test_projection_is_the_least_squares_histogram():
             options={"ftol": 1e-12, "maxiter": 500},
         )
         assert x == pytest.approx(qp.x, abs=1e-5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=40),
+    st.floats(1e-3, 1e4),
+)
+def test_projection_invariants(values, total):
+    y = np.asarray(values)
+    x = project_to_simplex(y, total)
+    assert (x >= 0).all() and x.sum() == pytest.approx(total, rel=1e-9, abs=1e-9)
+    kept = x > 0  # KKT: every kept cell is moved down by the same tau, dropped ones lie below
+    tau = float(np.mean(y[kept] - x[kept]))
+    assert y[kept] - x[kept] == pytest.approx(np.full(kept.sum(), tau), abs=1e-6)
+    assert (y[~kept] <= tau + 1e-6).all()
 
 
 # -- DP accounting ------------------------------------------------------------------------

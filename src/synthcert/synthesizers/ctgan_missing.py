@@ -34,10 +34,11 @@ at most :data:`MAX_GROUP_COLUMNS` consecutive columns; for each group the counts
 2^|g| patterns are measured (a public domain: cells that no row holds are measured too).
 One row adds 1 to exactly one cell of each group, so the vector of all counts has L2
 sensitivity Delta_2 = sqrt(G). The discrete Gaussian with sigma^2 >= Delta_2^2 / (2 rho) is
-rho-zCDP (Canonne, Kamath & Steinke 2020, Thm. 4; :func:`~synthcert.privacy.mechanisms.
-gaussian_mechanism`), i.e. (alpha, alpha rho)-RDP for every alpha > 1 (Bun & Steinke 2016,
-Def. 1.1). rho = share x rho_total, with rho_total the zCDP budget of (epsilon, delta) by the
-standard conversion (:func:`~synthcert.privacy.accountant.rho_from_epsilon_delta`) and share
+rho-zCDP (Canonne, Kamath & Steinke 2020, Thm. 4, and Thm. 14 for a vector;
+:func:`~synthcert.privacy.mechanisms.gaussian_mechanism`), i.e. (alpha, alpha rho)-RDP for
+every alpha > 1 (Bun & Steinke 2016, Def. 1.1). rho = share x rho_total, with rho_total the
+zCDP budget of (epsilon, delta) by the standard conversion
+(:func:`~synthcert.privacy.accountant.rho_from_epsilon_delta`) and share
 :data:`PATTERN_BUDGET_SHARE` (a public constant).
 
 *DP-SGD*: T steps of the subsampled Gaussian (sampling rate q, noise multiplier sigma,
