@@ -12,7 +12,7 @@ from real_tables import JOINT_BLOCK, loan_book
 
 from synthcert.data.infer import draft_schema
 from synthcert.data.schema import Schema
-from synthcert.synthesizers.ctgan import MISSING_LEVEL, indicator_name
+from synthcert.synthesizers.ctgan_missing import MISSING_LEVEL, PATTERN_COLUMN
 from synthcert.synthesizers.registry import make_synthesizer
 
 PGM_COLUMNS = [
@@ -108,21 +108,18 @@ def test_pgm_models_missing_values_at_epsilon_one(name, loans):
     check(name, loans, schema, 1.0, 0.10, bins=8, pgm_iters=200)
 
 
-def test_ctgan_gets_indicator_columns_and_a_missing_level(loans):
-    # ctgan sees no NaN: an indicator column per nullable numeric column (public fill for the
-    # value), the extra level MISSING_LEVEL for a nullable categorical one; _typed maps back.
-    # Its missing shares are not asserted: measured 0.70 (60 epochs, batch 500) and 0.59
-    # (40 epochs, batch 100) for an 0.85 share, too few steps for the generator.
+def test_ctgan_gets_a_pattern_column_and_a_missing_level(loans):
+    # ctgan sees no NaN: the row's missingness pattern as one discrete column (public fill for
+    # a missing number), the extra level MISSING_LEVEL for a nullable categorical one; _typed
+    # maps back. Shares and the joint pattern: tests/synthesizers/test_ctgan_missing.py.
     schema = public(draft_schema(loans).schema.select(PGM_COLUMNS))
     synth = make_synthesizer("ctgan", schema, epochs=1)
     frame = synth._clean_frame(loans)
     assert synth.rows_dropped_missing_ == 0 and not frame.isna().any().any()
-    assert frame[indicator_name("annual_inc_joint")].eq("1").mean() == pytest.approx(0.85)
+    assert frame[PATTERN_COLUMN].str[2].eq("1").mean() == pytest.approx(0.85)  # 2nd nullable
     assert frame["verification_status_joint"].eq(MISSING_LEVEL).mean() == pytest.approx(0.85)
     assert frame.loc[loans["annual_inc_joint"].isna(), "annual_inc_joint"].nunique() == 1
-    assert {indicator_name("dti_joint"), "verification_status_joint", "term"} <= set(
-        synth._discrete_columns()
-    )
+    assert {PATTERN_COLUMN, "verification_status_joint", "term"} <= set(synth._discrete_columns())
     back = synth._typed(frame)
     for col in ("annual_inc_joint", "verification_status_joint", "mths_since_last_delinq"):
         assert back[col].isna().tolist() == loans[col].isna().tolist(), col
@@ -132,8 +129,7 @@ def test_ctgan_gets_indicator_columns_and_a_missing_level(loans):
 @pytest.mark.slow
 def test_dp_ctgan_one_hot_carries_the_missing_code(loans):
     # DP-CTGAN's public representation: one-hot of the Discretizer's codes, missing included.
-    # Its missing shares at epsilon = 1 are not asserted: a few epochs on this machine do not
-    # train the generator (measured 0.97 for an 0.85 share after 5 epochs on 10,000 rows).
+    # Its missing shares at epsilon = 1: tests/synthesizers/test_ctgan_missing.py.
     schema = public(draft_schema(loans).schema.select(PGM_COLUMNS))
     synth = make_synthesizer(
         "ctgan", schema, epsilon=1.0, epochs=1, bins=8, min_rows=len(loans)

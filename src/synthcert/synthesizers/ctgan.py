@@ -32,6 +32,11 @@ conditional generator, WGAN-GP). With ``epsilon`` it trains a GAN in the style o
 
 The noise multiplier is set so that the planned number of steps spends (epsilon, delta)
 under the RDP accountant; the RDP curve lands in ``accountant`` (one entry per order).
+
+Missing values (both variants) are modelled by :mod:`synthcert.synthesizers.ctgan_missing`:
+each row's missingness pattern is drawn first (exactly without DP, from a noisy histogram
+composed with DP-SGD under DP), the values conditionally on it; its docstring has the DP
+accounting.
 """
 
 from __future__ import annotations
@@ -52,16 +57,24 @@ from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.seeding import Seed, int_seed, seed_sequence, torch_seeded, torch_seeds
 from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.copula import typed_frame
+from synthcert.synthesizers.ctgan_missing import (
+    MISSING_LEVEL,
+    PATTERN_BUDGET_SHARE,
+    PATTERN_COLUMN,
+    PatternConditioner,
+    calibrate_noise_multiplier,
+    exact_patterns,
+    label_bits,
+    missing_blocks,
+    noisy_patterns,
+    pattern_labels,
+    pattern_rho,
+    sample_by_pattern,
+)
 
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
 DEFAULT_DP_EPOCHS = 20
 Progress = Callable[[int, int], None]
-MISSING_LEVEL = "__missing__"  # the extra category of a nullable categorical column (ctgan)
-
-
-def indicator_name(column: str) -> str:
-    """Name of the missingness indicator column given to ctgan for a nullable numeric column."""
-    return f"{column}__missing"
 
 
 class CTGANSynthesizer(DPSynthesizer):
@@ -111,7 +124,10 @@ class CTGANSynthesizer(DPSynthesizer):
     description: ClassVar[str] = "Conditional tabular GAN (CTGAN); DP variant after DP-CTGAN."
     privacy_model: ClassVar[str] = "approx-dp"
     neighboring = "unbounded"
-    mechanisms = ("DP-SGD on the discriminator (Opacus, Poisson sampling)",)
+    mechanisms = (
+        "DP-SGD on the discriminator (Opacus, Poisson sampling)",
+        "discrete Gaussian histogram of the missingness patterns (nullable columns only)",
+    )
     default_delta: ClassVar[float | None] = DEFAULT_DELTA
 
     def __init__(
@@ -225,34 +241,45 @@ class CTGANSynthesizer(DPSynthesizer):
     def _clean_frame(self, table: pd.DataFrame) -> pd.DataFrame:
         """Schema columns only: numbers as float64, categories as their names.
 
-        A nullable numeric column gets an indicator column ``<name>__missing`` ("0"/"1",
-        discrete) and its missing values the public fill, the centre of its bounds (in the
-        log scale for a log column); a nullable categorical column gets the extra category
-        ``MISSING_LEVEL``. ``rows_dropped_missing_`` (private) counts the dropped rows.
+        A missing numeric value gets the public fill, the centre of its bounds (in the log
+        scale for a log column); a missing category the extra level ``MISSING_LEVEL``. With
+        nullable columns the frame ends with the discrete column ``PATTERN_COLUMN``, the
+        row's missingness pattern (:mod:`~synthcert.synthesizers.ctgan_missing`).
+        ``rows_dropped_missing_`` (private) counts the dropped rows.
         """
         frame, self.rows_dropped_missing_ = prepare_frame(table, self.schema, missing=self.missing)
         out: dict[str, Any] = {}
+        absent: dict[str, np.ndarray] = {}
         for col in self.schema.columns:
             if isinstance(col, NumericColumn):
                 x = numeric_values(frame[col.name], col)
-                absent = np.isnan(x)
+                absent[col.name] = np.isnan(x)
                 lo, hi = col.model_bounds
-                out[col.name] = np.where(absent, col.from_model(np.array((lo + hi) / 2)), x)
-                if col.nullable:
-                    out[indicator_name(col.name)] = np.where(absent, "1", "0").astype(object)
+                fill = col.from_model(np.array((lo + hi) / 2))
+                out[col.name] = np.where(absent[col.name], fill, x)
             else:
                 codes = category_codes(frame[col.name], col)
+                absent[col.name] = codes < 0
                 names = np.asarray([*col.categories, MISSING_LEVEL], dtype=object)
                 out[col.name] = names[np.where(codes < 0, len(col.categories), codes)]
+        if self._pattern_names():
+            matrix = np.column_stack([absent[c] for c in self._pattern_names()])
+            out[PATTERN_COLUMN] = pattern_labels(matrix)
         return pd.DataFrame(out)
 
+    def _pattern_names(self) -> list[str]:
+        """The columns of the missingness pattern: nullable ones, unless missing="drop"."""
+        if self.missing == "drop":
+            return []
+        return [c.name for c in self.schema.columns if c.nullable]
+
     def _discrete_columns(self) -> list[str]:
-        """The categorical columns and the indicators of nullable numeric columns."""
-        return [c.name for c in self.schema.categorical] + [
-            indicator_name(c.name) for c in self.schema.numeric if c.nullable
-        ]
+        """The categorical columns and, with nullable columns, ``PATTERN_COLUMN``."""
+        cats = [c.name for c in self.schema.categorical]
+        return cats + ([PATTERN_COLUMN] if self._pattern_names() else [])
 
     def _fit_ctgan(self, table: pd.DataFrame) -> None:
+        import joblib
         from ctgan import CTGAN
 
         frame = self._clean_frame(table)
@@ -270,9 +297,16 @@ class CTGANSynthesizer(DPSynthesizer):
             enable_gpu=False,
         )
         self.model_.set_random_state(int_seed(self.seed))
-        with warnings.catch_warnings():
+        # ctgan transforms tables of 500+ rows in joblib worker processes (n_jobs=-1): starting
+        # them costs ~25 s on a shared 2-core machine for the same output; run in-process
+        with warnings.catch_warnings(), joblib.parallel_config(backend="sequential"):
             warnings.simplefilter("ignore")
             self.model_.fit(frame, discrete_columns=self._discrete_columns())
+        names = self._pattern_names()
+        if names:  # the exact pattern distribution (no DP) and its blocks (private)
+            absent = label_bits(frame[PATTERN_COLUMN].to_numpy(), len(names))
+            self.patterns_ = exact_patterns(absent, names)
+            self.missing_blocks_ = missing_blocks(absent, names)
 
     def _spans(self) -> list[int]:
         return list(self.discretizer.cardinalities)
@@ -370,11 +404,14 @@ class CTGANSynthesizer(DPSynthesizer):
             raise DataError(f"DP-CTGAN needs at least 2 complete rows, got {n}")
         real = torch.from_numpy(self._one_hot(codes))
         dim = real.shape[1]
-        init_seed, loader_seed, noise_seed = torch_seeds(self.seed, 3)
+        init_seed, loader_seed, noise_seed, pattern_seed = torch_seeds(self.seed, 4)
+        # the noisy pattern histogram (rho-zCDP, recorded) and the generator's pattern input
+        self.conditioner_ = self._pattern_conditioner(codes, pattern_seed)
+        cond_dim = 0 if self.conditioner_ is None else self.conditioner_.k
         with torch_seeded(init_seed), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             engine = self._privacy_engine()
-            gen = Generator(self.embedding_dim, self.generator_dim, dim)
+            gen = Generator(self.embedding_dim + cond_dim, self.generator_dim, dim)
             disc = self._discriminator(dim)
             opt_g = torch.optim.Adam(gen.parameters(), lr=self.generator_lr, betas=(0.5, 0.9))
             opt_d = torch.optim.Adam(disc.parameters(), lr=self.discriminator_lr, betas=(0.5, 0.9))
@@ -391,14 +428,25 @@ class CTGANSynthesizer(DPSynthesizer):
             steps_per_epoch = len(loader)  # int(1/q): a function of public m only
             steps = self.epochs_ * steps_per_epoch
             batch = max(1, round(q * self.public_rows()))  # public expected batch size
-            sigma = get_noise_multiplier(
-                target_epsilon=self.epsilon,
-                target_delta=self.target_delta(),
-                sample_rate=q,
-                steps=steps,
-                accountant="rdp",
-                epsilon_tolerance=0.005,
-            )
+            orders = [float(a) for a in RDPAccountant.DEFAULT_ALPHAS]
+            if self.conditioner_ is None:
+                sigma = get_noise_multiplier(
+                    target_epsilon=self.epsilon,
+                    target_delta=self.target_delta(),
+                    sample_rate=q,
+                    steps=steps,
+                    accountant="rdp",
+                    epsilon_tolerance=0.005,
+                )
+            else:  # DP-SGD composed with the pattern histogram stays within (epsilon, delta)
+                sigma = calibrate_noise_multiplier(
+                    sample_rate=q,
+                    steps=steps,
+                    epsilon=float(self.epsilon),
+                    delta=float(self.target_delta()),
+                    rho=self.pattern_rho_,
+                    orders=orders,
+                )
             noise_gen = None if self.secure_mode else torch.Generator().manual_seed(noise_seed)
             disc, opt_d, loader = engine.make_private(
                 module=disc,
@@ -422,14 +470,13 @@ class CTGANSynthesizer(DPSynthesizer):
                 for (xb,) in loader:
                     taken += 1
                     with torch.no_grad():
-                        fake = self._activate(gen(torch.randn(k, self.embedding_dim)))
+                        fake = self._generate(gen, k)
                     self._discriminator_step(disc, opt_d, xb, fake)
                     # generator step: through the discriminator with its hooks off
                     disc.disable_hooks()
                     for p in disc.parameters():
                         p.requires_grad_(False)
-                    z = torch.randn(batch, self.embedding_dim)
-                    loss_g = bce(-disc(self._activate(gen(z))).squeeze(1)).mean()
+                    loss_g = bce(-disc(self._generate(gen, batch)).squeeze(1)).mean()
                     opt_g.zero_grad(set_to_none=True)
                     loss_g.backward()
                     opt_g.step()
@@ -440,7 +487,6 @@ class CTGANSynthesizer(DPSynthesizer):
                     self.progress(epoch + 1, self.epochs_)
         if taken != steps:
             raise AssumptionError(f"DP-SGD ran {taken} steps, planned {steps}")
-        orders = [float(a) for a in RDPAccountant.DEFAULT_ALPHAS]
         # the subsampled Gaussian with noise std sigma C on a sum of sensitivity C
         rdp = compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=orders)
         self.accountant.record_rdp_curve("dp-sgd:discriminator", orders, [float(r) for r in rdp])
@@ -450,6 +496,39 @@ class CTGANSynthesizer(DPSynthesizer):
         self.steps_ = steps
         self.sample_rate_ = q
         self.generator_ = gen.eval()
+
+    def _pattern_conditioner(self, codes: np.ndarray, seed: int) -> PatternConditioner | None:
+        """DP: the noisy pattern histogram (recorded) and the generator's pattern input.
+
+        None without nullable columns (no budget spent on patterns). Sets ``pattern_rho_``.
+        """
+        slots = [
+            (j, self.discretizer.missing_code(j))
+            for j, c in enumerate(self.schema.columns)
+            if self.discretizer.models_missing(c)
+        ]
+        if not slots:
+            return None
+        names = [self.schema.columns[j].name for j, _ in slots]
+        absent = np.column_stack([codes[:, j] == code for j, code in slots])
+        self.pattern_rho_ = pattern_rho(float(self.epsilon), float(self.target_delta()))
+        self.pattern_share_ = PATTERN_BUDGET_SHARE
+        patterns = noisy_patterns(
+            absent,
+            names,
+            self.pattern_rho_,
+            rng=np.random.default_rng(seed),
+            accountant=self.accountant,
+        )
+        return PatternConditioner(self._spans(), slots, patterns)  # type: ignore[arg-type]
+
+    def _generate(self, gen: Any, rows: int, hard: bool = False) -> Any:
+        """``rows`` activated generator rows (conditioned on drawn patterns when nullable)."""
+        import torch
+
+        if getattr(self, "conditioner_", None) is None:
+            return self._activate(gen(torch.randn(rows, self.embedding_dim)), hard=hard)
+        return self.conditioner_.generate(gen, rows, self.embedding_dim, hard=hard)
 
     def public_rows(self) -> int:
         """The declared minimum table size N that fixes DP-SGD's sampling rate q = 1/ceil(N/b).
@@ -482,15 +561,16 @@ class CTGANSynthesizer(DPSynthesizer):
             self.model_.set_random_state(int_seed(seed))
             if n == 0:  # ctgan cannot sample no rows
                 return typed_frame(self.schema, {c.name: np.empty(0) for c in self.schema.columns})
-            return self._typed(self.model_.sample(n))
+            if not self._pattern_names():
+                return self._typed(self.model_.sample(n))
+            return self._typed(self._sample_patterns(n, seed))
         import torch
 
         ss = seed_sequence(seed)
         (torch_seed,) = torch_seeds(ss, 1)
         rng = np.random.default_rng(ss)
         with torch_seeded(torch_seed), torch.no_grad():
-            z = torch.randn(n, self.embedding_dim)
-            onehot = self._activate(self.generator_(z), hard=True).numpy() if n else None
+            onehot = self._generate(self.generator_, n, hard=True).numpy() if n else None
         spans = self._spans()
         if onehot is None:
             codes = np.zeros((0, len(spans)), dtype=np.int64)
@@ -501,20 +581,39 @@ class CTGANSynthesizer(DPSynthesizer):
             )
         return self.discretizer.inverse_transform(codes, rng)
 
+    def _sample_patterns(self, n: int, seed: Seed) -> pd.DataFrame:
+        """No DP: n patterns drawn from the exact distribution, then ctgan's rows conditioned
+        on them (:func:`~synthcert.synthesizers.ctgan_missing.sample_by_pattern`)."""
+        model_seq, pattern_seq = seed_sequence(seed).spawn(2)
+        self.model_.set_random_state(int_seed(model_seq))
+        absent = self.patterns_.sample(n, np.random.default_rng(pattern_seq))
+        names = self._pattern_names()
+        nullable_cats = {
+            names.index(c.name): c.name for c in self.schema.categorical if c.name in names
+        }
+        others = [c.name for c in self.schema.categorical if c.name not in names]
+        return sample_by_pattern(
+            self.model_, absent, categorical=nullable_cats, other_categorical=others
+        )
+
     def _typed(self, raw: pd.DataFrame) -> pd.DataFrame:
         """ctgan's output as a schema-valid frame (bounds clipped, categories declared, missing
-        where the indicator or the missing level says so)."""
+        where ``PATTERN_COLUMN`` or the missing level says so)."""
+        names = self._pattern_names()
+        absent = {}
+        if names:
+            bits = label_bits(raw[PATTERN_COLUMN].astype(str).to_numpy(), len(names))
+            absent = {name: bits[:, j] for j, name in enumerate(names)}
         data: dict[str, np.ndarray] = {}
         for col in self.schema.columns:
             if isinstance(col, CategoricalColumn):
                 text = raw[col.name].astype(str)
-                absent = (text == MISSING_LEVEL).to_numpy()
-                codes = category_codes(text.where(~absent, col.categories[0]), col)
-                data[col.name] = np.where(absent, -1, codes)
+                level = (text == MISSING_LEVEL).to_numpy()
+                codes = category_codes(text.where(~level, col.categories[0]), col)
+                data[col.name] = np.where(level | absent.get(col.name, False), -1, codes)
             else:
                 x = np.asarray(pd.to_numeric(raw[col.name]), dtype=np.float64)
-                if col.nullable:
-                    flag = raw[indicator_name(col.name)].astype(str).to_numpy()
-                    x = np.where(flag == "1", np.nan, x)
+                if col.name in absent:
+                    x = np.where(absent[col.name], np.nan, x)
                 data[col.name] = x
         return typed_frame(self.schema, data)
