@@ -130,17 +130,25 @@ def dp_quantile(
     rng: Rng,
     accountant: PrivacyAccountant | None = None,
     name: str = QUANTILE_MECHANISM,
+    base: np.ndarray | None = None,
 ) -> float:
     """The q-quantile of a column by the exponential mechanism over a public grid.
 
     epsilon-DP with score sensitivity 1 (module docstring; McSherry & Talwar 2007, Thm 6):
-    Pr[c_j] proportional to exp(epsilon u(c_j) / 2), u of :func:`quantile_scores`.
+    Pr[c_j] proportional to exp(epsilon u(c_j) / 2), u of :func:`quantile_scores`; with a
+    PUBLIC base measure ``base`` (positive weights mu_j, McSherry & Talwar's general form),
+    Pr[c_j] proportional to mu_j exp(epsilon u(c_j) / 2): the term (2 / epsilon) ln mu_j added
+    to every score is the same on neighbouring tables, so the sensitivity stays 1.
     """
     if not 0 < q < 1:
         raise AssumptionError(f"a quantile level must lie in (0, 1), got {q}")
-    idx = exponential_mechanism(
-        quantile_scores(below, upto, m, q), 1.0, epsilon, rng=rng, accountant=accountant, name=name
-    )
+    scores = quantile_scores(below, upto, m, q)
+    if base is not None:
+        mu = np.asarray(base, dtype=np.float64)
+        if mu.shape != scores.shape or not np.all(mu > 0):
+            raise AssumptionError("a base measure needs one positive weight per candidate")
+        scores = scores + (2.0 / epsilon) * np.log(mu)
+    idx = exponential_mechanism(scores, 1.0, epsilon, rng=rng, accountant=accountant, name=name)
     return float(grid[idx])
 
 
@@ -249,14 +257,7 @@ class DomainCounts:
         for name, grid in self.grids.items():
             # the column's own parser: dates become days or seconds since 1970, text NaN
             x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
-            x = x[~np.isnan(x)]
-            # cell j holds the values in (g_{j-1}, g_j]; #{x <= g_j} is cells[: j+1].sum()
-            idx = np.searchsorted(grid, x, side="left")
-            self.cells[name] += np.bincount(idx, minlength=len(grid) + 1)
-            on_grid = idx < len(grid)
-            on_grid[on_grid] = grid[idx[on_grid]] == x[on_grid]
-            self.ties[name] += np.bincount(idx[on_grid], minlength=len(grid))
-            self.nonmissing[name] += int(x.size)
+            self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
         for name, counter in self.values.items():
             s = chunk[name]
             counter.update(s[s.notna()].astype(str).str.strip().tolist())
@@ -264,8 +265,27 @@ class DomainCounts:
 
     def ranks(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(#{x < c_j}, #{x <= c_j}) for every candidate c_j of the column's grid."""
-        upto = np.cumsum(self.cells[name])[:-1]
-        return upto - self.ties[name], upto
+        return grid_ranks(self.cells[name], self.ties[name])
+
+
+def add_to_grid(x: np.ndarray, grid: np.ndarray, cells: np.ndarray, ties: np.ndarray) -> int:
+    """Add the non-missing values of ``x`` to the rank counts of a sorted public ``grid``, in
+    place: ``cells[j]`` counts the values in (g_{j-1}, g_j] (``len(grid) + 1`` cells, the last
+    beyond the grid), ``ties[j]`` those equal to g_j. Returns how many values were added."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    idx = np.searchsorted(grid, x, side="left")
+    cells += np.bincount(idx, minlength=len(grid) + 1)
+    on_grid = idx < len(grid)
+    on_grid[on_grid] = grid[idx[on_grid]] == x[on_grid]
+    ties += np.bincount(idx[on_grid], minlength=len(grid))
+    return int(x.size)
+
+
+def grid_ranks(cells: np.ndarray, ties: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(#{x < c_j}, #{x <= c_j}) for every grid point c_j from :func:`add_to_grid`'s counts."""
+    upto = np.cumsum(cells)[:-1]
+    return upto - ties, upto
 
 
 def data_numeric(schema: Schema) -> list[NumericColumn]:
@@ -501,12 +521,14 @@ __all__ = [
     "DomainBudget",
     "DomainCounts",
     "DomainEstimate",
+    "add_to_grid",
     "bounds_from_quantiles",
     "compose_claim",
     "default_grid",
     "discrete_laplace",
     "dp_quantile",
     "estimate_domain",
+    "grid_ranks",
     "plan_budget",
     "quantile_scores",
     "range_grid",
