@@ -3,6 +3,7 @@ of their accuracy, the post-processing, the schema syntax and the ledger's compo
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -84,7 +85,7 @@ def test_edge_distribution_matches_the_exact_exponential_mechanism():
     # accuracy: the mean absolute rank error of the edge, exact vs simulated
     m = len(TABLE)
     rank_err = np.array(
-        [max(0.0, (TABLE < c).sum() - m / 2, m / 2 - (TABLE <= c).sum()) for c in grid]
+        [max(0.0, (c > TABLE).sum() - m / 2, m / 2 - (c >= TABLE).sum()) for c in grid]
     )
     exact = float(pmf @ rank_err)
     sim = np.array([rank_err[np.searchsorted(grid, d)] for d in draws])
@@ -160,7 +161,7 @@ def test_integer_edges_leave_an_integer_in_every_bin():
     edges = dp_bin_edges(below, upto, len(x), grid, col, 20, 50.0, rng=np.random.default_rng(0))
     assert len(edges) < 21  # the tie merged edges
     ints = np.arange(0, 81)
-    held = [int(((ints >= a) & (ints < b)).sum()) for a, b in zip(edges[:-1], edges[1:])]
+    held = [int(((ints >= a) & (ints < b)).sum()) for a, b in itertools.pairwise(edges)]
     held[-1] += 1  # the last bin is closed: it holds its upper bound 80 too
     assert min(held) >= 1
 
