@@ -263,3 +263,45 @@ def test_the_step_reads_nothing_without_dp_and_refuses_an_undeclared_share():
     with pytest.raises(AssumptionError, match="no budget"):
         quantile_bins_step(never, schema, 0.5, share=0.6, total_epsilon=1.0)
     assert [c.name for c in requested_columns(schema, log_columns=True)] == ["w", "h"]
+
+
+@pytest.mark.parametrize("synthesizer", ["gaussian-copula", "mwem-pgm"])
+def test_synthesize_pays_the_bins_from_the_budget_with_a_private_domain(tmp_path, synthesizer):
+    from synthcert.workflows.synthesize import synthesize
+
+    df = frame(800, seed=1)
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    schema = Schema(
+        (
+            NumericColumn("w", 0.0, 9_000.0, source="data", quantile_bins=6),
+            NumericColumn("h", 0.0, 60.0, integer=True),
+            CategoricalColumn("g", ("a", "b")),
+        )
+    )
+    (tmp_path / "pub").mkdir()
+    (tmp_path / "priv").mkdir()
+    result = synthesize(
+        src,
+        schema,
+        synthesizer,
+        tmp_path / "pub" / "out.csv",
+        epsilon=2.0,
+        delta=1e-6,
+        n_out=300,
+        private_domain=0.1,
+        dp_bins=0.3,
+        private_record=tmp_path / "priv" / "run.json",
+    )
+    claim = result.summary.claim
+    assert claim.epsilon == 2.0 and BINS_MECHANISM in claim.mechanisms
+    ledger = json.loads((tmp_path / "priv" / "run.json").read_text())["ledger"]
+    by_step: dict[str, float] = {}
+    for e in ledger:
+        by_step[e.get("step")] = by_step.get(e.get("step"), 0.0) + (e.get("epsilon") or 0.0)
+    assert by_step["domain"] == pytest.approx(0.2)
+    assert by_step["bins"] == pytest.approx(0.6)
+    assert sum(1 for e in ledger if e.get("step") == "bins") == 5
+    assert result.record.facts["spent"]["requested_epsilon"] == pytest.approx(1.2)
+    out = pd.read_csv(tmp_path / "pub" / "out.csv")
+    assert len(out) == 300 and np.isfinite(out["w"]).all()

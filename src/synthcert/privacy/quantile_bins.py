@@ -252,24 +252,27 @@ class QuantileBins(Result):
     columns: tuple[str, ...] = ()
     share: float = 0.0
     epsilon: float = 0.0  # the step's budget, SHARE x the requested epsilon
-    total_epsilon: float | None = None  # the epsilon of the step plus the synthesizer
+    total_epsilon: float | None = None  # the epsilon SHARE is a share of
+    stated_epsilon: float | None = None  # the step's plus the synthesizer's epsilon
     synthesizer_epsilon: float | None = None
     ledger: tuple[LedgerEntry, ...] = ()
     spent: Spent | None = None
 
     def compose(self, claim: PrivacyClaim) -> PrivacyClaim:
         """The claim of this step followed by the synthesizer (basic composition, thesis
-        Prop. 2.3.16): (epsilon_b + epsilon_s, delta_s), stated as the total epsilon, which the
-        two are checked not to exceed. Unchanged when the step did nothing."""
+        Prop. 2.3.16): (epsilon_b + epsilon_s, delta_s), stated as the epsilon the step was
+        given (the requested total, or what ``--private-domain`` left, whose
+        :func:`~synthcert.privacy.domain.compose_claim` then adds its part), which the two are
+        checked not to exceed. Unchanged when the step did nothing."""
         if not self.columns:
             return claim
-        if claim.epsilon is None or self.total_epsilon is None or self.spent is None:
+        if claim.epsilon is None or self.stated_epsilon is None or self.spent is None:
             raise AssumptionError("DP quantile bins need a DP synthesizer run with --epsilon")
         total = self.spent.epsilon + float(claim.epsilon)
-        if total > self.total_epsilon + TOLERANCE:
+        if total > self.stated_epsilon + TOLERANCE:
             raise AssumptionError(
                 f"the quantile bins and the synthesizer spend epsilon {total:.6g}, more than "
-                f"the {self.total_epsilon:.6g} requested"
+                f"the {self.stated_epsilon:.6g} they were given"
             )
         delta = float(claim.delta or 0.0)
         bins = Assumption(
@@ -282,7 +285,7 @@ class QuantileBins(Result):
         return replace(
             claim,
             model="pure-dp" if delta == 0.0 and claim.model == "pure-dp" else "approx-dp",
-            epsilon=float(self.total_epsilon),
+            epsilon=float(self.stated_epsilon),
             rho=None,
             mechanisms=tuple(sorted({*claim.mechanisms, BINS_MECHANISM})),
             assumptions=(*claim.assumptions, bins),
@@ -400,6 +403,7 @@ def quantile_bins_step(
         share=float(share),
         epsilon=step_eps,
         total_epsilon=total,
+        stated_epsilon=float(epsilon),
         synthesizer_epsilon=rest,
         ledger=accountant.ledger,
         spent=spent,
