@@ -140,6 +140,13 @@ class DatetimeColumn(NumericColumn):
         if self.unit not in UNIT_NS:
             raise DataError(f"column {self.name!r}: unit must be 'D' (days) or 's' (seconds)")
         super().__post_init__()
+        first, last = (t.value / UNIT_NS[self.unit] for t in (pd.Timestamp.min, pd.Timestamp.max))
+        if not first <= self.lower < self.upper <= last:
+            raise DataError(
+                f"column {self.name!r}: date bounds must lie between {pd.Timestamp.min.date()} "
+                f"and {pd.Timestamp.max.date()} (the range of datetime64[ns]), or no date can "
+                "be decoded"
+            )
 
     def to_number(self, values: pd.Series) -> np.ndarray:
         """Parse dates (text or datetime64) to the unit since 1970-01-01; unparsable -> NaN."""

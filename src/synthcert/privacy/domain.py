@@ -13,7 +13,8 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   Delta u <= 1 under both neighbouring relations. The interval (not the single rank
   #{x <= c}) matters for discrete columns, whose quantile sits on a tie. The grid never
   depends on the data: a log-spaced grid of +-{1.00, 1.01, ..., 9.99} x 10^k, k = -6..12,
-  and 0 (integers only for an integer column), or a user-given public range per column.
+  and 0 (integers only for an integer column), every day from 1900 to 2099 for a date
+  column, or a user-given public range per column.
 * **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
   Theorem 3.5): discrete Laplace noise of scale b = Delta_1 / epsilon on the count of every
   observed value, and a value is kept when its noisy count reaches the threshold
@@ -41,7 +42,13 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.encode import numeric_values
-from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
+from synthcert.data.schema import (
+    CategoricalColumn,
+    Column,
+    DatetimeColumn,
+    NumericColumn,
+    Schema,
+)
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
 from synthcert.privacy.claims import Assumption, PrivacyClaim
@@ -51,6 +58,7 @@ DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
 RANGE_POINTS = 1001  # candidates of a user-given public range (integer columns: every integer)
 MAX_INTEGER_POINTS = 100_001
+DATE_RANGE = ("1900-01-01", "2100-01-01")  # the public default candidates of a date column
 QUANTILE_MECHANISM = "exponential mechanism (DP quantiles: data-derived numeric bounds)"
 THRESHOLD_MECHANISM = "discrete Laplace threshold (stability histogram: data-derived categories)"
 Rng = np.random.Generator
@@ -99,12 +107,26 @@ def reliable_rows(epsilon: float, q: float, candidates: int, failure: float = 0.
     return 2.0 * math.log(candidates / failure) / (epsilon * min(q, 1.0 - q))
 
 
+def date_grid(column: DatetimeColumn) -> np.ndarray:
+    """The public grid of a date column: every day from 1900-01-01 to 2099-12-31
+    (:data:`DATE_RANGE`), in the column's unit (days, or seconds at midnight). Dates have no
+    use for the 19 decades of :func:`default_grid`: a quantile drawn from its flat part gave
+    bounds millions of years wide, which no datetime64 can hold (every date came back missing),
+    and its resolution near today is 100 days."""
+    lo, hi = (DatetimeColumn.parse_bound(d, "D") for d in DATE_RANGE)
+    days = np.arange(lo, hi, dtype=np.float64)
+    return days * (86_400.0 if column.unit == "s" else 1.0)
+
+
 def column_grid(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> np.ndarray:
-    """The public grid of one column: its declared range, else :func:`default_grid` (positive
-    points only for a column declared on a log scale, integers only for an integer column)."""
+    """The public grid of one column: its declared range, else :func:`date_grid` for a date
+    column, else :func:`default_grid` (positive points only for a column declared on a log
+    scale, integers only for an integer column)."""
     if column.name in ranges:
         lo, hi = ranges[column.name]
         return range_grid(float(lo), float(hi), integer=column.integer)
+    if isinstance(column, DatetimeColumn):
+        return date_grid(column)
     log = getattr(column, "scale", None) == "log"
     return default_grid(positive_only=log, integer=column.integer)
 
@@ -524,6 +546,7 @@ __all__ = [
     "add_to_grid",
     "bounds_from_quantiles",
     "compose_claim",
+    "date_grid",
     "default_grid",
     "discrete_laplace",
     "dp_quantile",
