@@ -305,3 +305,15 @@ def test_synthesize_pays_the_bins_from_the_budget_with_a_private_domain(tmp_path
     assert result.record.facts["spent"]["requested_epsilon"] == pytest.approx(1.2)
     out = pd.read_csv(tmp_path / "pub" / "out.csv")
     assert len(out) == 300 and np.isfinite(out["w"]).all()
+
+
+def test_level_budgets_sum_to_the_column_budget_and_equalise_the_tail_exponent():
+    from synthcert.privacy.quantile_bins import level_budgets, quantile_levels
+
+    levels = quantile_levels(20)
+    eps = level_budgets(levels, 0.3)
+    assert eps.sum() == pytest.approx(0.3)
+    exposure = eps * np.minimum(levels, 1 - levels)  # epsilon_j min(q_j, 1 - q_j)
+    assert np.allclose(exposure, exposure[0])
+    assert eps[0] / eps[9] == pytest.approx(10.0)  # level 0.05 against the median
+    assert level_budgets(quantile_levels(2), 0.7) == pytest.approx([0.7])
