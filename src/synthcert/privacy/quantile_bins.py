@@ -39,7 +39,11 @@ quantile is recorded in a
 the step is (SHARE x epsilon)-DP, pure. The synthesizer's fit gets the rest of epsilon (and all
 of delta), so the run's claim, the basic composition of the two, is the requested total
 (:meth:`QuantileBins.compose`). The step adds no delta and keeps the synthesizer's neighbouring
-relation.
+relation. The accounting assumes that the bounds, k, SHARE and the choice of columns are fixed
+without looking at the table (declared in the schema and on the command line), that
+``--private-domain``'s own estimate of the bounds is paid separately (it is: its ledger and
+:func:`~synthcert.privacy.domain.compose_claim`), and that the randomness comes from the run's
+secret seed.
 """
 
 from __future__ import annotations
