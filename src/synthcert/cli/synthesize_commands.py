@@ -145,6 +145,24 @@ def synthesize_command(
             "the default public grid (+-1.00..9.99 x 10^k, k = -6..12). Repeatable.",
         ),
     ] = None,
+    dp_bins: Annotated[
+        str | None,
+        typer.Option(
+            "--dp-bins",
+            metavar="SHARE",
+            help="Spend SHARE (0 < SHARE < 1) of --epsilon on DP quantile bin edges of the "
+            'columns whose schema says "bins": "dp-quantile" (with "bin_count"), and fit with '
+            "the rest. The claim states the total.",
+        ),
+    ] = None,
+    dp_bins_log: Annotated[
+        bool,
+        typer.Option(
+            "--dp-bins-log",
+            help='With --dp-bins: also DP quantile bins (20) for every "scale": "log" column '
+            "(the schema's mark of a long tail).",
+        ),
+    ] = False,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
     report: ReportOpt = None,
@@ -200,6 +218,8 @@ def synthesize_command(
             allow_data_domain=allow_data_domain,
             private_domain=parse_float(private_domain) if private_domain is not None else None,
             domain_ranges=parse_domain_ranges(domain_range),
+            dp_bins=parse_float(dp_bins) if dp_bins is not None else None,
+            dp_bins_log=dp_bins_log,
             engine=engine,
             scheduler=scheduler,
             csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names),

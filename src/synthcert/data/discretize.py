@@ -2,8 +2,10 @@
 
 Numeric columns are cut into equal-width bins over their public bounds (20 by default, as in
 the thesis, section 4.3), or equal-width bins of the public transform log(1 + x - lower) for a
-``scale: log`` column, or the column's explicit public ``bins`` edges; categorical columns keep
-their categories. A nullable column has one more code, the last, for a missing value, so every
+``scale: log`` column, or the column's explicit ``bins`` edges (public, or DP quantiles of the
+column estimated by :mod:`synthcert.privacy.quantile_bins` and marked ``bins_source: dp``; a
+column still waiting for its DP edges has the public bins of its scale); categorical columns
+keep their categories. A nullable column has one more code, the last, for a missing value, so every
 discretised synthesizer models missingness as one more category (jointly with the other
 columns). Decoding draws a value uniformly within the bin (in the transformed scale for a log
 column; rounded for integer columns; dates back to datetimes), which is post-processing.

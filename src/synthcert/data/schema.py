@@ -18,8 +18,11 @@ Source = Literal["public", "data"]
 
 
 Scale = Literal["linear", "log"]
+BinsSource = Literal["public", "dp"]
+DP_QUANTILE = "dp-quantile"  # the schema file's "bins" value asking for DP quantile bins
 CategoryType = Literal["string", "integer", "boolean"]
 DatetimeUnit = Literal["D", "s"]
+DEFAULT_QUANTILE_BINS = 20  # bins of a dp-quantile column without a bin_count
 EPOCH = pd.Timestamp("1970-01-01")
 UNIT_NS = {"D": 86_400 * 10**9, "s": 10**9}
 
@@ -37,9 +40,13 @@ class NumericColumn(Result):
     category when discretised, an indicator dimension when encoded). ``scale="log"`` is a
     public transform t(x) = log(1 + x - lower) applied before binning and encoding, for long
     right tails; ``bins`` are explicit public bin edges (strictly increasing, from lower to
-    upper) that replace the equal-width bins of the discretiser. ``missing_share`` is the
-    share of missing values that ``schema infer`` observed: data-derived, informative only,
-    never read by a fit.
+    upper) that replace the equal-width bins of the discretiser. ``quantile_bins`` = k asks
+    for k bins whose edges are DP quantiles of the column, paid from a declared share of the
+    budget (schema file: ``"bins": "dp-quantile", "bin_count": k``;
+    :mod:`synthcert.privacy.quantile_bins`); until they are estimated the column has the
+    public bins of its scale. Estimated edges are ``bins`` with ``bins_source="dp"``.
+    ``missing_share`` is the share of missing values that ``schema infer`` observed:
+    data-derived, informative only, never read by a fit.
     """
 
     name: str
@@ -52,6 +59,8 @@ class NumericColumn(Result):
     scale: Scale = "linear"
     bins: tuple[float, ...] | None = None
     missing_share: float | None = None
+    quantile_bins: int | None = None
+    bins_source: BinsSource = "public"
 
     def __post_init__(self) -> None:
         if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
@@ -78,6 +87,15 @@ class NumericColumn(Result):
                     f"column {self.name!r}: bins must be at least 3 strictly increasing edges "
                     f"from lower ({self.lower}) to upper ({self.upper})"
                 )
+        if self.quantile_bins is not None and (
+            self.bins is not None or int(self.quantile_bins) < 2
+        ):
+            raise DataError(
+                f"column {self.name!r}: dp-quantile bins need a bin_count of at least 2 and no "
+                "explicit edges"
+            )
+        if self.bins_source not in ("public", "dp"):
+            raise DataError(f"column {self.name!r}: bins_source must be 'public' or 'dp'")
         _check_share(self.name, self.missing_share)
 
     @property
@@ -122,6 +140,13 @@ class DatetimeColumn(NumericColumn):
         if self.unit not in UNIT_NS:
             raise DataError(f"column {self.name!r}: unit must be 'D' (days) or 's' (seconds)")
         super().__post_init__()
+        first, last = (t.value / UNIT_NS[self.unit] for t in (pd.Timestamp.min, pd.Timestamp.max))
+        if not first <= self.lower < self.upper <= last:
+            raise DataError(
+                f"column {self.name!r}: date bounds must lie between {pd.Timestamp.min.date()} "
+                f"and {pd.Timestamp.max.date()} (the range of datetime64[ns]), or no date can "
+                "be decoded"
+            )
 
     def to_number(self, values: pd.Series) -> np.ndarray:
         """Parse dates (text or datetime64) to the unit since 1970-01-01; unparsable -> NaN."""
@@ -312,6 +337,8 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "bins": None,
     "missing_share": None,
     "dtype": "string",
+    "quantile_bins": None,
+    "bins_source": "public",
 }
 
 
@@ -329,7 +356,10 @@ def column_to_dict(col: Column) -> dict[str, Any]:
     for key, default in OPTIONAL_DEFAULTS.items():
         if key in d and d[key] == default:
             d.pop(key)
+    k = d.pop("quantile_bins", None)
     out.update(d)
+    if k is not None:
+        out["bins"], out["bin_count"] = DP_QUANTILE, int(k)
     if col.missing_share is not None:
         out["missing_share_source"] = "data"
     return out
@@ -352,12 +382,21 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             if key not in spec:
                 raise DataError(f"{kind} column {name!r} needs a public {key!r} bound")
         bins = spec.get("bins")
+        quantile_bins = None
+        if isinstance(bins, str):
+            if bins != DP_QUANTILE:
+                raise DataError(
+                    f"column {name!r}: bins is a list of public edges or {DP_QUANTILE!r}"
+                )
+            quantile_bins, bins = int(spec.get("bin_count", DEFAULT_QUANTILE_BINS)), None
         common: dict[str, Any] = {
             "source": source,
             "nullable": nullable,
             "scale": spec.get("scale", "linear"),
             "bins": None if bins is None else tuple(float(b) for b in bins),
             "missing_share": share,
+            "quantile_bins": quantile_bins,
+            "bins_source": spec.get("bins_source", "public"),
         }
         if kind == "datetime":
             unit = spec.get("unit", "D")

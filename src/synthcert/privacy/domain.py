@@ -13,7 +13,8 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   Delta u <= 1 under both neighbouring relations. The interval (not the single rank
   #{x <= c}) matters for discrete columns, whose quantile sits on a tie. The grid never
   depends on the data: a log-spaced grid of +-{1.00, 1.01, ..., 9.99} x 10^k, k = -6..12,
-  and 0 (integers only for an integer column), or a user-given public range per column.
+  and 0 (integers only for an integer column), every day from 1900 to 2099 for a date
+  column, or a user-given public range per column.
 * **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
   Theorem 3.5): discrete Laplace noise of scale b = Delta_1 / epsilon on the count of every
   observed value, and a value is kept when its noisy count reaches the threshold
@@ -41,7 +42,13 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.encode import numeric_values
-from synthcert.data.schema import CategoricalColumn, Column, NumericColumn, Schema
+from synthcert.data.schema import (
+    CategoricalColumn,
+    Column,
+    DatetimeColumn,
+    NumericColumn,
+    Schema,
+)
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
 from synthcert.privacy.claims import Assumption, PrivacyClaim
@@ -51,6 +58,7 @@ DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
 RANGE_POINTS = 1001  # candidates of a user-given public range (integer columns: every integer)
 MAX_INTEGER_POINTS = 100_001
+DATE_RANGE = ("1900-01-01", "2100-01-01")  # the public default candidates of a date column
 QUANTILE_MECHANISM = "exponential mechanism (DP quantiles: data-derived numeric bounds)"
 THRESHOLD_MECHANISM = "discrete Laplace threshold (stability histogram: data-derived categories)"
 Rng = np.random.Generator
@@ -99,12 +107,26 @@ def reliable_rows(epsilon: float, q: float, candidates: int, failure: float = 0.
     return 2.0 * math.log(candidates / failure) / (epsilon * min(q, 1.0 - q))
 
 
+def date_grid(column: DatetimeColumn) -> np.ndarray:
+    """The public grid of a date column: every day from 1900-01-01 to 2099-12-31
+    (:data:`DATE_RANGE`), in the column's unit (days, or seconds at midnight). Dates have no
+    use for the 19 decades of :func:`default_grid`: a quantile drawn from its flat part gave
+    bounds millions of years wide, which no datetime64 can hold (every date came back missing),
+    and its resolution near today is 100 days."""
+    lo, hi = (DatetimeColumn.parse_bound(d, "D") for d in DATE_RANGE)
+    days = np.arange(lo, hi, dtype=np.float64)
+    return days * (86_400.0 if column.unit == "s" else 1.0)
+
+
 def column_grid(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> np.ndarray:
-    """The public grid of one column: its declared range, else :func:`default_grid` (positive
-    points only for a column declared on a log scale, integers only for an integer column)."""
+    """The public grid of one column: its declared range, else :func:`date_grid` for a date
+    column, else :func:`default_grid` (positive points only for a column declared on a log
+    scale, integers only for an integer column)."""
     if column.name in ranges:
         lo, hi = ranges[column.name]
         return range_grid(float(lo), float(hi), integer=column.integer)
+    if isinstance(column, DatetimeColumn):
+        return date_grid(column)
     log = getattr(column, "scale", None) == "log"
     return default_grid(positive_only=log, integer=column.integer)
 
@@ -130,17 +152,25 @@ def dp_quantile(
     rng: Rng,
     accountant: PrivacyAccountant | None = None,
     name: str = QUANTILE_MECHANISM,
+    base: np.ndarray | None = None,
 ) -> float:
     """The q-quantile of a column by the exponential mechanism over a public grid.
 
     epsilon-DP with score sensitivity 1 (module docstring; McSherry & Talwar 2007, Thm 6):
-    Pr[c_j] proportional to exp(epsilon u(c_j) / 2), u of :func:`quantile_scores`.
+    Pr[c_j] proportional to exp(epsilon u(c_j) / 2), u of :func:`quantile_scores`; with a
+    PUBLIC base measure ``base`` (positive weights mu_j, McSherry & Talwar's general form),
+    Pr[c_j] proportional to mu_j exp(epsilon u(c_j) / 2): the term (2 / epsilon) ln mu_j added
+    to every score is the same on neighbouring tables, so the sensitivity stays 1.
     """
     if not 0 < q < 1:
         raise AssumptionError(f"a quantile level must lie in (0, 1), got {q}")
-    idx = exponential_mechanism(
-        quantile_scores(below, upto, m, q), 1.0, epsilon, rng=rng, accountant=accountant, name=name
-    )
+    scores = quantile_scores(below, upto, m, q)
+    if base is not None:
+        mu = np.asarray(base, dtype=np.float64)
+        if mu.shape != scores.shape or not np.all(mu > 0):
+            raise AssumptionError("a base measure needs one positive weight per candidate")
+        scores = scores + (2.0 / epsilon) * np.log(mu)
+    idx = exponential_mechanism(scores, 1.0, epsilon, rng=rng, accountant=accountant, name=name)
     return float(grid[idx])
 
 
@@ -249,14 +279,7 @@ class DomainCounts:
         for name, grid in self.grids.items():
             # the column's own parser: dates become days or seconds since 1970, text NaN
             x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
-            x = x[~np.isnan(x)]
-            # cell j holds the values in (g_{j-1}, g_j]; #{x <= g_j} is cells[: j+1].sum()
-            idx = np.searchsorted(grid, x, side="left")
-            self.cells[name] += np.bincount(idx, minlength=len(grid) + 1)
-            on_grid = idx < len(grid)
-            on_grid[on_grid] = grid[idx[on_grid]] == x[on_grid]
-            self.ties[name] += np.bincount(idx[on_grid], minlength=len(grid))
-            self.nonmissing[name] += int(x.size)
+            self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
         for name, counter in self.values.items():
             s = chunk[name]
             counter.update(s[s.notna()].astype(str).str.strip().tolist())
@@ -264,8 +287,27 @@ class DomainCounts:
 
     def ranks(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(#{x < c_j}, #{x <= c_j}) for every candidate c_j of the column's grid."""
-        upto = np.cumsum(self.cells[name])[:-1]
-        return upto - self.ties[name], upto
+        return grid_ranks(self.cells[name], self.ties[name])
+
+
+def add_to_grid(x: np.ndarray, grid: np.ndarray, cells: np.ndarray, ties: np.ndarray) -> int:
+    """Add the non-missing values of ``x`` to the rank counts of a sorted public ``grid``, in
+    place: ``cells[j]`` counts the values in (g_{j-1}, g_j] (``len(grid) + 1`` cells, the last
+    beyond the grid), ``ties[j]`` those equal to g_j. Returns how many values were added."""
+    x = np.asarray(x, dtype=np.float64)
+    x = x[~np.isnan(x)]
+    idx = np.searchsorted(grid, x, side="left")
+    cells += np.bincount(idx, minlength=len(grid) + 1)
+    on_grid = idx < len(grid)
+    on_grid[on_grid] = grid[idx[on_grid]] == x[on_grid]
+    ties += np.bincount(idx[on_grid], minlength=len(grid))
+    return int(x.size)
+
+
+def grid_ranks(cells: np.ndarray, ties: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(#{x < c_j}, #{x <= c_j}) for every grid point c_j from :func:`add_to_grid`'s counts."""
+    upto = np.cumsum(cells)[:-1]
+    return upto - ties, upto
 
 
 def data_numeric(schema: Schema) -> list[NumericColumn]:
@@ -501,12 +543,15 @@ __all__ = [
     "DomainBudget",
     "DomainCounts",
     "DomainEstimate",
+    "add_to_grid",
     "bounds_from_quantiles",
     "compose_claim",
+    "date_grid",
     "default_grid",
     "discrete_laplace",
     "dp_quantile",
     "estimate_domain",
+    "grid_ranks",
     "plan_budget",
     "quantile_scores",
     "range_grid",

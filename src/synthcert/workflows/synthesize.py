@@ -33,6 +33,7 @@ from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
 from synthcert.privacy.domain import DomainEstimate, compose_claim, estimate_domain, plan_budget
+from synthcert.privacy.quantile_bins import quantile_bins_step
 from synthcert.run_record import RunRecord, today_utc
 from synthcert.synthesizers.base import DEFAULT_DELTA
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, incomplete_rows_under_bounded
@@ -231,6 +232,8 @@ def synthesize(
     allow_data_domain: bool = False,
     private_domain: float | None = None,
     domain_ranges: dict[str, tuple[float, float]] | None = None,
+    dp_bins: float | None = None,
+    dp_bins_log: bool = False,
     engine: str | Any = "local",
     scheduler: str | Any = None,
     csv: CsvOptions | None = None,
@@ -260,6 +263,10 @@ def synthesize(
     domain_ranges
         Public ranges {column: (lo, hi)} searched by the DP quantiles instead of the default
         public grid.
+    dp_bins, dp_bins_log
+        SHARE of epsilon spent on DP quantile bin edges of the columns declaring
+        ``"bins": "dp-quantile"`` (and, with ``dp_bins_log``, of every ``"scale": "log"``
+        column); :mod:`synthcert.privacy.quantile_bins`.
 
     Raises
     ------
@@ -307,6 +314,11 @@ def synthesize(
         pub.timing("domain", time.perf_counter() - t0)
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
+    bins = quantile_bins_step(
+        lambda: iter_table_chunks(input_path, csv=csv), schema, epsilon, share=dp_bins,
+        total_epsilon=split.epsilon if split else epsilon, log_columns=dp_bins_log, seed=pub.seed,
+    )  # fmt: skip
+    schema, epsilon = bins.schema, bins.synthesizer_epsilon
     accepted = accepted_params(synthesizer)
     if "seed" in accepted and "seed" not in params:
         params["seed"] = fit_seed  # the fit's noise and choices: a child of the secret seed
@@ -352,7 +364,7 @@ def synthesize(
             if dp and neighboring == "bounded" and int(rows_used) != int(rows_in):
                 raise incomplete_rows_under_bounded(int(rows_in) - int(rows_used))
         n = output_rows(synth, neighboring, n_out, min_rows, rows_in, dp or streamed)
-        claim = synth.privacy_claim(n)
+        claim = bins.compose(synth.privacy_claim(n))
         if estimate is not None and split is not None:
             claim = compose_claim(claim, estimate, split.epsilon, split.delta)
             public_rows = estimate.rows if neighboring == "bounded" else min_rows
@@ -372,6 +384,7 @@ def synthesize(
         pub.ledger.extend({"step": "domain", **e.to_dict()} for e in estimate.ledger)
         pub.facts["domain_spent"] = estimate.spent.to_dict()
         pub.facts["budget_split"] = split.to_dict()
+    pub.ledger.extend({"step": "bins", **e.to_dict()} for e in bins.ledger)
     accountant = getattr(synth, "accountant", None)
     if accountant is not None:
         step = {"step": "synthesizer"} if estimate is not None else {}
