@@ -156,7 +156,7 @@ def test_registry_and_refusals(small):
     with pytest.raises(ParameterError):
         AIMSynthesizer(schema, workload=[("sex", "nope")]).fit(df)
     with pytest.raises(ParameterError):
-        AIMSynthesizer(schema, alpha=1.0).fit(df)
+        AIMSynthesizer(schema, measure_share=1.0).fit(df)
 
 
 # -- Adult at every budget of the issue (slow) -----------------------------------------

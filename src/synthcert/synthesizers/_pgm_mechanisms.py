@@ -178,7 +178,7 @@ def run_aim(
     rng: np.random.Generator,
     max_model_size: float = 80.0,
     rounds: int | None = None,
-    alpha: float = 0.9,
+    measure_share: float = 0.9,
     pgm_iters: int = 1000,
     round_iters: int | None = None,
     progress: Progress | None = None,
@@ -188,8 +188,8 @@ def run_aim(
     ``answers``: the count tables (float, axes in clique order) of ``needed_marginals``, from
     ``n`` rows.
 
-    DP: T = 16 k rounds budgeted (k attributes), sigma_0 = sqrt(T / (2 alpha rho)),
-    epsilon_0 = sqrt(8 (1 - alpha) rho / T); one-way marginals first (Algorithm 5), then
+    DP: T = 16 k rounds budgeted (k attributes), sigma_0 = sqrt(T / (2 measure_share rho)),
+    epsilon_0 = sqrt(8 (1 - measure_share) rho / T); one-way marginals first (Algorithm 5), then
     selection by the exponential mechanism on w_r (||x_r - y_r||_1 - sqrt(2/pi) sigma d_r),
     measurement, estimation, annealing (Algorithm 6), until rho is spent exactly.
     Without DP: one-way marginals, then the worst-approximated admissible candidate by
@@ -225,16 +225,18 @@ def run_aim(
         return state
 
     T = rounds or 16 * k
-    if k * alpha >= T:  # the k one-way measurements would spend k * alpha / T >= all of rho
+    if (
+        k * measure_share >= T
+    ):  # the k one-way measurements would spend k * measure_share / T >= all of rho
         raise AssumptionError(
             f"AIM with rounds={T} cannot measure the {k} one-way marginals within the budget: "
-            f"they alone cost {k * alpha / T:.3g} of rho; use rounds >= "
-            f"{math.floor(k * alpha) + 1}",
-            assumption="rounds > number of columns * alpha",
-            admissible=f"rounds >= {math.floor(k * alpha) + 1}",
+            f"they alone cost {k * measure_share / T:.3g} of rho; use rounds >= "
+            f"{math.floor(k * measure_share) + 1}",
+            assumption="rounds > number of columns * measure_share",
+            admissible=f"rounds >= {math.floor(k * measure_share) + 1}",
         )
-    sigma = math.sqrt(T / (2.0 * alpha * rho))
-    eps = math.sqrt(8.0 * (1.0 - alpha) * rho / T)
+    sigma = math.sqrt(T / (2.0 * measure_share * rho))
+    eps = math.sqrt(8.0 * (1.0 - measure_share) * rho / T)
     rho_used = 0.0
     for a in columns:  # Algorithm 5: one-way marginals with sigma_0
         measure_gaussian(
@@ -251,8 +253,8 @@ def run_aim(
         remaining = rho - rho_used
         # Algorithm 6 lines 8-10: if two more rounds do not fit, spend everything now
         if remaining <= 2.0 * (1.0 / (2.0 * sigma**2) + eps**2 / 8.0):
-            sigma = math.sqrt(1.0 / (2.0 * alpha * remaining))
-            eps = math.sqrt(8.0 * (1.0 - alpha) * remaining)
+            sigma = math.sqrt(1.0 / (2.0 * measure_share * remaining))
+            eps = math.sqrt(8.0 * (1.0 - measure_share) * remaining)
             terminate = True
         rho_used += eps**2 / 8.0 + 1.0 / (2.0 * sigma**2)
         limit = max_model_size * rho_used / rho
@@ -294,7 +296,7 @@ def run_mwem(
     rng: np.random.Generator,
     rounds: int | None = None,
     max_model_size: float = 25.0,
-    alpha: float = 0.9,
+    measure_share: float = 0.9,
     pgm_iters: int = 1000,
     round_iters: int | None = None,
     progress: Progress | None = None,
@@ -304,10 +306,10 @@ def run_mwem(
     ``answers``: the count tables (float, axes in clique order) of ``needed_marginals``, from
     ``n`` rows.
 
-    T rounds (default k); each spends rho/T: epsilon = sqrt(8 (1 - alpha) rho/T) on the
+    T rounds (default k); each spends rho/T: epsilon = sqrt(8 (1 - measure_share) rho/T) on the
     exponential mechanism with score ||x_r - y_r||_1 - d_r over workload marginals whose
     junction tree stays within max_model_size * t / T megabytes, and sigma =
-    sqrt(1 / (2 alpha rho/T)) on the measurement. The first selection compares against the
+    sqrt(1 / (2 measure_share rho/T)) on the measurement. The first selection compares against the
     uniform distribution of total 1 (nothing is known yet). Without DP: the one-way marginals
     are measured exactly first (they cost nothing), then the argmax of ||x_r - y_r||_1.
     """
@@ -324,8 +326,8 @@ def run_mwem(
     )
     if rho is not None:
         rho_t = rho / T
-        sigma = math.sqrt(1.0 / (2.0 * alpha * rho_t))
-        eps = math.sqrt(8.0 * (1.0 - alpha) * rho_t)
+        sigma = math.sqrt(1.0 / (2.0 * measure_share * rho_t))
+        eps = math.sqrt(8.0 * (1.0 - measure_share) * rho_t)
     else:  # without DP the one-way marginals cost nothing: measure them exactly first
         for a in sizes:
             est.measure(state, (a,), answers[(a,)], 1.0)
@@ -353,7 +355,14 @@ def run_mwem(
                 )
             ]
             measure_gaussian(
-                est, state, r, answers[r], sigma, rho=alpha * rho_t, rng=rng, accountant=accountant
+                est,
+                state,
+                r,
+                answers[r],
+                sigma,
+                rho=measure_share * rho_t,
+                rng=rng,
+                accountant=accountant,
             )
         est.fit(state, round_iters if t < T else pgm_iters)
         say(f"round {t}/{T}: measured {r}")

@@ -61,8 +61,9 @@ class _PGMSynthesizer(DPSynthesizer):
         Mirror-descent iterations of the final estimate.
     round_iters : int, optional
         Iterations inside the selection loop (default ``pgm_iters``).
-    alpha : float, default 0.9
-        Share of each round's budget spent on measurement (AIM's alpha, not a Rényi order).
+    measure_share : float, default 0.9
+        Share of each round's budget spent on the Gaussian measurement (AIM's alpha in
+        McKenna et al. 2022, renamed: in synthcert alpha is always a Rényi order).
     bins : int, default 20
         Equal-width public bins of the numeric columns.
     missing : {"model", "drop"}, default "model"
@@ -94,7 +95,7 @@ class _PGMSynthesizer(DPSynthesizer):
         max_model_size: float | None = None,
         pgm_iters: int = 1000,
         round_iters: int | None = None,
-        alpha: float = 0.9,
+        measure_share: float = 0.9,
         bins: int = DEFAULT_BINS,
         missing: MissingPolicy = "model",
         seed: Seed = None,
@@ -108,7 +109,7 @@ class _PGMSynthesizer(DPSynthesizer):
         self.max_model_size = max_model_size
         self.pgm_iters = pgm_iters
         self.round_iters = round_iters
-        self.alpha = alpha
+        self.measure_share = measure_share
         self.bins = bins
         self.missing = missing
         self.seed = seed
@@ -123,25 +124,25 @@ class _PGMSynthesizer(DPSynthesizer):
             If epsilon is not positive and finite or delta is outside (0, 1) (the conversion
             to zCDP needs both).
         ParameterError
-            If ``alpha`` is outside (0, 1), ``rounds``, ``pgm_iters`` or ``round_iters`` is
+            If ``measure_share`` is outside (0, 1), ``rounds``, ``pgm_iters`` or ``round_iters`` is
             below 1, ``bins < 2``, or a workload clique names no or unknown columns.
 
         Examples
         --------
         >>> from synthcert.data.schema import NumericColumn, Schema
         >>> schema = Schema((NumericColumn("x", 0, 1),))
-        >>> AIMSynthesizer(schema, alpha=1.0).validate_params()  # doctest: +ELLIPSIS
+        >>> AIMSynthesizer(schema, measure_share=1.0).validate_params()  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        synthcert.errors.ParameterError: alpha (the share ... must lie in (0, 1), got 1.0
+        synthcert.errors.ParameterError: measure_share (the share ... must lie in (0, 1), got 1.0
         """
         super().validate_params()
         if self.epsilon is not None:
             rho_from_epsilon_delta(self.epsilon, self.target_delta())  # checks both
-        if not 0 < self.alpha < 1:
+        if not 0 < self.measure_share < 1:
             raise ParameterError(
-                f"alpha (the share of each round's budget spent on measurement) must lie in "
-                f"(0, 1), got {self.alpha}"
+                f"measure_share (the share of each round's budget spent on measurement) "
+                f"must lie in (0, 1), got {self.measure_share}"
             )
         if self.rounds is not None and self.rounds < 1:
             raise ParameterError(f"rounds must be at least 1, got {self.rounds}")
@@ -250,7 +251,7 @@ class _PGMSynthesizer(DPSynthesizer):
             rng=rng,
             rounds=self.rounds,
             max_model_size=float(self.max_model_size or self.default_max_model_size),
-            alpha=float(self.alpha),
+            measure_share=float(self.measure_share),
             pgm_iters=int(self.pgm_iters),
             round_iters=self.round_iters,
             progress=self.progress,
@@ -314,7 +315,7 @@ class AIMSynthesizer(_PGMSynthesizer):
     """AIM: adaptive, iterative marginal selection with Private-PGM (McKenna et al. 2022).
 
     Defaults follow thesis Algorithm 4: all 2-way marginals as workload, MAX-SIZE 80 MB,
-    T = 16 k, alpha = 0.9. ``rounds`` overrides T under DP, and is the number of selection
+    T = 16 k, measure_share = 0.9. ``rounds`` overrides T under DP, and is the number of selection
     rounds without DP (default k). Parameters as :class:`_PGMSynthesizer`.
 
     Examples
@@ -336,7 +337,7 @@ class AIMSynthesizer(_PGMSynthesizer):
 class MWEMPGMSynthesizer(_PGMSynthesizer):
     """MWEM+PGM (McKenna et al. 2019): T rounds (default k) of select-measure-estimate.
 
-    Each round spends rho/T, a share ``alpha`` on the Gaussian measurement; the model-size
+    Each round spends rho/T, a share ``measure_share`` on the Gaussian measurement; the model-size
     limit grows as max_model_size * t / T (25 MB by default, as in the reference).
     Parameters as :class:`_PGMSynthesizer`.
 
