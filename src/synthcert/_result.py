@@ -132,9 +132,9 @@ def _revive_union(options: list[Any], value: Any) -> Any:
         if built:
             return built[0]
     for option in options:
-        if option is float and (isinstance(value, (int, float)) or value in _NONFINITE):
-            if not isinstance(value, bool):
-                return _float(value)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if option is float and (number or (isinstance(value, str) and value in _NONFINITE)):
+            return _float(value)
         if option is np.ndarray and isinstance(value, list):
             return _array(value)
         origin = typing.get_origin(option) or option

@@ -49,6 +49,11 @@ class Efficacy(Result):
         """The fields plus ``gap``."""
         return {**super().to_dict(), "gap": self.gap}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Efficacy:
+        """Read back :meth:`to_dict`: ``gap`` is derived from the scores, so it is dropped."""
+        return super().from_dict({k: v for k, v in data.items() if k != "gap"})
+
 
 def _lightgbm() -> Any:
     try:
