@@ -145,6 +145,14 @@ def _revive_union(options: list[Any], value: Any) -> Any:
     return value
 
 
+def _expect(kind: type, value: Any, hint: Any) -> None:
+    """Refuse a JSON value of the wrong shape for its field (a list where an object belongs)."""
+    if not isinstance(value, kind):
+        name = getattr(hint, "__name__", None) or str(hint)
+        json_kind = "an array" if kind is list else "an object"
+        raise DataError(f"{name} is written as {json_kind}, not {type(value).__name__}")
+
+
 def _revive(hint: Any, value: Any) -> Any:
     """Rebuild ``value`` (as written by :func:`jsonable`) as the type ``hint`` names."""
     if hint is Any or hint is typing.Any:
@@ -162,6 +170,10 @@ def _revive(hint: Any, value: Any) -> Any:
         return None
     if origin is typing.Literal:
         return value
+    if origin in (tuple, list) or hint in (tuple, list, np.ndarray):
+        _expect(list, value, hint)
+    if origin is dict or (_is_result_type(hint) and not _is_result_type(type(value))):
+        _expect(dict, value, hint)
     if origin is tuple:
         args = typing.get_args(hint)
         if len(args) == 2 and args[1] is Ellipsis:

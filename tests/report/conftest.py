@@ -135,8 +135,17 @@ def make_audit(seed: int = 0) -> dict:
     for name, shift in (("statistics", 0.4), ("distance", 0.1)):
         pos, neg = rng.normal(shift, 1, 150), rng.normal(0, 1, 150)
         ims[name] = {"pos": pos.tolist(), "neg": neg.tolist()}
-        bound = {"epsilon": shift, "threshold": 0.5, "tpr": 0.3, "fpr": 0.2, "tpr_lower": 0.25,
-                 "fpr_upper": 0.25, "delta": 1e-5, "confidence": 0.95, "thresholds_tested": 300}
+        bound = {
+            "epsilon": shift,
+            "threshold": 0.5,
+            "tpr": 0.3,
+            "fpr": 0.2,
+            "tpr_lower": 0.25,
+            "fpr_upper": 0.25,
+            "delta": 1e-5,
+            "confidence": 0.95,
+            "thresholds_tested": 300,
+        }
         attacks[name] = {"name": name, "auc": 0.5 + shift / 3, "auc_ci": [0.45, 0.65],
                          "tpr_at_1pct_fpr": 0.02, "tpr_at_01pct_fpr": 0.0,
                          "epsilon_lower_bound": shift, "epsilon_bound": bound,

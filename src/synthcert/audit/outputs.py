@@ -13,20 +13,9 @@ from synthcert.data.io import write_table, write_text
 
 
 def audit_summary(result: AuditResult) -> dict:
-    """The JSON document of an audit (IMs included, for re-plotting)."""
-    doc = result.to_dict()
-    doc["attacks"] = {
-        name: {
-            "auc": s.auc,
-            "auc_ci": list(s.auc_ci),
-            "tpr_at_1pct_fpr": s.tpr_at_1pct_fpr,
-            "tpr_at_01pct_fpr": s.tpr_at_01pct_fpr,
-            "epsilon_lower_bound": s.epsilon_lower_bound,
-            "epsilon_bound": s.epsilon_bound.to_dict(),
-        }
-        for name, s in result.attacks.items()
-    }
-    return doc
+    """The JSON document of an audit (IMs included, for re-plotting): ``result.to_dict()``, so
+    that ``AuditResult.from_dict`` reads it back (the report does)."""
+    return result.to_dict()
 
 
 def write_audit(result: AuditResult, out: str | Path, *, protect: tuple = ()) -> dict[str, Path]:

@@ -53,7 +53,8 @@ def certificate_rows(certificate: Released | Mapping[str, Any] | None) -> list[t
             rows.append((label, str(v)))
     budget = getattr(released, "budget", None)
     if budget:
-        rows.append(("Budget", ", ".join(f"{k} = {F.fmt(number(v), 6)}" for k, v in budget.items())))
+        parts = [f"{k} = {F.fmt(number(v), 6)}" for k, v in budget.items()]
+        rows.append(("Budget", ", ".join(parts)))
     return rows
 
 

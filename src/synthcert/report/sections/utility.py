@@ -46,7 +46,8 @@ def marginal_specs(
     for name, col in ev.columns.items():
         spec: dict[str, Any] = {"real": list(col.real), "synthetic": list(col.synthetic)}
         schema_col = schema.column(name) if schema is not None and name in schema.names else None
-        kind = col.kind or ("categorical" if isinstance(schema_col, CategoricalColumn) else "numeric")
+        categorical = isinstance(schema_col, CategoricalColumn)
+        kind = col.kind or ("categorical" if categorical else "numeric")
         spec["kind"] = kind
         k = len(spec["real"])
         if kind == "categorical":
