@@ -303,3 +303,21 @@ def test_unknown_and_missing_fields_are_refused():
         Assumption.from_dict({"name": "a", "value": 1})
     with pytest.raises(DataError, match="JSON object"):
         Assumption.from_dict([1, 2])  # type: ignore[arg-type]
+
+
+def test_a_computed_certificate_curve_reads_back():
+    """A real result (arrays with +inf for refused orders, nested conversions, a dict of
+    arrays) survives the JSON round trip too."""
+    from synthcert.privacy.budget import account
+    from synthcert.release import Certificate
+    from synthcert.report.curves import certificate_curves
+
+    acc = account(1000, 4, 0.05, n_out=200, delta=1e-5, neighboring="bounded")
+    cert = Certificate("gaussian", "inherent-rdp", "differential privacy", "bounded", 4, 0.05,
+                       "declared", None, "public", None, 1000, 200, acc.alpha, acc.epsilon_rdp,
+                       acc.epsilon_rdp_per_record, 1e-5, acc.epsilon, "ckm", None, (), "0.1.0",
+                       "2025-01-02")  # fmt: skip
+    curves = certificate_curves(cert)
+    assert np.isinf(curves.epsilon_rdp_per_record).any()  # orders beyond the theorem's limit
+    same(round_trip(curves), curves)
+    same(round_trip(cert), cert)

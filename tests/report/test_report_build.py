@@ -243,3 +243,33 @@ def test_association_heat_map_says_association_everywhere():
     assert "correlation" not in f.alt and "correlation" not in f.svg
     corr = F.correlation_figure(["a", "b", "c"], m)
     assert corr.id == "fig-corr" and "correlation differences" in corr.alt
+
+
+def test_typed_results_and_their_json_give_the_same_page(certificate, evaluation, audit):
+    """The report reads JSON through from_dict: a typed result and its document are one page."""
+    from synthcert.audit.game import AuditResult
+    from synthcert.release import Certificate
+    from synthcert.utility.evaluate import UtilityEvaluation
+
+    prov = {"synthcert_version": "0.1.0", "report_generated": "fixed"}
+    typed = (
+        Certificate.from_dict(certificate),
+        UtilityEvaluation.from_dict(evaluation),
+        AuditResult.from_dict(audit),
+    )
+    assert render_report(*typed, prov, internal=True) == render_report(
+        certificate, evaluation, audit, prov, internal=True
+    )
+
+
+def test_audit_json_output_is_a_report_input_and_other_documents_are_refused(audit, certificate):
+    """`synthcert audit --json` leaves the IMs out and lists its files: still an audit; a
+    certificate given as the audit is refused with the field it lacks, not drawn half-empty."""
+    printed = {k: v for k, v in audit.items() if k != "ims"} | {"files": {"result": "r.json"}}
+    ctx = build_context(certificate, None, printed, internal=True)
+    assert ctx["audit"]["present"] and ctx["audit"]["histograms"] == []
+    assert [r[0] for r in ctx["audit"]["attack_rows"]] == ["statistics", "distance"]
+    with pytest.raises(DataError, match="audit is not a document synthcert writes.*no field"):
+        build_context(certificate, None, certificate, internal=True)
+    with pytest.raises(DataError, match="certificate is not a document.*needs the field"):
+        build_context({"synthesizer": "gaussian", "epsilon": 1.0})
