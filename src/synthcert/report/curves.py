@@ -137,7 +137,21 @@ def budget_of(cert: Certificate) -> tuple[str, float]:
 
 
 def alpha_grid(alpha_max: float, alpha: float, num: int = 160) -> np.ndarray:
-    """Orders from 1.01 to just below α_max, log-spaced in α − 1, with the chosen α included."""
+    """Orders from 1.01 to just below α_max, log-spaced in α − 1, with the chosen α included.
+
+    Parameters
+    ----------
+    alpha_max : float
+        The theorem's largest admissible order (may be inf: capped at 10⁶).
+    alpha : float
+        The certificate's order, added to the grid when admissible.
+    num : int, default 160
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted unique orders.
+    """
     hi = min(alpha_max, 1e6) if math.isfinite(alpha_max) else 1e6
     lo_u, hi_u = math.log(1e-2), math.log(max(hi - 1.0, 2e-2)) + math.log1p(-1e-6)
     grid = 1.0 + np.exp(np.linspace(lo_u, hi_u, num))

@@ -76,7 +76,24 @@ class Figure:
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
-    """A number for prose: significant digits, thousands separators for counts, ∞ for inf."""
+    """A number for prose: significant digits, thousands separators for counts, ∞ for inf.
+
+    Parameters
+    ----------
+    x : float, int or None
+    digits : int, default 3
+        Significant digits of a non-integer.
+
+    Returns
+    -------
+    str
+        "–" for None or NaN.
+
+    Examples
+    --------
+    >>> fmt(30162), fmt(0.123456), fmt(float("inf")), fmt(None)
+    ('30,162', '0.123', '∞', '–')
+    """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if isinstance(x, (int, np.integer)):
@@ -89,7 +106,18 @@ def fmt(x: float | None, digits: int = 3) -> str:
 
 
 def new_figure(width: float, height: float) -> MplFigure:
-    """A matplotlib Figure not registered with pyplot (no global state, thread-safe)."""
+    """A matplotlib Figure not registered with pyplot (no global state, thread-safe).
+
+    Parameters
+    ----------
+    width, height : float
+        Size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With the report's style and a constrained layout.
+    """
     with matplotlib.rc_context(_RC):
         return MplFigure(figsize=(width, height), layout="constrained")
 
@@ -100,6 +128,19 @@ def to_svg(fig: MplFigure, fig_id: str, alt: str) -> str:
     The XML prologue and the fixed width/height are removed (CSS scales the viewBox), the
     Date metadata is dropped (same inputs, same bytes), and ``role="img"`` with a <title>
     makes screen readers announce the alt text.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    fig_id : str
+        The figure's id on the page (prefixes every id inside the SVG).
+    alt : str
+        The alt text.
+
+    Returns
+    -------
+    str
+        The ``<svg>`` element.
     """
     width_px = round(float(fig.get_size_inches()[0]) * PX_PER_INCH)
     buf = io.StringIO()
@@ -169,7 +210,17 @@ def _style(ax) -> None:
 # certificate
 # --------------------------------------------------------------------------------------------
 def alpha_epsilon_figure(c: CertificateCurves) -> Figure:
-    """ε_RDP(α) of the n_out records and the (ε, δ) it converts to, chosen α marked."""
+    """ε_RDP(α) of the n_out records and the (ε, δ) it converts to, chosen α marked.
+
+    Parameters
+    ----------
+    c : CertificateCurves
+
+    Returns
+    -------
+    Figure
+        ``fig-alpha``.
+    """
     fig = new_figure(6.4, 3.6)
     ax = fig.subplots()
     _style(ax)
@@ -235,7 +286,17 @@ def alpha_epsilon_figure(c: CertificateCurves) -> Figure:
 
 
 def epsilon_n_out_figure(c: CertificateCurves) -> Figure:
-    """Best-α ε at δ as a function of the number of released rows, budget line and n_out marked."""
+    """Best-α ε at δ as a function of the number of released rows, budget line and n_out marked.
+
+    Parameters
+    ----------
+    c : CertificateCurves
+
+    Returns
+    -------
+    Figure
+        ``fig-nout``.
+    """
     fig = new_figure(6.4, 3.6)
     ax = fig.subplots()
     _style(ax)
@@ -397,7 +458,23 @@ def correlation_figure(
     fig_id: str = "fig-corr",
     caption: str | None = None,
 ) -> Figure | None:
-    """Heat map of synthetic − real ``measure`` (correlation, association), cells labelled."""
+    """Heat map of synthetic − real ``measure`` (correlation, association), cells labelled.
+
+    Parameters
+    ----------
+    columns : sequence of str
+    matrix : k × k nested sequence of float
+        Synthetic minus real.
+    measure : str, default "correlation"
+        Named in the title, alt text and colour-bar label.
+    fig_id : str, default "fig-corr"
+    caption : str, optional
+
+    Returns
+    -------
+    Figure or None
+        None when the matrix is not k × k.
+    """
     m = np.asarray(matrix, dtype=float)
     k = len(columns)
     if m.shape != (k, k) or k == 0:
@@ -447,7 +524,21 @@ def correlation_figure(
 def score_histogram_figure(
     name: str, pos: Sequence[float], neg: Sequence[float], idx: int
 ) -> Figure:
-    """Histogram of attack scores for members (hatched) and non-members (dotted outline)."""
+    """Histogram of attack scores for members (hatched) and non-members (dotted outline).
+
+    Parameters
+    ----------
+    name : str
+        The attack.
+    pos, neg : sequence of float
+        Its IMs with and without the target in the training data.
+    idx : int
+        Position on the page (the id is ``fig-hist-{idx}``).
+
+    Returns
+    -------
+    Figure
+    """
     p = np.asarray(pos, dtype=float)
     q = np.asarray(neg, dtype=float)
     p, q = p[np.isfinite(p)], q[np.isfinite(q)]
@@ -548,7 +639,22 @@ def roc_figure(scores: Mapping[str, Mapping[str, Sequence[float]]]) -> Figure | 
 def sandwich_figure(
     lower: Mapping[str, float], certified: float | None, delta: float | None
 ) -> Figure | None:
-    """The 'sandwich': the best empirical ε lower bound, the certified upper bound, the gap."""
+    """The 'sandwich': the best empirical ε lower bound, the certified upper bound, the gap.
+
+    Parameters
+    ----------
+    lower : Mapping of str to float
+        Each attack's ε lower bound.
+    certified : float or None
+        The guaranteed ε (upper bound).
+    delta : float or None
+        δ of the bounds, written on the axis.
+
+    Returns
+    -------
+    Figure or None
+        None with neither a finite lower bound nor an upper bound.
+    """
     items = [(k, float(v)) for k, v in lower.items() if v is not None and math.isfinite(float(v))]
     has_upper = certified is not None and math.isfinite(certified)
     if not items and not has_upper:
