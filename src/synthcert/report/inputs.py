@@ -176,7 +176,7 @@ def read_audit(doc: AuditResult | Mapping[str, Any] | None) -> AuditResult | Non
     """
     from synthcert.audit.game import AuditResult
 
-    if isinstance(doc, Mapping) and not isinstance(doc, AuditResult):
+    if isinstance(doc, Mapping):  # the --json output: no IMs, the files written
         doc = {"ims": {}, **{k: v for k, v in doc.items() if k != "files"}}
     return _typed(doc, (AuditResult,), AuditResult, "audit")
 
