@@ -321,3 +321,13 @@ def test_a_computed_certificate_curve_reads_back():
     assert np.isinf(curves.epsilon_rdp_per_record).any()  # orders beyond the theorem's limit
     same(round_trip(curves), curves)
     same(round_trip(cert), cert)
+
+
+def test_a_derived_infinite_figure_is_written_as_json():
+    """Efficacy's derived gap is infinite when a score is: it is written "-inf", not -Infinity
+    (strict JSON), and dropped again on reading."""
+    from synthcert.utility.efficacy import Efficacy
+
+    e = Efficacy("income", "classification", "auc", math.inf, 0.5, 10, 10, 5)
+    assert e.to_dict()["gap"] == "-inf"
+    same(round_trip(e), e)

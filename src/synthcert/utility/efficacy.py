@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthcert._result import Result
+from synthcert._result import Result, jsonable
 from synthcert.data.encode import category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import DataError, SynthcertError
@@ -47,7 +47,7 @@ class Efficacy(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields plus ``gap``."""
-        return {**super().to_dict(), "gap": self.gap}
+        return {**super().to_dict(), "gap": jsonable(self.gap)}  # ±inf as "inf"/"-inf"
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Efficacy:
