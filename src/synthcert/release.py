@@ -311,7 +311,7 @@ def release(
     pub.json(certificate, cert_path)
     pub.facts.update(private_facts(synth))
     if report is not None:
-        pub.public_report(report, certificate=certificate.to_dict(), schema=schema)
+        pub.public_report(report, certificate=certificate, schema=schema)
     params_path = None
     if save_private_params is not None:
         params_path = str(pub.private_npz(
@@ -320,7 +320,7 @@ def release(
     pub.timing("total", time.perf_counter() - started)
     record = pub.finish(private_record)
     if internal_report is not None:
-        pub.internal_report(internal_report, certificate=certificate.to_dict(), schema=schema)
+        pub.internal_report(internal_report, certificate=certificate, schema=schema)
     return ReleaseResult(
         certificate,
         str(out),

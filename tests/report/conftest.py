@@ -31,6 +31,7 @@ def make_certificate(
         "d": d,
         "sigma": sigma,
         "sigma_source": "declared",
+        "ridge": None,
         "bounds_source": "public",
         "min_rows": n if unbounded else None,
         "n": None if unbounded else n,
@@ -63,18 +64,20 @@ def make_record() -> dict:
 
 
 def make_evaluation(seed: int = 0) -> dict:
-    """Shaped like `synthcert evaluate --json` (UtilityEvaluation.to_dict())."""
+    """The document `synthcert evaluate --json` writes (UtilityEvaluation.to_dict())."""
     rng = np.random.default_rng(seed)
     cols = {}
     for name in ("age", "hours-per-week"):
         p, q = rng.dirichlet(np.ones(20) * 4), rng.dirichlet(np.ones(20) * 4)
         cols[name] = {"name": name, "kind": "numeric", "l1": float(np.abs(p - q).sum()),
                       "l2": 0.1, "hellinger": 0.05, "wasserstein": 1.5,
+                      "wasserstein_binned": 1.4, "wasserstein_normalized": 0.02,
                       "real": p.tolist(), "synthetic": q.tolist()}  # fmt: skip
     for name, k in (("sex", 2), ("native-country", 41)):
         p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
         cols[name] = {"name": name, "kind": "categorical", "l1": float(np.abs(p - q).sum()),
                       "l2": 0.1, "hellinger": 0.05, "wasserstein": 0.2,
+                      "wasserstein_binned": 0.2, "wasserstein_normalized": 0.2,
                       "real": p.tolist(), "synthetic": q.tolist()}  # fmt: skip
     names = ["age", "hours-per-week", "education-num"]
     real = np.corrcoef(rng.normal(size=(3, 40)))
@@ -96,32 +99,57 @@ def make_evaluation(seed: int = 0) -> dict:
             "mean": 0.1,
             "max": 0.2,
         },
+        "association": {  # the same columns: no second heat map
+            "columns": names,
+            "real": real.tolist(),
+            "synthetic": syn.tolist(),
+            "abs_diff": np.abs(real - syn).tolist(),
+            "mean": 0.1,
+            "max": 0.2,
+        },
         "efficacy": {
             "income": {
                 "target": "income",
                 "task": "classification",
-                "metric": "roc_auc",
+                "metric": "auc",
                 "synthetic": 0.81,
                 "real": 0.9,
+                "n_train_synthetic": 2000,
+                "n_train_real": 30162,
                 "n_test": 15060,
+                "note": "",
+                "gap": 0.09,
             }
         },
         "bins": 20,
         "n_real": 30162,
         "n_synthetic": 2000,
+        "n_holdout": 15060,
     }
 
 
 def make_audit(seed: int = 0) -> dict:
-    """Shaped like `synthcert audit --json` (AuditResult.to_dict())."""
+    """The audit document `synthcert audit` writes (AuditResult.to_dict())."""
     rng = np.random.default_rng(seed)
     attacks, ims = {}, {}
     for name, shift in (("statistics", 0.4), ("distance", 0.1)):
         pos, neg = rng.normal(shift, 1, 150), rng.normal(0, 1, 150)
         ims[name] = {"pos": pos.tolist(), "neg": neg.tolist()}
+        bound = {
+            "epsilon": shift,
+            "threshold": 0.5,
+            "tpr": 0.3,
+            "fpr": 0.2,
+            "tpr_lower": 0.25,
+            "fpr_upper": 0.25,
+            "delta": 1e-5,
+            "confidence": 0.95,
+            "thresholds_tested": 300,
+        }
         attacks[name] = {"name": name, "auc": 0.5 + shift / 3, "auc_ci": [0.45, 0.65],
-                         "tpr_at_1pct_fpr": 0.02, "epsilon_lower_bound": shift,
-                         "epsilon_bound": {"epsilon": shift, "delta": 1e-5}}  # fmt: skip
+                         "tpr_at_1pct_fpr": 0.02, "tpr_at_01pct_fpr": 0.0,
+                         "epsilon_lower_bound": shift, "epsilon_bound": bound,
+                         "n_pos": 150, "n_neg": 150}  # fmt: skip
     return {
         "synthesizer": "gaussian",
         "privacy": {"model": "inherent-rdp", "epsilon": 12.5, "delta": 1e-5},
@@ -129,19 +157,27 @@ def make_audit(seed: int = 0) -> dict:
             "method": "mah-max",
             "row": 25093,
             "score": 14.0,
-            "record": {"age": SECRET_VALUE},
+            "mahalanobis": 14.03,
+            "ranking_method": "mahalanobis",
         },
         "target_row": 25093,
         "target_mahalanobis": 14.03,
         "trials": 3,
         "generations": 50,
+        "rows": 30162,
+        "encoded_dim": 6,
+        "seed": 3,
+        "workers": 1,
+        "params": {"c1": 10, "c2": 10, "c3": 10, "chunks": 50, "bins": 20},
         "attacks": attacks,
         "ims": ims,
-        "at_risk": [
-            {"row": 17, "score": 3.5, "values": {"age": SECRET_VALUE}},
+        "at_risk": [  # a record's values must never reach the page, even when given
+            {"row": 17, "score": 3.5, "age": SECRET_VALUE},
             {"row": 25093, "score": 14.0},
             {"row": 4242, "score": 9.25},
         ],
+        "ranking_method": "mahalanobis",
+        "elapsed_seconds": 1.5,
         "notes": [],
     }
 

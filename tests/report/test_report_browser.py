@@ -131,7 +131,7 @@ def test_real_adult_release_evaluation_audit_report_in_chromium(tmp_path, adult)
     from synthcert.audit.game import run_audit
     from synthcert.data.datasets import ADULT_NUMERIC, adult_schema
     from synthcert.release import release
-    from synthcert.report.build import load_json, write_report
+    from synthcert.report import load_json, write_report
     from synthcert.utility.evaluate import evaluate
 
     schema = adult_schema(numeric_only=True)

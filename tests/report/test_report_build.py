@@ -11,18 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from synthcert.audit.scoring import auc, roc_curve
 from synthcert.errors import DataError
 from synthcert.report import figures as F  # noqa: N812
-from synthcert.report.build import (
-    at_risk_rows,
-    audit_verdict,
-    build_context,
-    correlation_diff,
-    marginal_specs,
-    render_report,
-    write_report,
-)
+from synthcert.report.build import build_context, render_report, write_report
 from synthcert.report.curves import certificate_curves
+from synthcert.report.sections.audit import at_risk_rows
+from synthcert.report.sections.summary import audit_verdict
+from synthcert.report.sections.utility import correlation_diff, marginal_specs
 
 
 def test_every_section_and_figure_is_on_the_page(full_html):
@@ -65,10 +61,15 @@ def test_at_risk_list_shows_indices_and_scores_never_values(full_html, audit, se
     assert cells == [("25093", "14"), ("4242", "9.25"), ("17", "3.5")]
 
 
-def test_at_risk_accepts_pairs_and_bare_indices_and_drops_junk():
-    assert at_risk_rows({"at_risk": [[5, 0.5], [9, 0.9]]}) == [("9", "0.9"), ("5", "0.5")]
-    assert at_risk_rows({"at_risk": [3, 1]}) == [("3", "–"), ("1", "–")]
-    assert at_risk_rows({"at_risk": [{"row": "Alice"}, {"row": 2.5}, {"row": True}]}) == []
+def test_at_risk_refuses_shapes_nothing_writes_and_drops_junk(audit):
+    """The audit writes {row, score} objects; pairs or bare indices are not an audit document."""
+    for shape in ([[5, 0.5], [9, 0.9]], [3, 1]):
+        with pytest.raises(DataError, match="audit is not a document synthcert writes"):
+            at_risk_rows(dict(audit, at_risk=shape))
+    unscored = [{"row": 9}, {"row": 5}]
+    assert at_risk_rows(dict(audit, at_risk=unscored)) == [("9", "–"), ("5", "–")]
+    junk = [{"row": "Alice"}, {"row": 2.5}, {"row": True}]
+    assert at_risk_rows(dict(audit, at_risk=junk)) == []
 
 
 def test_certificate_figures_are_recomputed_and_agree(certificate):
@@ -124,7 +125,12 @@ def test_bounded_certificate_renders(make_cert):
 
 
 def test_certificate_without_theorem_inputs_has_no_curves():
-    cert = {"synthesizer": "privbayes", "epsilon": 1.0, "delta": 1e-6, "n_out": 1000}
+    from synthcert.privacy.claims import dp_claim
+    from synthcert.workflows.synthesize import SynthesisSummary
+
+    claim = dp_claim(epsilon=1.0, delta=1e-6, rho=None, neighboring="unbounded", n_out=1000,
+                     mechanisms=("laplace",), assumptions=())  # fmt: skip
+    cert = SynthesisSummary("privbayes", {}, 1000, "out.csv", claim, "0.1.0", "2025-01-02")
     ctx = build_context(cert)
     assert ctx["certificate"]["figures"] == []
     assert "no curves" in ctx["certificate"]["note"]
@@ -167,7 +173,9 @@ def test_correlation_difference_is_synthetic_minus_real(evaluation):
     real = np.array(evaluation["correlation"]["real"])
     syn = np.array(evaluation["correlation"]["synthetic"])
     np.testing.assert_allclose(diff["matrix"], syn - real)
-    explicit = {"correlation_diff": {"columns": ["a", "b"], "matrix": [[0, 0.5], [0.5, 0]]}}
+    two = {"columns": ["a", "b"], "real": [[1, 0], [0, 1]], "synthetic": [[1, 0.5], [0.5, 1]],
+           "abs_diff": [[0, 0.5], [0.5, 0]], "mean": 0.5, "max": 0.5}  # fmt: skip
+    explicit = dict(evaluation, correlation=two)
     assert correlation_diff(explicit)["matrix"][0][1] == 0.5
 
 
@@ -220,8 +228,8 @@ def test_roc_auc_matches_mann_whitney(pos, neg):
     """AUC = P(pos > neg) + ½ P(pos = neg), computed pair by pair."""
     p, q = np.array(pos, float), np.array(neg, float)
     pairs = (p[:, None] > q[None, :]).mean() + 0.5 * (p[:, None] == q[None, :]).mean()
-    assert F.auc_from_scores(p, q) == pytest.approx(pairs, abs=1e-12)
-    fpr, tpr = F.roc_points(p, q)
+    assert auc(p, q) == pytest.approx(pairs, abs=1e-12)
+    fpr, tpr, _ = roc_curve(p, q)
     assert fpr[0] == tpr[0] == 0 and fpr[-1] == tpr[-1] == 1
     assert np.all(np.diff(fpr) >= 0) and np.all(np.diff(tpr) >= 0)
 
@@ -235,3 +243,33 @@ def test_association_heat_map_says_association_everywhere():
     assert "correlation" not in f.alt and "correlation" not in f.svg
     corr = F.correlation_figure(["a", "b", "c"], m)
     assert corr.id == "fig-corr" and "correlation differences" in corr.alt
+
+
+def test_typed_results_and_their_json_give_the_same_page(certificate, evaluation, audit):
+    """The report reads JSON through from_dict: a typed result and its document are one page."""
+    from synthcert.audit.game import AuditResult
+    from synthcert.release import Certificate
+    from synthcert.utility.evaluate import UtilityEvaluation
+
+    prov = {"synthcert_version": "0.1.0", "report_generated": "fixed"}
+    typed = (
+        Certificate.from_dict(certificate),
+        UtilityEvaluation.from_dict(evaluation),
+        AuditResult.from_dict(audit),
+    )
+    assert render_report(*typed, prov, internal=True) == render_report(
+        certificate, evaluation, audit, prov, internal=True
+    )
+
+
+def test_audit_json_output_is_a_report_input_and_other_documents_are_refused(audit, certificate):
+    """`synthcert audit --json` leaves the IMs out and lists its files: still an audit; a
+    certificate given as the audit is refused with the field it lacks, not drawn half-empty."""
+    printed = {k: v for k, v in audit.items() if k != "ims"} | {"files": {"result": "r.json"}}
+    ctx = build_context(certificate, None, printed, internal=True)
+    assert ctx["audit"]["present"] and ctx["audit"]["histograms"] == []
+    assert [r[0] for r in ctx["audit"]["attack_rows"]] == ["statistics", "distance"]
+    with pytest.raises(DataError, match="audit is not a document synthcert writes.*no field"):
+        build_context(certificate, None, certificate, internal=True)
+    with pytest.raises(DataError, match="certificate is not a document.*needs the field"):
+        build_context({"synthesizer": "gaussian", "epsilon": 1.0})

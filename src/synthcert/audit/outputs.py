@@ -23,21 +23,9 @@ def audit_summary(result: AuditResult) -> dict:
     Returns
     -------
     dict
-        ``AuditResult.to_dict()`` with every attack's scores spelled out.
+        ``result.to_dict()``, so that ``AuditResult.from_dict`` reads it back (the report does).
     """
-    doc = result.to_dict()
-    doc["attacks"] = {
-        name: {
-            "auc": s.auc,
-            "auc_ci": list(s.auc_ci),
-            "tpr_at_1pct_fpr": s.tpr_at_1pct_fpr,
-            "tpr_at_01pct_fpr": s.tpr_at_01pct_fpr,
-            "epsilon_lower_bound": s.epsilon_lower_bound,
-            "epsilon_bound": s.epsilon_bound.to_dict(),
-        }
-        for name, s in result.attacks.items()
-    }
-    return doc
+    return result.to_dict()
 
 
 def write_audit(result: AuditResult, out: str | Path, *, protect: tuple = ()) -> dict[str, Path]:

@@ -12,7 +12,7 @@ from synthcert.cli._common import console, emit_json, handle_errors
 from synthcert.cli._options import JsonOpt
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError
-from synthcert.report.build import load_json, write_report
+from synthcert.report import load_json, write_report
 
 _JSON_IN = {"exists": True, "dir_okay": False, "readable": True}
 

@@ -13,12 +13,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.errors import SynthcertError
+from synthcert.errors import DataError, SynthcertError
+from synthcert.report.inputs import Released, number, read_certificate
+
+if TYPE_CHECKING:
+    from synthcert.release import Certificate
 
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
 CONVERSION_LABELS = {
@@ -72,46 +76,82 @@ class CertificateCurves(Result):
     mismatch: str | None
 
 
-def _num(value: Any) -> float | None:
-    """A JSON number (or the 'inf'/'-inf' strings synthcert writes) as float; None if absent or
-    not a number (shared by the report builder)."""
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+def public_n(cert: Certificate) -> int | None:
+    """The size the certificate is evaluated at: ``n`` (bounded) or ``min_rows`` (unbounded).
+
+    Parameters
+    ----------
+    cert : Certificate
+
+    Returns
+    -------
+    int or None
+        None when the certificate publishes neither.
+    """
+    return cert.n if cert.n is not None else cert.min_rows
 
 
-def public_n(cert: Mapping[str, Any]) -> float | None:
-    """The size the certificate is evaluated at: ``n`` (bounded) or ``min_rows`` (unbounded)."""
-    n = _num(cert.get("n"))
-    return n if n is not None else _num(cert.get("min_rows"))
+def can_recompute(cert: Released | None) -> bool:
+    """True for an inherent-RDP certificate carrying (n or min_rows, d, σ, α, n_out).
 
+    Parameters
+    ----------
+    cert : Certificate, SynthesisSummary or None
+        The summary of a synthesis states a claim, not the theorem's inputs: never recomputed.
 
-def can_recompute(cert: Mapping[str, Any]) -> bool:
-    """True for an inherent-RDP certificate carrying (n or min_rows, d, σ, α, n_out)."""
-    need = ("d", "sigma", "alpha", "n_out")
-    if public_n(cert) is None or not all(_num(cert.get(k)) is not None for k in need):
+    Returns
+    -------
+    bool
+    """
+    from synthcert.release import Certificate
+
+    if not isinstance(cert, Certificate):
         return False
-    return _num(cert["sigma"]) > 0 and _num(cert["alpha"]) > 1 and public_n(cert) >= 1
+    n, sigma, alpha = public_n(cert), number(cert.sigma), number(cert.alpha)
+    if n is None or sigma is None or alpha is None:
+        return False
+    return sigma > 0 and alpha > 1 and n >= 1
 
 
-def budget_of(cert: Mapping[str, Any]) -> tuple[str, float]:
-    """(kind, ε) of the budget the release was held to: "dp", "rdp" or "none" (then its own ε)."""
-    budget = cert.get("budget")
-    if isinstance(budget, Mapping):
-        if _num(budget.get("epsilon")) is not None:
-            return "dp", float(budget["epsilon"])
-        if _num(budget.get("epsilon_rdp")) is not None:
-            return "rdp", float(budget["epsilon_rdp"])
-    if _num(cert.get("epsilon")) is not None and _num(cert.get("delta")) is not None:
-        return "none", float(cert["epsilon"])
-    return "none", float(_num(cert.get("epsilon_rdp")) or math.nan)
+def budget_of(cert: Certificate) -> tuple[str, float]:
+    """(kind, ε) of the budget the release was held to: "dp", "rdp" or "none" (then its own ε).
+
+    Parameters
+    ----------
+    cert : Certificate
+
+    Returns
+    -------
+    tuple of (str, float)
+        ``("dp", ε)`` for an (ε, δ) budget, ``("rdp", ε_RDP)`` for an (α, ε_RDP) budget, else
+        ``("none", ε)`` of the release itself (its ε_RDP when it states no δ; NaN if neither).
+    """
+    budget = cert.budget or {}
+    if number(budget.get("epsilon")) is not None:
+        return "dp", float(number(budget["epsilon"]))
+    if number(budget.get("epsilon_rdp")) is not None:
+        return "rdp", float(number(budget["epsilon_rdp"]))
+    if number(cert.epsilon) is not None and number(cert.delta) is not None:
+        return "none", float(cert.epsilon)
+    return "none", float(number(cert.epsilon_rdp) or math.nan)
 
 
 def alpha_grid(alpha_max: float, alpha: float, num: int = 160) -> np.ndarray:
-    """Orders from 1.01 to just below α_max, log-spaced in α − 1, with the chosen α included."""
+    """Orders from 1.01 to just below α_max, log-spaced in α − 1, with the chosen α included.
+
+    Parameters
+    ----------
+    alpha_max : float
+        The theorem's largest admissible order (may be inf: capped at 10⁶).
+    alpha : float
+        The certificate's order, added to the grid when admissible.
+    num : int, default 160
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted unique orders.
+    """
     hi = min(alpha_max, 1e6) if math.isfinite(alpha_max) else 1e6
     lo_u, hi_u = math.log(1e-2), math.log(max(hi - 1.0, 2e-2)) + math.log1p(-1e-6)
     grid = 1.0 + np.exp(np.linspace(lo_u, hi_u, num))
@@ -119,24 +159,54 @@ def alpha_grid(alpha_max: float, alpha: float, num: int = 160) -> np.ndarray:
     return np.unique(grid)
 
 
-def certificate_curves(cert: Mapping[str, Any], *, num_alpha: int = 160) -> CertificateCurves:
-    """Recompute the α–ε curve, the ε-versus-n_out curve and the record budget of a certificate."""
+def certificate_curves(
+    certificate: Certificate | Mapping[str, Any], *, num_alpha: int = 160
+) -> CertificateCurves:
+    """Recompute the α–ε curve, the ε-versus-n_out curve and the record budget of a certificate.
+
+    Parameters
+    ----------
+    certificate : Certificate or Mapping
+        The release's certificate (its JSON object is read with ``Certificate.from_dict``);
+        :func:`can_recompute` must hold.
+    num_alpha : int, default 160
+        Orders on the α grid of the curves.
+
+    Returns
+    -------
+    CertificateCurves
+        The curves, the conversions at the certificate's α and at the best α, the rows the
+        budget allows, and a sentence when the certificate disagrees with the recomputation.
+
+    Raises
+    ------
+    DataError
+        The certificate is not one, or lacks the theorem's inputs.
+    AssumptionError
+        The theorem refuses the certificate's (n, d, σ, α).
+    """
     from synthcert.privacy.bounded_exact import SEARCH_RTOL
     from synthcert.privacy.conversion import rdp_to_dp
-    from synthcert.privacy.inherent import alpha_limit, epsilon_per_record, theorem_n
+    from synthcert.privacy.inherent import (
+        DEFAULT_BOUNDED_METHOD,
+        alpha_limit,
+        epsilon_per_record,
+        theorem_n,
+    )
 
-    n, d = int(public_n(cert)), int(_num(cert["d"]))
-    sigma, alpha = float(_num(cert["sigma"])), float(_num(cert["alpha"]))
-    n_out = int(_num(cert["n_out"]))
-    delta = _num(cert.get("delta"))
-    neighboring = str(cert.get("neighboring") or "unbounded")
-    method = _method_of(cert)
-    conversion = str(cert.get("conversion") or "ckm")
-    if conversion not in CONVERSIONS:
-        conversion = "ckm"
+    cert = read_certificate(certificate)
+    if not can_recompute(cert):
+        raise DataError("the certificate does not carry (n, d, σ, α, n_out) of the theorem")
+    n, d = int(public_n(cert)), int(cert.d)
+    sigma, alpha = float(cert.sigma), float(cert.alpha)
+    n_out = int(cert.n_out)
+    delta = number(cert.delta)
+    neighboring = cert.neighboring or "unbounded"
+    method = DEFAULT_BOUNDED_METHOD  # a certificate records no other (release certifies so)
+    conversion = cert.conversion if cert.conversion in CONVERSIONS else "ckm"
     kind, budget = budget_of(cert)
-    if kind == "dp" and isinstance(cert.get("budget"), Mapping):
-        delta = _num(cert["budget"].get("delta")) or delta
+    if kind == "dp" and cert.budget:
+        delta = number(cert.budget.get("delta")) or delta
     m = theorem_n(n, neighboring)  # the n the certificate evaluates the theorem at
     a_max = float(alpha_limit(m, d, sigma, neighboring, method))
     alphas = alpha_grid(a_max, alpha, num_alpha)
@@ -212,18 +282,6 @@ def certificate_curves(cert: Mapping[str, Any], *, num_alpha: int = 160) -> Cert
     )
 
 
-def _method_of(cert: Mapping[str, Any]) -> str:
-    """The bounded certificate's method: as recorded, else read off its equation, else default."""
-    from synthcert.privacy.inherent import BOUNDED_METHODS, DEFAULT_BOUNDED_METHOD
-
-    method = cert.get("method")
-    if method in BOUNDED_METHODS:
-        return str(method)
-    if "Corollary 3.2" in str(cert.get("equation") or ""):
-        return "corollary"
-    return DEFAULT_BOUNDED_METHOD
-
-
 def _max_records(
     n, d, sigma, neighboring, alpha, per_at, budget, delta, kind, conversion, method="exact"
 ):
@@ -255,13 +313,13 @@ def _close(a: float | None, b: float) -> bool:
     return abs(a - b) <= _REL_TOL * max(abs(a), abs(b), 1e-12)
 
 
-def _compare(cert: Mapping[str, Any], rdp: float, eps: float | None, conversion: str) -> str | None:
+def _compare(cert: Certificate, rdp: float, eps: float | None, conversion: str) -> str | None:
     """A sentence when the certificate's ε_RDP or ε disagrees with the recomputation, else None."""
     problems = []
-    if not _close(_num(cert.get("epsilon_rdp")), rdp):
-        problems.append(f"ε_RDP = {cert.get('epsilon_rdp')} (recomputed {rdp:.6g})")
-    if eps is not None and not _close(_num(cert.get("epsilon")), eps):
-        problems.append(f"ε = {cert.get('epsilon')} (recomputed {eps:.6g} with {conversion})")
+    if not _close(number(cert.epsilon_rdp), rdp):
+        problems.append(f"ε_RDP = {cert.epsilon_rdp} (recomputed {rdp:.6g})")
+    if eps is not None and not _close(number(cert.epsilon), eps):
+        problems.append(f"ε = {cert.epsilon} (recomputed {eps:.6g} with {conversion})")
     if not problems:
         return None
     return (

@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -20,6 +21,9 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
 from synthcert.report.curves import CertificateCurves
+
+if TYPE_CHECKING:
+    from synthcert.utility.marginals import ColumnDistance
 
 # Okabe-Ito colours (distinguishable with the common colour-vision deficiencies)
 BLUE, ORANGE, GREEN, VERMILION, PURPLE, SKY, YELLOW, GREY = (
@@ -72,7 +76,24 @@ class Figure:
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
-    """A number for prose: significant digits, thousands separators for counts, ∞ for inf."""
+    """A number for prose: significant digits, thousands separators for counts, ∞ for inf.
+
+    Parameters
+    ----------
+    x : float, int or None
+    digits : int, default 3
+        Significant digits of a non-integer.
+
+    Returns
+    -------
+    str
+        "–" for None or NaN.
+
+    Examples
+    --------
+    >>> fmt(30162), fmt(0.123456), fmt(float("inf")), fmt(None)
+    ('30,162', '0.123', '∞', '–')
+    """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "–"
     if isinstance(x, (int, np.integer)):
@@ -85,7 +106,18 @@ def fmt(x: float | None, digits: int = 3) -> str:
 
 
 def new_figure(width: float, height: float) -> MplFigure:
-    """A matplotlib Figure not registered with pyplot (no global state, thread-safe)."""
+    """A matplotlib Figure not registered with pyplot (no global state, thread-safe).
+
+    Parameters
+    ----------
+    width, height : float
+        Size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With the report's style and a constrained layout.
+    """
     with matplotlib.rc_context(_RC):
         return MplFigure(figsize=(width, height), layout="constrained")
 
@@ -96,6 +128,19 @@ def to_svg(fig: MplFigure, fig_id: str, alt: str) -> str:
     The XML prologue and the fixed width/height are removed (CSS scales the viewBox), the
     Date metadata is dropped (same inputs, same bytes), and ``role="img"`` with a <title>
     makes screen readers announce the alt text.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    fig_id : str
+        The figure's id on the page (prefixes every id inside the SVG).
+    alt : str
+        The alt text.
+
+    Returns
+    -------
+    str
+        The ``<svg>`` element.
     """
     width_px = round(float(fig.get_size_inches()[0]) * PX_PER_INCH)
     buf = io.StringIO()
@@ -165,7 +210,17 @@ def _style(ax) -> None:
 # certificate
 # --------------------------------------------------------------------------------------------
 def alpha_epsilon_figure(c: CertificateCurves) -> Figure:
-    """ε_RDP(α) of the n_out records and the (ε, δ) it converts to, chosen α marked."""
+    """ε_RDP(α) of the n_out records and the (ε, δ) it converts to, chosen α marked.
+
+    Parameters
+    ----------
+    c : CertificateCurves
+
+    Returns
+    -------
+    Figure
+        ``fig-alpha``.
+    """
     fig = new_figure(6.4, 3.6)
     ax = fig.subplots()
     _style(ax)
@@ -231,7 +286,17 @@ def alpha_epsilon_figure(c: CertificateCurves) -> Figure:
 
 
 def epsilon_n_out_figure(c: CertificateCurves) -> Figure:
-    """Best-α ε at δ as a function of the number of released rows, budget line and n_out marked."""
+    """Best-α ε at δ as a function of the number of released rows, budget line and n_out marked.
+
+    Parameters
+    ----------
+    c : CertificateCurves
+
+    Returns
+    -------
+    Figure
+        ``fig-nout``.
+    """
     fig = new_figure(6.4, 3.6)
     ax = fig.subplots()
     _style(ax)
@@ -286,8 +351,29 @@ def _proportions(values: Sequence[float]) -> np.ndarray:
     return v / s if s > 0 else v
 
 
-def marginal_figure(name: str, spec: Mapping, metrics: Mapping | None, idx: int) -> Figure | None:
-    """One small multiple: real (hatched bars) against synthetic (outlined) for one column."""
+def marginal_figure(
+    name: str, spec: Mapping, metrics: ColumnDistance | None, idx: int
+) -> Figure | None:
+    """One small multiple: real (hatched bars) against synthetic (outlined) for one column.
+
+    Parameters
+    ----------
+    name : str
+        The column.
+    spec : Mapping
+        The marginal as :func:`synthcert.report.sections.utility.marginal_specs` gives it:
+        ``real`` and ``synthetic`` shares, and ``categories`` or ``bins`` (edges; with
+        ``bin_index`` when they are bin numbers only).
+    metrics : ColumnDistance or None
+        The column's distances; its L1 (else Hellinger) distance is written in the title.
+    idx : int
+        Position on the page (the figure's id is ``fig-marg-{idx}``).
+
+    Returns
+    -------
+    Figure or None
+        None when the two distributions cannot be drawn against each other.
+    """
     real = spec.get("real")
     synth = spec.get("synthetic")
     if real is None or synth is None:
@@ -302,7 +388,7 @@ def marginal_figure(name: str, spec: Mapping, metrics: Mapping | None, idx: int)
     label_metric = ""
     if metrics:
         for key, lab in (("l1", "L1"), ("hellinger", "Hellinger")):
-            v = metrics.get(key)
+            v = getattr(metrics, key)
             if isinstance(v, (int, float)) and math.isfinite(v):
                 label_metric = f"{lab} {v:.3f}"
                 break
@@ -334,7 +420,7 @@ def marginal_figure(name: str, spec: Mapping, metrics: Mapping | None, idx: int)
             f"largest gap at '{cats[worst]}': real {real[worst]:.1%}, synthetic {synth[worst]:.1%}"
         )
     else:
-        edges = np.asarray(spec.get("bins") or spec.get("edges") or [], dtype=float)
+        edges = np.asarray(spec.get("bins") or [], dtype=float)
         if edges.size != real.size + 1:
             edges = np.arange(real.size + 1, dtype=float)
         widths = np.diff(edges)
@@ -372,7 +458,23 @@ def correlation_figure(
     fig_id: str = "fig-corr",
     caption: str | None = None,
 ) -> Figure | None:
-    """Heat map of synthetic − real ``measure`` (correlation, association), cells labelled."""
+    """Heat map of synthetic − real ``measure`` (correlation, association), cells labelled.
+
+    Parameters
+    ----------
+    columns : sequence of str
+    matrix : k × k nested sequence of float
+        Synthetic minus real.
+    measure : str, default "correlation"
+        Named in the title, alt text and colour-bar label.
+    fig_id : str, default "fig-corr"
+    caption : str, optional
+
+    Returns
+    -------
+    Figure or None
+        None when the matrix is not k × k.
+    """
     m = np.asarray(matrix, dtype=float)
     k = len(columns)
     if m.shape != (k, k) or k == 0:
@@ -419,33 +521,24 @@ def correlation_figure(
 # --------------------------------------------------------------------------------------------
 # audit
 # --------------------------------------------------------------------------------------------
-def roc_points(pos: Sequence[float], neg: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """ROC curve (FPR, TPR) of scores, larger meaning 'member'; tied scores form one step."""
-    p = np.asarray(pos, dtype=float)
-    q = np.asarray(neg, dtype=float)
-    p, q = p[np.isfinite(p)], q[np.isfinite(q)]
-    if p.size == 0 or q.size == 0:
-        return np.array([0.0, 1.0]), np.array([0.0, 1.0])
-    scores = np.concatenate([p, q])
-    labels = np.concatenate([np.ones(p.size), np.zeros(q.size)])
-    order = np.argsort(-scores, kind="mergesort")
-    s, y = scores[order], labels[order]
-    last = np.r_[np.nonzero(np.diff(s))[0], s.size - 1]  # last index of each tied group
-    tpr = np.r_[0.0, np.cumsum(y)[last] / p.size]
-    fpr = np.r_[0.0, np.cumsum(1 - y)[last] / q.size]
-    return fpr, tpr
-
-
-def auc_from_scores(pos: Sequence[float], neg: Sequence[float]) -> float:
-    """Area under the ROC curve (trapezoids; ties count one half)."""
-    fpr, tpr = roc_points(pos, neg)
-    return float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
-
-
 def score_histogram_figure(
     name: str, pos: Sequence[float], neg: Sequence[float], idx: int
 ) -> Figure:
-    """Histogram of attack scores for members (hatched) and non-members (dotted outline)."""
+    """Histogram of attack scores for members (hatched) and non-members (dotted outline).
+
+    Parameters
+    ----------
+    name : str
+        The attack.
+    pos, neg : sequence of float
+        Its IMs with and without the target in the training data.
+    idx : int
+        Position on the page (the id is ``fig-hist-{idx}``).
+
+    Returns
+    -------
+    Figure
+    """
     p = np.asarray(pos, dtype=float)
     q = np.asarray(neg, dtype=float)
     p, q = p[np.isfinite(p)], q[np.isfinite(q)]
@@ -480,7 +573,22 @@ def score_histogram_figure(
 
 
 def roc_figure(scores: Mapping[str, Mapping[str, Sequence[float]]]) -> Figure | None:
-    """ROC curves of all attacks on log-log axes, the 1 % false-positive rate marked."""
+    """ROC curves of all attacks on log-log axes, the 1 % false-positive rate marked.
+
+    Parameters
+    ----------
+    scores : Mapping
+        Per attack, its finite IMs as ``{"pos": [...], "neg": [...]}`` (both non-empty).
+
+    Returns
+    -------
+    Figure or None
+        None without attacks. The curves and AUCs are those of
+        :func:`synthcert.audit.scoring.roc_curve` and :func:`synthcert.audit.scoring.auc`.
+    """
+    from synthcert.audit.scoring import auc as auc_of
+    from synthcert.audit.scoring import roc_curve
+
     if not scores:
         return None
     fig = new_figure(5.2, 4.0)
@@ -488,16 +596,15 @@ def roc_figure(scores: Mapping[str, Mapping[str, Sequence[float]]]) -> Figure | 
     _style(ax)
     floor = 1.0
     parts = []
-    ranked = sorted(
-        scores.items(), key=lambda kv: -auc_from_scores(kv[1].get("pos", []), kv[1].get("neg", []))
-    )
+    aucs = {name: auc_of(sp["pos"], sp["neg"]) for name, sp in scores.items()}
+    ranked = sorted(scores.items(), key=lambda kv: -aucs[kv[0]])
     shown = ranked[: len(SERIES)]
     for i, (name, sp) in enumerate(shown):
-        fpr, tpr = roc_points(sp.get("pos", []), sp.get("neg", []))
-        n_neg = max(len(sp.get("neg", [])), 1)
+        fpr, tpr, _ = roc_curve(sp["pos"], sp["neg"])
+        n_neg = max(len(sp["neg"]), 1)
         floor = min(floor, 0.5 / n_neg)
         color, ls, marker = SERIES[i % len(SERIES)]
-        auc = auc_from_scores(sp.get("pos", []), sp.get("neg", []))
+        auc = aucs[name]
         ax.plot(np.maximum(fpr, 0.5 / n_neg), np.maximum(tpr, 0.5 / n_neg), color=color, ls=ls,
                 marker=marker, markevery=max(len(fpr) // 8, 1), ms=4, lw=1.5,
                 label=f"{name} (AUC {auc:.2f})")  # fmt: skip
@@ -532,7 +639,22 @@ def roc_figure(scores: Mapping[str, Mapping[str, Sequence[float]]]) -> Figure | 
 def sandwich_figure(
     lower: Mapping[str, float], certified: float | None, delta: float | None
 ) -> Figure | None:
-    """The 'sandwich': the best empirical ε lower bound, the certified upper bound, the gap."""
+    """The 'sandwich': the best empirical ε lower bound, the certified upper bound, the gap.
+
+    Parameters
+    ----------
+    lower : Mapping of str to float
+        Each attack's ε lower bound.
+    certified : float or None
+        The guaranteed ε (upper bound).
+    delta : float or None
+        δ of the bounds, written on the axis.
+
+    Returns
+    -------
+    Figure or None
+        None with neither a finite lower bound nor an upper bound.
+    """
     items = [(k, float(v)) for k, v in lower.items() if v is not None and math.isfinite(float(v))]
     has_upper = certified is not None and math.isfinite(certified)
     if not items and not has_upper:

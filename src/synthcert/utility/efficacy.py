@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthcert._result import Result
+from synthcert._result import Result, jsonable
 from synthcert.data.encode import category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import DataError, SynthcertError
@@ -47,7 +47,12 @@ class Efficacy(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """The fields plus ``gap``."""
-        return {**super().to_dict(), "gap": self.gap}
+        return {**super().to_dict(), "gap": jsonable(self.gap)}  # ±inf as "inf"/"-inf"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Efficacy:
+        """Read back :meth:`to_dict`: ``gap`` is derived from the scores, so it is dropped."""
+        return super().from_dict({k: v for k, v in data.items() if k != "gap"})
 
 
 def _lightgbm() -> Any:

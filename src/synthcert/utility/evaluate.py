@@ -51,6 +51,11 @@ class UtilityEvaluation(Result):
             d.pop("efficacy")
         return d
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> UtilityEvaluation:
+        """Read back :meth:`to_dict` (an absent ``efficacy`` is the empty one it left out)."""
+        return super().from_dict({"efficacy": {}, **data})
+
     def figures(self) -> dict[str, float]:
         """Flat ``{"summary.l1_numeric_mean": ..., "columns.age.l1": ...}`` for Algorithm 9."""
         out = flatten_figures({"summary": self.summary})

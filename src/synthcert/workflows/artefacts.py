@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from synthcert.data.io import (
 from synthcert.data.schema import Schema
 from synthcert.run_record import RunRecord, now_utc, refuse_inside_public, write_private_json
 from synthcert.seeding import entropy_text, secret_seed, seed_warning
+
+if TYPE_CHECKING:
+    from synthcert.report.inputs import Released
 
 
 @dataclass
@@ -91,7 +94,7 @@ class Publication:
         return write_text(json.dumps(jsonable(payload), indent=2) + "\n", path, protect=self.inputs)
 
     def public_report(
-        self, path: str | os.PathLike, *, certificate: Mapping[str, Any], schema: Schema | None
+        self, path: str | os.PathLike, *, certificate: Released, schema: Schema | None
     ) -> Path:
         """The public report: the certificate, its curves and assumptions, public provenance."""
         from synthcert.report.build import write_report
@@ -149,7 +152,7 @@ class Publication:
         self,
         path: str | os.PathLike,
         *,
-        certificate: Mapping[str, Any] | None,
+        certificate: Released | None,
         schema: Schema | None,
         evaluation: Mapping[str, Any] | None = None,
         audit: Mapping[str, Any] | None = None,

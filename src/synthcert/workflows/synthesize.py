@@ -401,10 +401,10 @@ def synthesize(
         private_domain=private_domain,
     )
     if report is not None:
-        pub.public_report(report, certificate=claim_certificate(summary), schema=schema)
+        pub.public_report(report, certificate=summary, schema=schema)
     record = pub.finish(private_record)
     if internal_report is not None:
-        pub.internal_report(internal_report, certificate=claim_certificate(summary), schema=schema)
+        pub.internal_report(internal_report, certificate=summary, schema=schema)
     return SynthesisResult(summary, record, None if private_record is None else str(private_record))
 
 
@@ -424,18 +424,6 @@ def user_seed(seed: int | None, params: dict[str, Any]) -> int | None:
 def public_params(synth: Any) -> dict[str, Any]:
     """The synthesizer's public constructor parameters (never a seed, the schema or a callback)."""
     return {k: v for k, v in synth.get_params().items() if k not in ("seed", "schema", "progress")}
-
-
-def claim_certificate(summary: SynthesisSummary) -> dict[str, Any]:
-    """What the report shows as the run's guarantee: the claim with the synthesizer's name."""
-    claim = summary.claim.to_dict()
-    return {
-        "synthesizer": summary.synthesizer,
-        "privacy_model": claim.pop("model"),
-        **claim,
-        "synthcert_version": summary.synthcert_version,
-        "date": summary.date,
-    }
 
 
 __all__ = [
