@@ -7,6 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests are deterministic by default, so CI never fails on an example a previous run
+# did not draw; HYPOTHESIS_PROFILE=explore searches fresh random examples on every run.
+settings.register_profile("default", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
 _DEFAULT_DATA = REPO.parent / "shared" / "data"
