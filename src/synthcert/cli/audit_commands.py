@@ -32,7 +32,6 @@ from synthcert.cli._options import (
     SepOpt,
     csv_options,
 )
-from synthcert.data.schema import Schema
 
 
 @app.command("audit")
@@ -107,6 +106,7 @@ def audit_command(
     from synthcert.audit.game import run_audit
     from synthcert.audit.outputs import audit_summary, write_audit
     from synthcert.data.io import read_table
+    from synthcert.data.schema import Schema
 
     sch = Schema.load(schema)
     table = read_table(input, csv_options(no_header, sep, na_value, encoding, sch.csv_names))

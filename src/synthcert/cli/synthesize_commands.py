@@ -40,11 +40,6 @@ from synthcert.cli._options import (
     csv_options,
 )
 from synthcert.cli.release_command import show_private_record
-from synthcert.data.schema import Schema
-from synthcert.report.provenance import command_line
-from synthcert.seeding import seed_warning
-from synthcert.synthesizers.registry import REGISTRY
-from synthcert.workflows.synthesize import synthesize, user_seed
 
 
 def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float]]:
@@ -63,6 +58,8 @@ def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float
 @handle_errors
 def synthesizers_command(json_out: JsonOpt = False) -> None:
     """List every registered synthesizer with its privacy model."""
+    from synthcert.synthesizers.registry import REGISTRY
+
     rows = [
         {"name": info.name, "privacy": info.privacy, "description": info.description}
         for info in REGISTRY.values()
@@ -171,6 +168,11 @@ def synthesize_command(
     Example: synthcert synthesize people.csv --schema schema.json --synthesizer aim
     --epsilon 1 --delta 1e-6 --min-rows 30000 --out synthetic.csv
     """
+    from synthcert.data.schema import Schema
+    from synthcert.report.provenance import command_line
+    from synthcert.seeding import seed_warning
+    from synthcert.workflows.synthesize import synthesize, user_seed
+
     sch = Schema.load(schema)
     eps = parse_float(epsilon) if epsilon is not None else None
     if eps is not None and not eps < float("inf"):

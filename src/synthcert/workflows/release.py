@@ -15,26 +15,26 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from synthcert._result import Result
 from synthcert._version import __version__
 from synthcert.data.encode import MissingPolicy
-from synthcert.data.io import ChunkedTableWriter, CsvOptions, expand_inputs
+from synthcert.data.io import ChunkedTableWriter, expand_inputs
 from synthcert.data.schema import Schema
-from synthcert.errors import AssumptionError, BudgetError
+from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.claims import Assumption, PrivacyClaim
-from synthcert.run_record import RunRecord, today_utc
+from synthcert.run_record import RunRecord, now_utc, today_utc
+from synthcert.seeding import entropy_text, secret_seed, seed_warning
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
-
-Progress = Callable[[str, int, int | None], None]
-Notify = Callable[[str], None]
+from synthcert.workflows.values import Budget, Execution, TableSource
 
 
 @dataclass(frozen=True)
@@ -172,69 +172,10 @@ def plan_release(
     return claim, budget, per
 
 
-def release(
-    input_path: str | os.PathLike,
-    schema: Schema,
-    out: str | os.PathLike,
-    *,
-    sigma: float | str | None = None,
-    min_rows: int | None = None,
-    ridge: float | None = None,
-    n_out: int | None = None,
-    epsilon: float | None = None,
-    delta: float | None = None,
-    alpha: float | None = None,
-    neighboring: str = "unbounded",
-    seed: int | None = None,
-    certificate_path: str | os.PathLike | None = None,
-    conversion: str = "ckm",
-    missing: MissingPolicy = "model",
-    csv: CsvOptions | None = None,
-    chunk_rows: int = 1_000_000,
-    save_private_params: str | os.PathLike | None = None,
-    private_record: str | os.PathLike | None = None,
-    report: str | os.PathLike | None = None,
-    internal_report: str | os.PathLike | None = None,
-    command: str | None = None,
-    progress: Progress | None = None,
-    engine: str | Any = "local",
-    scheduler: str | Any = None,
-    partitioned: bool | None = None,
-    partition_rows: int | None = None,
-    workers: int | None = None,
-    notify: Notify | None = None,
-) -> ReleaseResult:
-    """Fit M_G on the input (streamed in chunks), certify, sample ``n_out`` rows, write them.
-
-    Parameters
-    ----------
-    sigma
-        The PUBLIC lower bound on the smallest eigenvalue of every neighbouring table's encoded
-        covariance, or ``"data"`` to measure it on the table (then no guarantee is stated and
-        no figure is published). Required unless ``ridge`` is given.
-    ridge
-        A PUBLIC rho > 0: sample from N(mu, Sigma + rho I) instead, whose certificate assumes
-        nothing about the data (docs/unconditional.md, Theorems R1 and R2).
-    min_rows
-        Under unbounded neighbours, a PUBLIC lower bound N on the table size: the certificate
-        is evaluated at N (valid for every table of at least N rows), the default ``n_out`` is
-        N and the default delta 1/N^2; a smaller table is refused. Required there.
-    seed
-        A SECRET seed (written to the private record only). Default: 128 bits of OS entropy.
-
-    ``engine="local"`` streams partitions with threads of this process; ``engine="dask"`` runs
-    them on the cluster at ``scheduler``. ``out`` ending in a slash or naming a folder (or
-    ``partitioned=True``) writes a partitioned Parquet dataset with a manifest.
-
-    Raises
-    ------
-    AssumptionError
-        sigma or min_rows missing, the table below min_rows or too close to sigma (the
-        neighbour margin), or the certificate infeasible. Messages carry no private value.
-    """
-    from synthcert import engine as eng_mod
-
-    if sigma is None and ridge is None:
+def _refuse_missing_assumptions(budget: Budget) -> None:
+    """The public quantities a certificate cannot go without (Theorem 3.1's sigma, and the
+    public table size under add/remove neighbours)."""
+    if budget.sigma is None and budget.ridge is None:
         raise AssumptionError(
             "the certificate needs a PUBLIC sigma (--sigma VALUE): a lower bound on the "
             "smallest eigenvalue of the encoded covariance that holds for every table that "
@@ -244,7 +185,7 @@ def release(
             assumption="a declared sigma",
             admissible="--sigma VALUE, --ridge RHO, or --sigma data",
         )
-    if neighboring == "unbounded" and min_rows is None:
+    if budget.neighboring == "unbounded" and budget.min_rows is None:
         raise AssumptionError(
             "under unbounded (add/remove) neighbours the table size is private: declare a "
             "public lower bound on it with --min-rows N (the certificate is evaluated at N, "
@@ -252,10 +193,119 @@ def release(
             assumption="a public minimum table size",
             admissible="--min-rows N",
         )
+
+
+def _model(schema: Schema, budget: Budget, missing: MissingPolicy) -> GaussianSynthesizer:
+    """M_G with the budget's public quantities (not yet fitted)."""
+    return GaussianSynthesizer(
+        schema, sigma=budget.sigma, neighboring=budget.neighboring, missing=missing,
+        min_rows=budget.min_rows, ridge=budget.ridge,
+    )  # fmt: skip
+
+
+def _plan(
+    synth: GaussianSynthesizer, budget: Budget
+) -> tuple[PrivacyClaim, dict | None, float | None]:
+    return plan_release(
+        synth, n_out=budget.n_out, epsilon=budget.epsilon, delta=budget.delta,
+        alpha=budget.alpha, conversion=budget.conversion,
+    )  # fmt: skip
+
+
+def release(
+    source: TableSource | str | os.PathLike,
+    schema: Schema,
+    out: str | os.PathLike,
+    budget: Budget,
+    execution: Execution | None = None,
+    *,
+    seed: int | None = None,
+    missing: MissingPolicy = "model",
+    certificate_path: str | os.PathLike | None = None,
+    save_private_params: str | os.PathLike | None = None,
+    private_record: str | os.PathLike | None = None,
+    report: str | os.PathLike | None = None,
+    internal_report: str | os.PathLike | None = None,
+    command: str | None = None,
+) -> ReleaseResult:
+    """Fit M_G on the input (streamed), certify (Theorem 3.1 / Corollary 3.2), write rows.
+
+    The certificate is (alpha, epsilon)-Renyi DP from the randomness of sampling alone
+    (Miura et al., Theorem 3.1 under add/remove neighbours, Corollary 3.2 under replacement),
+    converted to (epsilon, delta)-DP; it depends on the table only through public quantities
+    (the budget's sigma or ridge, min_rows or the public n, the schema).
+
+    Parameters
+    ----------
+    source
+        The input table: a :class:`TableSource` (file, folder or glob, with CSV options) or a
+        path. A frame in memory: use :func:`release_frame`.
+    schema
+        The public schema (bounds and categories).
+    out
+        The rows: a ``.csv``/``.parquet`` file, or a folder (a path ending in a slash, or
+        ``execution.partitioned``) for a partitioned Parquet dataset with a manifest.
+    budget
+        ``sigma`` (or ``ridge``), ``min_rows`` under unbounded neighbours, and the size of
+        the release: ``n_out``, or a budget ``epsilon`` (with ``delta``, or ``alpha`` alone
+        for an RDP budget) that sizes it to the largest number of rows it allows.
+    execution
+        Engine (``"local"`` threads or ``"dask"``), workers, chunk and partition sizes,
+        progress callbacks. The rows do not depend on it.
+    seed
+        A SECRET seed (written to the private record only). Default: 128 bits of OS entropy.
+    missing
+        ``"model"``, ``"drop"`` or ``"fail"`` (see :class:`synthcert.data.encode.Encoder`).
+    certificate_path
+        Where to write the certificate (default: beside ``out``, ``NAME.certificate.json``).
+    save_private_params
+        Also write the fitted mean and covariance to this PRIVATE file (mode 0600).
+    private_record
+        Write the private run record here (mode 0600; never inside a public output).
+    report, internal_report
+        Also write the public HTML report, or the internal one (public report plus the
+        private record, marked "do not publish").
+    command
+        The command line recorded in the private record (default: ``sys.argv``).
+
+    Returns
+    -------
+    ReleaseResult
+        The certificate, the paths written and the private record (in memory).
+
+    Raises
+    ------
+    AssumptionError
+        sigma or min_rows missing, the table below min_rows or too close to sigma (the
+        neighbour margin), or the certificate infeasible. Messages carry no private value.
+    BudgetError
+        The budget allows no row at all, or both ``n_out`` and ``epsilon`` were given.
+
+    Examples
+    --------
+    >>> from synthcert import Budget, TableSource, release
+    >>> result = release(
+    ...     TableSource("people.csv"), schema, "synthetic.parquet",
+    ...     Budget(sigma=0.01, min_rows=30_000, epsilon=1.0, delta=1e-9),
+    ... )  # doctest: +SKIP
+    >>> result.certificate.epsilon <= 1.0  # doctest: +SKIP
+    True
+    """
+    from synthcert import engine as eng_mod
+
+    _refuse_missing_assumptions(budget)
+    execution = execution or Execution()
+    source = TableSource.of(source)
+    if source.in_memory:
+        raise ParameterError("release() writes rows from a file: use release_frame() for a frame")
     started = time.perf_counter()
-    inputs = expand_inputs(input_path)
-    as_dataset = eng_mod.is_dataset_target(out) if partitioned is None else bool(partitioned)
-    partition_rows = partition_rows or eng_mod.plan.DEFAULT_PARTITION_ROWS
+    inputs = expand_inputs(source.path)  # type: ignore[arg-type]
+    as_dataset = (
+        eng_mod.is_dataset_target(out)
+        if execution.partitioned is None
+        else bool(execution.partitioned)
+    )
+    partition_rows = execution.partition_rows or eng_mod.plan.DEFAULT_PARTITION_ROWS
     out = Path(out)
     cert_path = Path(certificate_path) if certificate_path else default_certificate_path(out)
     pub = Publication.start(
@@ -267,31 +317,24 @@ def release(
             Path(p) for p in (private_record, save_private_params, internal_report) if p is not None
         ],
     )
-    synth = GaussianSynthesizer(
-        schema, sigma=sigma, neighboring=neighboring, missing=missing, min_rows=min_rows,
-        ridge=ridge,
-    )  # fmt: skip
-
-    def stage(name: str):
-        return None if progress is None else (lambda done, total: progress(name, done, total))
-
-    with eng_mod.open_engine(engine, scheduler, workers=workers, notify=notify) as eng:
+    synth = _model(schema, budget, missing)
+    with eng_mod.open_engine(
+        execution.engine, execution.scheduler, workers=execution.workers, notify=execution.notify
+    ) as eng:
         t0 = time.perf_counter()
         try:
             eng_mod.fit_gaussian(
-                input_path, synth, csv=csv, chunk_rows=chunk_rows,
-                partition_rows=partition_rows, engine=eng, progress=stage("fit"),
+                source.path, synth, csv=source.csv, chunk_rows=execution.chunk_rows,
+                partition_rows=partition_rows, engine=eng, progress=execution.stage("fit"),
             )  # fmt: skip
         finally:
             pub.timing("fit", time.perf_counter() - t0)
-        claim, budget, per_record = plan_release(
-            synth, n_out=n_out, epsilon=epsilon, delta=delta, alpha=alpha, conversion=conversion
-        )
+        claim, budget_doc, per_record = _plan(synth, budget)
         t0 = time.perf_counter()
         if as_dataset:
             eng_mod.sample_partitioned(
                 synth, claim.n_out, out, seed=pub.seed, partition_rows=partition_rows,
-                engine=eng, protect=inputs, progress=stage("sample"),
+                engine=eng, protect=inputs, progress=execution.stage("sample"),
             )  # fmt: skip
         else:
             frames = (
@@ -302,10 +345,10 @@ def release(
             with ChunkedTableWriter(out, protect=inputs) as writer:
                 for frame in frames:
                     writer.write(frame)
-                    if progress:
-                        progress("sample", writer.rows, claim.n_out)
+                    if execution.progress:
+                        execution.progress("sample", writer.rows, claim.n_out)
         pub.timing("sample", time.perf_counter() - t0)
-    certificate = make_certificate(synth, claim, budget, per_record)
+    certificate = make_certificate(synth, claim, budget_doc, per_record)
     pub.json(certificate, cert_path)
     pub.facts.update(private_facts(synth))
     if report is not None:
@@ -327,6 +370,107 @@ def release(
         None if private_record is None else str(private_record),
         params_path,
     )
+
+
+@dataclass(frozen=True)
+class FrameRelease:
+    """What :func:`release_frame` returns: the rows, the certificate and the private record.
+
+    Unpacks as ``rows, certificate = release_frame(...)``.
+    """
+
+    rows: pd.DataFrame = field(repr=False)
+    certificate: Certificate
+    record: RunRecord = field(repr=False)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.rows, self.certificate))
+
+
+def release_frame(
+    frame: pd.DataFrame,
+    schema: Schema,
+    budget: Budget,
+    *,
+    seed: int | np.random.SeedSequence | None = None,
+    missing: MissingPolicy = "model",
+) -> FrameRelease:
+    """The certified release of a table in memory: rows and certificate, nothing on disk.
+
+    The same model, certificate and rows as :func:`release` (and ``synthcert release``) on
+    the same table with the same secret seed: M_G is fitted on the frame's encoded moments,
+    certified by Theorem 3.1 / Corollary 3.2, and ``n_out`` rows are drawn, chunk i from
+    child i of the secret seed.
+
+    Parameters
+    ----------
+    frame
+        The private table (``pandas.DataFrame`` with the schema's columns).
+    schema
+        The public schema (bounds and categories).
+    budget
+        ``sigma`` (or ``ridge``), ``min_rows`` under unbounded neighbours, and ``n_out`` or a
+        budget ``epsilon`` that sizes the release (see :class:`Budget`).
+    seed
+        A SECRET seed. Default: 128 bits of OS entropy (never shown anywhere).
+    missing
+        ``"model"``, ``"drop"`` or ``"fail"``.
+
+    Returns
+    -------
+    FrameRelease
+        ``rows`` (the synthetic frame), ``certificate`` (public) and ``record`` (the private
+        run record: rows used, values clipped, the seed's entropy; never publish it).
+
+    Raises
+    ------
+    AssumptionError
+        sigma or min_rows missing, the table below min_rows or too close to sigma, or the
+        certificate infeasible.
+    BudgetError
+        The budget allows no row at all.
+
+    Examples
+    --------
+    >>> from synthcert import Budget, release_frame
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> rows, cert = release_frame(
+    ...     make_demo_table(20_000, seed=1), demo_schema(),
+    ...     Budget(sigma=0.01, min_rows=20_000, n_out=100),
+    ... )
+    >>> len(rows), cert.n_out
+    (100, 100)
+    """
+    _refuse_missing_assumptions(budget)
+    started = time.perf_counter()
+    secret = secret_seed(seed)
+    warnings = [w for w in [seed_warning(seed if isinstance(seed, int) else None)] if w]
+    synth = _model(schema, budget, missing)
+    t0 = time.perf_counter()
+    synth.fit(frame)
+    fit_seconds = time.perf_counter() - t0
+    claim, budget_doc, per_record = _plan(synth, budget)
+    t0 = time.perf_counter()
+    rows = synth.sample(int(claim.n_out or 0), seed=secret)
+    sample_seconds = time.perf_counter() - t0
+    certificate = make_certificate(synth, claim, budget_doc, per_record)
+    record = RunRecord(
+        command="release_frame",
+        started=now_utc(),
+        seed_source="os-entropy" if seed is None else "user",
+        seed_entropy=entropy_text(secret),
+        inputs=(),
+        input_sha256=None,
+        facts=private_facts(synth),
+        timings={
+            "fit": round(fit_seconds, 6),
+            "sample": round(sample_seconds, 6),
+            "total": round(time.perf_counter() - started, 6),
+        },
+        ledger=(),
+        warnings=tuple(warnings),
+    )
+    return FrameRelease(rows, certificate, record)
 
 
 def make_certificate(
@@ -411,4 +555,12 @@ def release_warnings(schema: Schema) -> list[str]:
     return notes
 
 
-__all__ = ["Certificate", "ReleaseResult", "make_certificate", "plan_release", "release"]
+__all__ = [
+    "Certificate",
+    "FrameRelease",
+    "ReleaseResult",
+    "make_certificate",
+    "plan_release",
+    "release",
+    "release_frame",
+]
