@@ -24,7 +24,7 @@ def tables(tmp_path_factory):
 
 
 def test_writes_the_figures_it_returns(tables, tmp_path):
-    root, real, fake = tables
+    root, _, fake = tables
     schema = demo_schema()
     run = evaluate(
         root / "real.csv", TableSource(root / "fake.parquet"), schema, out=tmp_path / "ev"
