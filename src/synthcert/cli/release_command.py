@@ -183,7 +183,6 @@ def release_command(
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-record run.json
     """
     from synthcert.data.schema import Schema
-    from synthcert.seeding import seed_warning
     from synthcert.workflows.release import release
     from synthcert.workflows.values import Budget, Execution, TableSource
 
@@ -199,10 +198,6 @@ def release_command(
         neighboring=neighboring,
         conversion=conversion,
     )
-    if save_private_params is not None:
-        warn(f"{save_private_params} will hold the generative parameters: keep it private")
-    if (note := seed_warning(seed)) is not None:
-        warn(note)
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -221,6 +216,7 @@ def release_command(
             partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
             progress=on_progress,
             notify=notify,
+            warn=warn,
         )
         result = release(
             TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),

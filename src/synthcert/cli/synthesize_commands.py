@@ -170,17 +170,16 @@ def synthesize_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
-    from synthcert.seeding import seed_warning
-    from synthcert.workflows.synthesize import synthesize, user_seed
+    from synthcert.workflows.synthesize import synthesize
+    from synthcert.workflows.values import Budget, Execution, TableSource
 
     sch = Schema.load(schema)
-    eps = parse_float(epsilon) if epsilon is not None else None
-    if eps is not None and not eps < float("inf"):
-        eps = None  # epsilon = inf means no DP
-    params = parse_params(param)
-    seed = user_seed(seed, params)
-    if (note := seed_warning(seed)) is not None:
-        warn(note)
+    budget = Budget(
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
+        n_out=parse_count(n_out) if n_out is not None else None,
+        min_rows=parse_count(min_rows) if min_rows is not None else None,
+    )
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
@@ -189,28 +188,23 @@ def synthesize_command(
             bar.update(task, description=text, completed=done, total=total)
 
         result = synthesize(
-            input,
+            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
             sch,
             synthesizer,
             out,
-            epsilon=eps,
-            delta=parse_float(delta) if delta is not None else None,
-            n_out=parse_count(n_out) if n_out is not None else None,
-            min_rows=parse_count(min_rows) if min_rows is not None else None,
+            budget,
+            Execution(
+                engine=engine, scheduler=scheduler, progress=on_stage, notify=notify, warn=warn
+            ),
             seed=seed,
-            params=params,
+            params=parse_params(param),
             allow_data_domain=allow_data_domain,
             private_domain=parse_float(private_domain) if private_domain is not None else None,
             domain_ranges=parse_domain_ranges(domain_range),
-            engine=engine,
-            scheduler=scheduler,
-            csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names),
             report=report,
             internal_report=internal_report,
             private_record=private_record,
             command=command_line(),
-            stage=on_stage,
-            notify=notify,
         )
     if show_private:
         show_private_record(result.record)

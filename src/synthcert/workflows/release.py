@@ -295,6 +295,13 @@ def release(
 
     _refuse_missing_assumptions(budget)
     execution = execution or Execution()
+    if execution.warn is not None:
+        if save_private_params is not None:
+            execution.warn(
+                f"{save_private_params} will hold the generative parameters: keep it private"
+            )
+        if (note := seed_warning(seed)) is not None:
+            execution.warn(note)
     source = TableSource.of(source)
     if source.in_memory:
         raise ParameterError("release() writes rows from a file: use release_frame() for a frame")
@@ -323,10 +330,11 @@ def release(
     ) as eng:
         t0 = time.perf_counter()
         try:
-            eng_mod.fit_gaussian(
-                source.path, synth, csv=source.csv, chunk_rows=execution.chunk_rows,
+            moments = eng_mod.fit_moments(
+                source.path, synth.encoder, csv=source.csv, chunk_rows=execution.chunk_rows,
                 partition_rows=partition_rows, engine=eng, progress=execution.stage("fit"),
             )  # fmt: skip
+            synth.fit_moments(moments.acc, [moments.report])
         finally:
             pub.timing("fit", time.perf_counter() - t0)
         claim, budget_doc, per_record = _plan(synth, budget)

@@ -204,6 +204,9 @@ class Execution:
         ``sample``); called with public totals only.
     notify
         ``notify(text)`` for engine status lines (cluster address, dashboard).
+    warn
+        ``warn(text)`` for a warning the operator should see before the run goes on (a
+        guessable user seed, a private file about to be written).
 
     Raises
     ------
@@ -224,6 +227,7 @@ class Execution:
     partitioned: bool | None = None
     progress: Progress | None = field(default=None, compare=False, repr=False)
     notify: Notify | None = field(default=None, compare=False, repr=False)
+    warn: Notify | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for name in ("workers", "chunk_rows", "partition_rows"):
