@@ -81,3 +81,12 @@ def test_execution_reports_progress_by_stage():
     for name in ("workers", "chunk_rows", "partition_rows"):
         with pytest.raises(ParameterError, match=f"{name} must be at least 1"):
             Execution(**{name: 0})
+
+
+def test_a_job_refuses_budget_fields_it_does_not_read():
+    Budget(epsilon=1.0, delta=1e-6, min_rows=10).refuse_unused("synthesize", "epsilon", "delta",
+                                                                 "min_rows")  # fmt: skip
+    with pytest.raises(ParameterError, match="synthesize does not use sigma, neighboring"):
+        Budget(epsilon=1.0, sigma=0.01, neighboring="bounded").refuse_unused(
+            "synthesize", "epsilon", "delta"
+        )

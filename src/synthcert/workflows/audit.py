@@ -104,6 +104,8 @@ def audit(
     ------
     DataError
         An output that would overwrite the input, or a malformed table.
+    ParameterError
+        A budget field the audit does not use (sigma, min_rows, ...).
     SynthcertError
         An unknown synthesizer, attack or target.
 
@@ -119,6 +121,7 @@ def audit(
     from synthcert.audit import run_audit, write_audit
 
     budget = budget or Budget()
+    budget.refuse_unused("audit", "epsilon", "delta")
     execution = execution or Execution()
     source = TableSource.of(source)
     folder = Path(out)

@@ -206,6 +206,7 @@ def _model(schema: Schema, budget: Budget, missing: MissingPolicy) -> GaussianSy
 def _plan(
     synth: GaussianSynthesizer, budget: Budget
 ) -> tuple[PrivacyClaim, dict | None, float | None]:
+    """:func:`plan_release` with the budget's fields."""
     return plan_release(
         synth, n_out=budget.n_out, epsilon=budget.epsilon, delta=budget.delta,
         alpha=budget.alpha, conversion=budget.conversion,

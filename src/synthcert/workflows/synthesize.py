@@ -307,6 +307,7 @@ def synthesize(
     from synthcert.engine import fit_moments, is_dataset_target, open_engine, sample_partitioned
 
     budget = budget or Budget()
+    budget.refuse_unused("synthesize", "epsilon", "delta", "n_out", "min_rows")
     execution = execution or Execution()
     source = TableSource.of(source)
     input_path = source.path

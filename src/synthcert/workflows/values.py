@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -176,6 +176,25 @@ class Budget:
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ParameterError(f"{name} must be a non-negative whole number; got {value}")
+
+    def refuse_unused(self, job: str, *used: str) -> None:
+        """Refuse fields a job does not read (rather than ignore them silently).
+
+        Raises
+        ------
+        ParameterError
+            A field outside ``used`` differs from its default.
+        """
+        defaults = Budget()
+        unused = [
+            f.name
+            for f in fields(self)
+            if f.name not in used and getattr(self, f.name) != getattr(defaults, f.name)
+        ]
+        if unused:
+            raise ParameterError(
+                f"{job} does not use {', '.join(unused)} of the budget (it reads {', '.join(used)})"
+            )
 
 
 @dataclass(frozen=True)
