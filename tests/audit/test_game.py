@@ -9,7 +9,7 @@ from audit_synths import IdentitySynth, LaplaceHistogramSynth, UniformSynth
 
 from synthcert.audit import AttackParams, run_audit
 from synthcert.data.schema import NumericColumn, Schema
-from synthcert.errors import DataError, SynthcertError
+from synthcert.errors import DataError, ParameterError, SynthcertError
 
 SCHEMA = Schema((NumericColumn("a", 0.0, 10.0), NumericColumn("b", 0.0, 10.0)))
 SMALL = AttackParams(c2=4, chunks=10)
@@ -144,7 +144,7 @@ def test_explicit_row_refers_to_input_positions_and_missing_rows_are_dropped():
 
 
 def test_bad_inputs_are_refused_clearly():
-    with pytest.raises(SynthcertError, match="unknown attack"):
+    with pytest.raises(ParameterError, match="unknown attack"):
         run_audit(planted(50), SCHEMA, UniformSynth(SCHEMA), attacks="knn")
     with pytest.raises(SynthcertError, match="fit and sample"):
         run_audit(planted(50), SCHEMA, object())

@@ -12,8 +12,8 @@ from synthcert.data.datasets import adult_schema
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.engine import EngineCounts, open_engine
 from synthcert.errors import DataError
+from synthcert.statistics.sources import CodesCounts
 from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
-from synthcert.synthesizers.counts import CodesCounts
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
 
 COLUMNS = ["age", "hours-per-week", "sex", "race", "relationship", "income"]

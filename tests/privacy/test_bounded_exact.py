@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
-from synthcert.errors import AssumptionError
+from synthcert.errors import ParameterError
 from synthcert.privacy import bounded_exact as bx
 from synthcert.privacy.budget import account, max_records
 from synthcert.privacy.inherent import (
@@ -159,7 +159,7 @@ def test_refuses_outside_the_admissible_range():
     assert math.isinf(float(epsilon_per_record(lim * 1.001, 10**4, D, SIGMA, "bounded")))
     assert alpha_limit(2000, D, SIGMA, "bounded") == 0.0  # τ = 2400 ≥ n − 1
     assert not certify(2000, D, SIGMA, 1.5, neighboring="bounded").feasible
-    with pytest.raises(AssumptionError, match="unknown method"):
+    with pytest.raises(ParameterError, match="unknown method"):
         certify(10**6, D, SIGMA, 2.0, neighboring="bounded", method="magic")
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from dp_accounting.rdp import rdp_privacy_accountant as dpa
 
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.conversion import (
     conversion_offset,
     optimal_dp,
@@ -99,7 +99,7 @@ def test_refusals():
         rdp_to_dp(2.0, 1.0, 0.0)
     with pytest.raises(AssumptionError):
         rdp_to_dp(2.0, 1.0, 1.0)
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):
         rdp_to_dp(2.0, 1.0, 1e-5, "renyi")  # type: ignore[arg-type]
     assert float(rdp_to_dp(1.0, 1.0, 1e-5)) == math.inf
     assert float(rdp_to_dp(3.0, math.inf, 1e-5)) == math.inf

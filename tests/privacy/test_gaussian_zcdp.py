@@ -293,7 +293,7 @@ def test_bridge_is_miuras_mean_term_in_the_limit():
     d, sigma, alpha = 6, 0.01, 4.0
     ratios = []
     for n in (10**4, 10**5, 10**6, 10**7):
-        comps = _inherent.theorem31_components(_inherent.theorem_n(n, "unbounded"), d, sigma, alpha)
+        comps = _inherent.theorem31_components(alpha, _inherent.theorem_n(n, "unbounded"), d, sigma)
         key = next(k for k in comps if "mean" in k)
         mean_term = float(np.max(np.asarray(comps[key], dtype=float)))
         bridge = alpha * gz.multivariate_bridge_rho(n, d, 1, sigma, neighbouring="unbounded")

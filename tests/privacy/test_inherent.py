@@ -8,13 +8,13 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.inherent import (
-    _bounded_interval,
-    _bounded_objective,
     alpha_limit,
     bounded_alpha_limit,
+    bounded_objective,
     bounded_optimum,
+    bounded_p_interval,
     certify,
     epsilon_bounded,
     epsilon_bounded_direct,
@@ -22,7 +22,7 @@ from synthcert.privacy.inherent import (
     epsilon_unbounded,
     require,
     theorem31_components,
-    theorem_3_1_terms,
+    theorem31_terms,
     unbounded_alpha_limit,
 )
 
@@ -148,7 +148,7 @@ def test_vectorised_over_alpha_and_infinite_outside():
     assert eps.shape == alphas.shape
     assert np.all(np.isinf(eps[[0, 1, 5]]))
     assert np.all(np.isfinite(eps[[2, 3]]))
-    e1, e2 = theorem_3_1_terms(alphas, 10**4, D, SIGMA)
+    e1, e2 = theorem31_terms(alphas, 10**4, D, SIGMA)
     assert np.isnan(e1[0]) and np.isfinite(e2[3])
     np.testing.assert_allclose(
         epsilon_unbounded(alphas[2:4], 10**4, D, SIGMA),
@@ -161,20 +161,20 @@ def test_vectorised_over_alpha_and_infinite_outside():
 # ---------------------------------------------------------------------------------------------
 def test_bounded_optimum_sits_near_p_1_75_and_a_linear_grid_misses_it():
     n = 10**8
-    lo, hi = _bounded_interval(4.0, n, D, SIGMA, "corrected")
+    lo, hi = bounded_p_interval(4.0, n, D, SIGMA, "corrected")
     assert lo == pytest.approx(1.00007, abs=1e-5) and hi == pytest.approx(1.042e4, rel=1e-3)
     eps, p = bounded_optimum(4.0, n, D, SIGMA)
     assert p == pytest.approx(1.75, abs=0.01)
     linear = np.linspace(lo, hi, 102)[1:-1]
-    worst_linear = np.min(_bounded_objective(linear, np.array(4.0), n, D, SIGMA, "corrected"))
+    worst_linear = np.min(bounded_objective(linear, np.array(4.0), n, D, SIGMA, "corrected"))
     assert worst_linear > 1.05 * eps
 
 
 def test_bounded_optimum_beats_a_dense_brute_force_search():
     for n, alpha in [(10**5, 4.0), (10**6, 2.0), (10**7, 30.0), (10**5, 1.5)]:
-        lo, hi = _bounded_interval(alpha, n, D, SIGMA, "corrected")
+        lo, hi = bounded_p_interval(alpha, n, D, SIGMA, "corrected")
         p = 1 + np.exp(np.linspace(math.log(lo - 1), math.log(hi - 1), 200_002)[1:-1])
-        brute = float(np.min(_bounded_objective(p, np.array(alpha), n, D, SIGMA, "corrected")))
+        brute = float(np.min(bounded_objective(p, np.array(alpha), n, D, SIGMA, "corrected")))
         eps, _ = bounded_optimum(alpha, n, D, SIGMA)
         assert eps <= brute * (1 + 1e-12)
         assert eps >= brute * (1 - 1e-6)
@@ -227,7 +227,7 @@ def test_malformed_inputs_raise():
         certify(10**6, 2.5, SIGMA, 4.0)
     with pytest.raises(AssumptionError):
         certify(0, D, SIGMA, 4.0)
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):
         certify(10**6, D, SIGMA, 4.0, neighboring="replace")  # type: ignore[arg-type]
 
 
@@ -240,8 +240,8 @@ def test_alpha_limit_matches_the_refusals():
 
 
 def test_components_add_up_to_theorem_3_1():
-    comps = theorem31_components(10**6, D, SIGMA, np.array([2.0, 4.0]))
-    e1, e2 = theorem_3_1_terms(np.array([2.0, 4.0]), 10**6, D, SIGMA)
+    comps = theorem31_components(np.array([2.0, 4.0]), 10**6, D, SIGMA)
+    e1, e2 = theorem31_terms(np.array([2.0, 4.0]), 10**6, D, SIGMA)
     np.testing.assert_allclose(comps["epsilon_add"], e1, rtol=1e-15)
     np.testing.assert_allclose(comps["mean_term_remove"] + comps["covariance_term_remove"], e2)
     tau = 4 * D / SIGMA

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy.optimize import minimize
 from scipy.stats import ortho_group
 
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.conversion import rdp_to_dp
 from synthcert.privacy.inherent import epsilon_unbounded
 from synthcert.privacy.renyi import renyi_gaussian, renyi_gaussian_detail
@@ -473,7 +473,7 @@ def test_input_errors():
     ]:
         with pytest.raises(AssumptionError):
             ridge_epsilon_per_record(2.0, **bad)
-    with pytest.raises(AssumptionError, match="neighbouring"):
+    with pytest.raises(ParameterError, match="neighbouring"):
         ridge_epsilon_per_record(2.0, 10, 2, 0.1, "bounded-direct")
 
 

@@ -10,7 +10,7 @@ import pytest
 from synthcert.privacy.inherent import epsilon_unbounded
 from synthcert.privacy.renyi import renyi_gaussian
 from synthcert.privacy.soundness import (
-    audit_dataset,
+    check_dataset_bounds,
     draw_dataset,
     moments,
     smallest_eigenvalue,
@@ -38,7 +38,7 @@ def test_worst_added_record_attains_a_sizeable_share_of_the_bound():
     """A corner-clustered dataset with the far corner added: the adversary finds a tight case."""
     rng = np.random.default_rng(11)
     x = draw_dataset(400, 2, "corner-cluster", rng)
-    cases = audit_dataset(x, [0.5], rng, kind="corner-cluster")
+    cases = check_dataset_bounds(x, [0.5], rng, kind="corner-cluster")
     add = [c for c in cases if c.move == "add"]
     best = max(add, key=lambda c: c.ratio)
     assert 0.05 < best.ratio < 1.0
@@ -51,7 +51,7 @@ def test_worst_added_record_attains_a_sizeable_share_of_the_bound():
 def test_exact_values_are_recomputable():
     rng = np.random.default_rng(5)
     x = draw_dataset(200, 3, "uniform", rng)
-    for case in audit_dataset(x, [0.3], rng, optimise=False):
+    for case in check_dataset_bounds(x, [0.3], rng, optimise=False):
         if case.move == "remove":
             assert case.exact <= case.bound
             assert case.bound_name == "unbounded"

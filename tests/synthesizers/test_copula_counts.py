@@ -13,12 +13,12 @@ from scipy import stats
 
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError
+from synthcert.statistics.sources import CodesCounts
 from synthcert.synthesizers.copula import (
     GaussianCopulaSynthesizer,
     kendall_tau_table,
     tau_b_from_tau_a,
 )
-from synthcert.synthesizers.counts import CodesCounts
 
 
 def table_of(x: np.ndarray, y: np.ndarray, shape: tuple[int, int]) -> np.ndarray:

@@ -9,8 +9,8 @@ import pytest
 from synthcert.data.datasets import adult_schema
 from synthcert.data.discretize import Discretizer
 from synthcert.errors import DataError
+from synthcert.statistics.sources import CodesCounts, CountSource, maximal_sets
 from synthcert.synthesizers import _bayesnet
-from synthcert.synthesizers.counts import CodesCounts, CountSource, maximal_sets
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
 
 

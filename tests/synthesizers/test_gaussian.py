@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.datasets import demo_schema, make_demo_table
 from synthcert.data.encode import Encoder
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError
+from synthcert.statistics.moments import MomentAccumulator
 from synthcert.synthesizers.base import NotFittedError
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, gaussian_factor
 

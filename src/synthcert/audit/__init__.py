@@ -1,8 +1,10 @@
 """Setsubun: the worst-case membership-inference audit of any synthesizer (seed 003, chapter 3)."""
 
+from synthcert.audit.adapter import SynthesizerSpec
 from synthcert.audit.attacks import ATTACK_NAMES, THESIS_ATTACKS, AttackParams, parse_attacks
-from synthcert.audit.game import AuditResult, SynthesizerSpec, run_audit
+from synthcert.audit.game import run_audit
 from synthcert.audit.outputs import audit_summary, write_audit
+from synthcert.audit.results import AuditResult
 from synthcert.audit.scoring import (
     AttackScore,
     EpsilonBound,

@@ -7,13 +7,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from synthcert.audit.game import AuditResult
 from synthcert.audit.plots import plot_im_histograms, plot_roc
+from synthcert.audit.results import AuditResult
 from synthcert.data.io import write_table, write_text
 
 
 def audit_summary(result: AuditResult) -> dict:
-    """The JSON document of an audit (IMs included, for re-plotting)."""
+    """The JSON document of an audit (IMs included, for re-plotting).
+
+    Parameters
+    ----------
+    result : AuditResult
+        The audit.
+
+    Returns
+    -------
+    dict
+        ``AuditResult.to_dict()`` with every attack's scores spelled out.
+    """
     doc = result.to_dict()
     doc["attacks"] = {
         name: {
@@ -30,7 +41,22 @@ def audit_summary(result: AuditResult) -> dict:
 
 
 def write_audit(result: AuditResult, out: str | Path, *, protect: tuple = ()) -> dict[str, Path]:
-    """Write result.json, at_risk.csv (row and score only), ims.csv and the two figures."""
+    """Write result.json, at_risk.csv (row and score only), ims.csv and the two figures.
+
+    Parameters
+    ----------
+    result : AuditResult
+        The audit.
+    out : str or pathlib.Path
+        Directory (created if needed).
+    protect : tuple
+        Paths that must not be overwritten (the input table).
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        ``result``, ``at_risk``, ``ims``, ``histograms``, ``roc``.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = {

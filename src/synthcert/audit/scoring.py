@@ -15,7 +15,17 @@ from synthcert.errors import SynthcertError
 
 @dataclass(frozen=True)
 class EpsilonBound(Result):
-    """ε lower bound at the best threshold (IM ≥ threshold guesses D_pos), with its rates."""
+    """ε lower bound at the best threshold (IM ≥ threshold guesses D_pos), with its rates.
+
+    Attributes
+    ----------
+    epsilon : float
+        The lower bound on ε (0 when no threshold beats chance at ``confidence``).
+    threshold : float or None
+        The IM threshold that attains it.
+    tpr_lower, fpr_upper : float
+        Clopper-Pearson bounds on the TPR and FPR there.
+    """
 
     epsilon: float
     threshold: float | None
@@ -30,7 +40,23 @@ class EpsilonBound(Result):
 
 @dataclass(frozen=True)
 class AttackScore(Result):
-    """How well one attack separates IMs of D_pos tables from IMs of D_neg tables."""
+    """How well one attack separates IMs of D_pos tables from IMs of D_neg tables.
+
+    Attributes
+    ----------
+    name : str
+        The attack.
+    auc : float
+        Area under the ROC curve.
+    auc_ci : tuple of float
+        Its bootstrap interval.
+    tpr_at_1pct_fpr, tpr_at_01pct_fpr : float
+        TPR at 1 % and 0.1 % FPR.
+    epsilon_lower_bound : float
+        ε of :attr:`epsilon_bound`.
+    epsilon_bound : EpsilonBound
+        The ε lower bound and where it is attained.
+    """
 
     name: str
     auc: float
@@ -54,7 +80,24 @@ def _check(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """P[IM_pos > IM_neg] + ½ P[IM_pos = IM_neg] (Mann-Whitney), the AUC of section 3.4.1."""
+    """P[IM_pos > IM_neg] + ½ P[IM_pos = IM_neg] (Mann-Whitney), the AUC of section 3.4.1.
+
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray
+        IMs of the tables drawn from fits on D_pos and on D_neg.
+
+    Returns
+    -------
+    float
+        The AUC (0.5: no better than chance).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> auc(np.array([0.9, 0.8, 0.7, 0.4]), np.array([0.1, 0.3, 0.5, 0.6]))
+    0.875
+    """
     pos, neg = _check(pos, neg)
     ranks = stats.rankdata(np.concatenate([pos, neg]))
     u = ranks[: pos.size].sum() - pos.size * (pos.size + 1) / 2.0
@@ -64,7 +107,31 @@ def auc(pos: np.ndarray, neg: np.ndarray) -> float:
 def auc_bootstrap_ci(
     pos: np.ndarray, neg: np.ndarray, *, level: float = 0.95, n_boot: int = 1000, seed: int = 0
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of the AUC, resampling each side separately."""
+    """Percentile bootstrap interval of the AUC, resampling each side separately.
+
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray
+        IMs of the two sides.
+    level : float
+        Coverage of the interval.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    tuple of float
+        (lower, upper).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = auc_bootstrap_ci(np.array([0.9, 0.8, 0.7, 0.4]), np.array([0.1, 0.3, 0.5, 0.6]))
+    >>> bool(lo <= 0.875 <= hi)
+    True
+    """
     pos, neg = _check(pos, neg)
     rng = np.random.default_rng(seed)
     batch = max(1, 2_000_000 // (pos.size + neg.size))  # bounded memory for long audits
@@ -82,7 +149,25 @@ def auc_bootstrap_ci(
 
 
 def roc_curve(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(fpr, tpr, thresholds) of the rule IM ≥ threshold, from (0,0) to (1,1)."""
+    """(fpr, tpr, thresholds) of the rule IM ≥ threshold, from (0,0) to (1,1).
+
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray
+        IMs of the two sides.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (fpr, tpr, thresholds), the first threshold +inf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fpr, tpr, _ = roc_curve(np.array([2.0, 1.0]), np.array([0.0, 1.5]))
+    >>> fpr.tolist(), tpr.tolist()
+    ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
+    """
     pos, neg = _check(pos, neg)
     thr = np.unique(np.concatenate([pos, neg]))[::-1]
     ps, ns = np.sort(pos), np.sort(neg)
@@ -96,7 +181,26 @@ def roc_curve(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 def tpr_at_fpr(pos: np.ndarray, neg: np.ndarray, fpr: float) -> float:
-    """Largest TPR of a threshold rule whose empirical FPR is at most ``fpr``."""
+    """Largest TPR of a threshold rule whose empirical FPR is at most ``fpr``.
+
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray
+        IMs of the two sides.
+    fpr : float
+        The largest false-positive rate allowed.
+
+    Returns
+    -------
+    float
+        The TPR.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tpr_at_fpr(np.array([0.9, 0.8, 0.7, 0.4]), np.array([0.1, 0.3, 0.5, 0.6]), 0.0)
+    0.75
+    """
     f, t, _ = roc_curve(pos, neg)
     ok = f <= fpr + 1e-12
     return float(np.max(t[ok]))
@@ -122,6 +226,31 @@ def epsilon_lower_bound(
     can be chosen on the same IMs. IMs are taken as independent draws: this holds when each IM
     comes from its own run of the mechanism, or given a deterministic fit (the certified
     Gaussian release, whose randomness is all in sampling).
+
+    Parameters
+    ----------
+    pos, neg : numpy.ndarray
+        IMs of the two sides; each IM must come from an independent run of the mechanism.
+    delta : float
+        δ of the (ε, δ)-DP hypothesis, 0 ≤ δ < 1.
+    confidence : float
+        Confidence of the Clopper-Pearson bounds.
+
+    Returns
+    -------
+    EpsilonBound
+        The bound and where it is attained.
+
+    Raises
+    ------
+    SynthcertError
+        When δ is out of range, a side is empty or an IM is NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(epsilon_lower_bound(np.ones(100), np.zeros(100)).epsilon, 3)
+    3.106
     """
     pos, neg = _check(pos, neg)
     if not 0 <= delta < 1:
@@ -163,7 +292,39 @@ def score_attack(
     n_boot: int = 1000,
     seed: int = 0,
 ) -> AttackScore:
-    """All scores of one attack."""
+    """All scores of one attack.
+
+    Parameters
+    ----------
+    name : str
+        The attack.
+    pos, neg : numpy.ndarray
+        IMs of the two sides.
+    delta : float
+        δ of the ε lower bound.
+    confidence : float
+        Confidence of its intervals.
+    n_boot : int
+        Bootstrap resamples of the AUC interval.
+    seed : int
+        Seed of the bootstrap.
+
+    Returns
+    -------
+    AttackScore
+        AUC and interval, TPR at low FPR, the ε lower bound.
+
+    Raises
+    ------
+    SynthcertError
+        As :func:`epsilon_lower_bound`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> score_attack("distance", np.array([0.9, 0.8, 0.7, 0.4]), np.array([0.1, 0.3, 0.5, 0.6])).auc
+    0.875
+    """
     pos, neg = _check(pos, neg)
     bound = epsilon_lower_bound(pos, neg, delta=delta, confidence=confidence)
     return AttackScore(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, SynthcertError
+from synthcert.errors import AssumptionError, ParameterError, SynthcertError
 
 TARGET_METHODS = ("random", "mah-max", "iforest", "ocsvm", "divergence")
 OCSVM_MAX_FIT_ROWS = 5_000
@@ -19,7 +19,22 @@ OCSVM_MAX_FIT_ROWS = 5_000
 
 @dataclass(frozen=True)
 class TargetChoice(Result):
-    """The chosen record (0-based row of the complete rows), its score and the method used."""
+    """The chosen record (0-based row of the complete rows), its score and the method used.
+
+    Attributes
+    ----------
+    method : str
+        How it was chosen (``random``, ``mah-max``, ``iforest``, ``ocsvm``, ``divergence``,
+        ``row``).
+    row : int
+        Its row among the complete rows.
+    score : float or None
+        Its score under ``method``.
+    mahalanobis : float
+        Its Mahalanobis distance.
+    ranking_method : str
+        The score the at-risk ranking uses.
+    """
 
     method: str
     row: int
@@ -64,6 +79,23 @@ def mahalanobis_distances(X: np.ndarray) -> np.ndarray:
     distance is measured inside the affine span of the data. With the biased covariance,
     M² = n·h − 1 where h ≤ 1 is the record's leverage, so M ≤ sqrt(n − 1) always, with
     equality for a record that is alone in some direction (e.g. the only member of a category).
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Encoded rows, shape (n, d).
+
+    Returns
+    -------
+    numpy.ndarray
+        One distance per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [5.0, 5.0]])
+    >>> int(np.argmax(mahalanobis_distances(X)))
+    4
     """
     return np.sqrt(_squared_distances(X)[0])
 
@@ -78,6 +110,18 @@ def divergence_scores(X: np.ndarray, alpha: float = 2.0) -> np.ndarray:
     (D‖D' and D'‖D); +inf when Σ_D' is singular (x alone in some direction, s = n − 1). On a
     singular Σ_D both normals live in the same span and the divergence is taken there. The score
     is increasing in s, so for mean-and-covariance synthesizers this target equals ``mah-max``.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Encoded rows, shape (n, d).
+    alpha : float
+        Rényi order.
+
+    Returns
+    -------
+    numpy.ndarray
+        One divergence per row.
     """
     if not alpha > 1:
         raise AssumptionError(
@@ -119,6 +163,25 @@ def outlier_scores(X: np.ndarray, method: str, *, seed: int = 0) -> np.ndarray:
     a OneClassSVM (RBF, nu = 0.1; with a much smaller nu an isolated record becomes a boundary
     support vector scoring ~0) fitted on at most 5,000 rows drawn with ``seed`` (its cost grows
     quadratically with n) and evaluated on every row.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Encoded rows.
+    method : {"iforest", "ocsvm"}
+        The detector.
+    seed : int
+        Its seed.
+
+    Returns
+    -------
+    numpy.ndarray
+        One score per row.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown method.
     """
     from sklearn.ensemble import IsolationForest
     from sklearn.svm import OneClassSVM
@@ -134,7 +197,7 @@ def outlier_scores(X: np.ndarray, method: str, *, seed: int = 0) -> np.ndarray:
             fit_rows = X[rng.choice(X.shape[0], OCSVM_MAX_FIT_ROWS, replace=False)]
         model = OneClassSVM(kernel="rbf", gamma="scale", nu=0.1).fit(fit_rows)
         return -model.decision_function(X)
-    raise SynthcertError(f"unknown outlier method {method!r}; use 'iforest' or 'ocsvm'")
+    raise ParameterError(f"unknown outlier method {method!r}; use 'iforest' or 'ocsvm'")
 
 
 def target_scores(X: np.ndarray, method: str, *, seed: int = 0, alpha: float = 2.0) -> np.ndarray:
@@ -145,7 +208,7 @@ def target_scores(X: np.ndarray, method: str, *, seed: int = 0, alpha: float = 2
         return outlier_scores(X, method, seed=seed)
     if method == "divergence":
         return divergence_scores(X, alpha=alpha)
-    raise SynthcertError(
+    raise ParameterError(
         f"unknown target choice {method!r}; use one of {', '.join(TARGET_METHODS)} or a row index"
     )
 
@@ -159,6 +222,36 @@ def choose_target(
     ``iforest``, ``ocsvm`` and ``divergence`` take the arg-max of their score (ties: lowest row);
     an int picks that row. Ranking scores are those of the method, Mahalanobis for ``random``
     and an explicit row.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Encoded complete rows.
+    method : str or int
+        ``random``, ``mah-max``, ``iforest``, ``ocsvm``, ``divergence`` or a row.
+    seed : int
+        Seed of ``random`` and of the outlier detectors.
+    alpha : float
+        Rényi order of ``divergence``.
+
+    Returns
+    -------
+    tuple
+        The :class:`TargetChoice` and the per-record ranking scores.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown method.
+    SynthcertError
+        When the row is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [5.0, 5.0]])
+    >>> choose_target(X, "mah-max")[0].row
+    4
     """
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]

@@ -17,18 +17,44 @@ import numpy as np
 from synthcert.data.discretize import Discretizer
 from synthcert.data.io import CsvOptions
 from synthcert.engine.ops import RowProgress, marginals
-from synthcert.engine.plan import DEFAULT_CHUNK_ROWS, DEFAULT_PARTITION_ROWS
+from synthcert.engine.plan import DEFAULT_PARTITION_ROWS
 from synthcert.errors import DataError
-from synthcert.synthesizers.counts import CachedCounts, Clique
+from synthcert.statistics.chunks import CHUNK_ROWS
+from synthcert.statistics.counts import Clique
+from synthcert.statistics.sources import CachedCounts
 
 
 class EngineCounts(CachedCounts):
     """Counts on ``discretizer``'s public bins of the rows of ``input_path`` (file, folder, glob).
 
-    ``engine``: an engine opened with :func:`synthcert.engine.open_engine` (reuse one cluster
-    for all passes), or ``"local"``/``"dask"`` with ``scheduler`` (opened for each pass).
-    ``rows`` is the number of rows kept by the discretizer's missing-value policy; read before
-    any request, it costs a pass of the one-way marginals (which later requests reuse).
+    A :class:`~synthcert.statistics.sources.CountSource` for ``fit_counts``: each request is
+    one pass of :func:`~synthcert.engine.marginals`, cached as in
+    :class:`~synthcert.statistics.sources.CachedCounts`. ``rows`` is the number of rows kept
+    by the discretizer's missing-value policy; read before any request, it costs a pass of the
+    one-way marginals (which later requests reuse).
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    discretizer : Discretizer
+        The model's own public bins.
+    engine : str or engine
+        An engine opened with :func:`synthcert.engine.open_engine` (reuse one cluster for all
+        passes), or ``"local"``/``"dask"`` with ``scheduler`` (opened for each pass).
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows, partition_rows : int
+        As for :func:`~synthcert.engine.marginals`.
+    progress : callable, optional
+        Called with (rows done, total or None) during each pass.
+
+    Raises
+    ------
+    DataError
+        (on a request) An input cannot be read, or it changed between passes.
     """
 
     def __init__(
@@ -39,7 +65,7 @@ class EngineCounts(CachedCounts):
         engine: Any = "local",
         scheduler: Any = None,
         csv: CsvOptions | None = None,
-        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        chunk_rows: int = CHUNK_ROWS,
         partition_rows: int = DEFAULT_PARTITION_ROWS,
         progress: RowProgress | None = None,
     ) -> None:

@@ -58,6 +58,29 @@ def dask_client(
     A new ``LocalCluster`` has one single-threaded worker process per core (``n_workers``),
     listens on 127.0.0.1 only, and its dashboard link is passed to ``notify``. What this
     function starts, it closes on exit; a client passed in is left open.
+
+    Parameters
+    ----------
+    scheduler : str or distributed.Client, optional
+        A client, a scheduler address (``"tcp://host:8786"``), or None for a local cluster.
+    n_workers : int, optional
+        Workers of a new local cluster (default: the cores).
+    threads_per_worker : int
+        Threads of each new worker.
+    processes : bool
+        Worker processes (True) or threads of this process.
+    notify : callable, optional
+        Receives the dashboard link.
+
+    Yields
+    ------
+    distributed.Client
+        The client.
+
+    Raises
+    ------
+    SynthcertError
+        dask/distributed is not installed, or the scheduler cannot be reached.
     """
     distributed = _import_distributed()
     if isinstance(scheduler, distributed.Client):
@@ -98,7 +121,13 @@ def dask_client(
 
 
 class DaskEngine:
-    """Run per-partition functions as Dask tasks on ``client``'s cluster."""
+    """Run per-partition functions as Dask tasks on ``client``'s cluster.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        An open client (closed by whoever opened it).
+    """
 
     name = "dask"
 
@@ -118,7 +147,26 @@ class DaskEngine:
         window: int | None = None,
         on_done: Done | None = None,
     ) -> Iterator[T]:
-        """Yield ``func(item, *args)`` in item order, with at most ``window`` tasks in flight."""
+        """Yield ``func(item, *args)`` in item order, with at most ``window`` tasks in flight.
+
+        Parameters
+        ----------
+        func : callable
+            A picklable function applied to each item (and ``args``) on a worker.
+        items : sequence
+            The items, in order.
+        *args
+            Further arguments of ``func`` (sent with each task).
+        window : int, optional
+            Tasks in flight (default twice the workers).
+        on_done : callable, optional
+            Called with each item's index when its result is consumed.
+
+        Yields
+        ------
+        object
+            The results, in item order.
+        """
         window = window or 2 * self.n_workers
         submit = self.client.submit
         for i, fut in in_order(lambda x: submit(_apply, x, func, args, pure=False), items, window):
@@ -136,7 +184,31 @@ class DaskEngine:
         merge: Callable[[T, T], T] = merge_copy,
         on_done: Done | None = None,
     ) -> T:
-        """Merge ``func(item, *args)`` over the items on the workers, in the fixed tree."""
+        """Merge ``func(item, *args)`` over the items on the workers, in the fixed tree.
+
+        Parameters
+        ----------
+        func : callable
+            The per-item reduction, run on the workers.
+        items : sequence
+            The items (partitions), in order.
+        *args
+            Further arguments of ``func``.
+        merge : callable
+            Merges two partials on a worker (default ``merge_copy``).
+        on_done : callable, optional
+            Called with each item's index when its task finishes.
+
+        Returns
+        -------
+        object
+            The merge of all partials: the same tree, so the same numbers, as the local engine.
+
+        Raises
+        ------
+        Exception
+            The first task's exception, re-raised here.
+        """
         distributed = _import_distributed()
         futures = self.client.map(_apply, list(items), fn=func, args=args, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
@@ -164,6 +236,20 @@ def parallel_map(
 
     ``func`` must be picklable (a module-level function or a ``functools.partial`` of one);
     each call should draw its randomness from a seed passed in its item.
+
+    Parameters
+    ----------
+    func : callable
+        Applied to each item on a worker.
+    items : sequence
+        The items.
+    scheduler, n_workers, notify
+        As for :func:`dask_client`.
+
+    Returns
+    -------
+    list
+        ``func(item)`` for each item, in order.
     """
     with dask_client(scheduler, n_workers=n_workers, notify=notify) as client:
         futures = client.map(func, list(items), pure=False)
@@ -177,7 +263,18 @@ def joblib_backend(
     n_workers: int | None = None,
     notify: Notify | None = None,
 ) -> Iterator[Client]:
-    """Within the block, ``joblib.Parallel`` runs its tasks on the Dask cluster."""
+    """Within the block, ``joblib.Parallel`` runs its tasks on the Dask cluster.
+
+    Parameters
+    ----------
+    scheduler, n_workers, notify
+        As for :func:`dask_client`.
+
+    Yields
+    ------
+    distributed.Client
+        The client the tasks run on.
+    """
     import joblib
 
     with (

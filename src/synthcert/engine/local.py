@@ -23,7 +23,22 @@ Done = Callable[[int], None]  # called with the index of each item when it is fi
 def in_order(
     submit: Callable[[Any], F], items: Sequence[Any], window: int
 ) -> Iterator[tuple[int, F]]:
-    """``(i, submit(items[i]))`` in item order, with at most ``window`` submitted and unconsumed."""
+    """``(i, submit(items[i]))`` in item order, with at most ``window`` submitted and unconsumed.
+
+    Parameters
+    ----------
+    submit : callable
+        Starts the work of one item and returns its future.
+    items : sequence
+        The items, in order.
+    window : int
+        Most futures submitted and not yet consumed.
+
+    Yields
+    ------
+    tuple of (int, future)
+        Index and future of each item, in item order.
+    """
     pending: deque[tuple[int, F]] = deque()
     nxt = 0
     while nxt < len(items) or pending:
@@ -34,7 +49,13 @@ def in_order(
 
 
 class LocalEngine:
-    """Run per-partition functions with ``workers`` threads of this process."""
+    """Run per-partition functions with ``workers`` threads of this process.
+
+    Parameters
+    ----------
+    workers : int, optional
+        Threads (default: the cores, at most 8).
+    """
 
     name = "local"
 
@@ -54,7 +75,26 @@ class LocalEngine:
         window: int | None = None,
         on_done: Done | None = None,
     ) -> Iterator[T]:
-        """Yield ``func(item, *args)`` in item order, with at most ``window`` items in flight."""
+        """Yield ``func(item, *args)`` in item order, with at most ``window`` items in flight.
+
+        Parameters
+        ----------
+        func : callable
+            Applied to each item (and ``args``).
+        items : sequence
+            The items, in order.
+        *args
+            Further arguments of ``func``.
+        window : int, optional
+            Items in flight (default twice the threads).
+        on_done : callable, optional
+            Called with each item's index when it is consumed.
+
+        Yields
+        ------
+        object
+            The results, in item order.
+        """
         window = window or 2 * self.workers
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             for i, fut in in_order(lambda x: pool.submit(func, x, *args), items, window):
@@ -71,7 +111,31 @@ class LocalEngine:
         merge: Callable[[T, T], T],
         on_done: Done | None = None,
     ) -> T:
-        """Merge ``func(item, *args)`` over the items in the fixed tree of ``TreeMerger``."""
+        """Merge ``func(item, *args)`` over the items in the fixed tree of ``TreeMerger``.
+
+        Parameters
+        ----------
+        func : callable
+            The per-item reduction (for example ``partition_moments``).
+        items : sequence
+            The items (partitions), in order.
+        *args
+            Further arguments of ``func``.
+        merge : callable
+            Merges two partials (``merge_copy``).
+        on_done : callable, optional
+            Called with each item's index when it is finished.
+
+        Returns
+        -------
+        object
+            The merge of all partials.
+
+        Raises
+        ------
+        ValueError
+            ``items`` is empty.
+        """
         merger: TreeMerger[T] = TreeMerger(merge)
         for value in self.map_ordered(func, items, *args, on_done=on_done):
             merger.push(value)

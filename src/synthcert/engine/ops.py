@@ -15,7 +15,6 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from synthcert.data.accumulate import HistogramAccumulator
 from synthcert.data.discretize import Discretizer
 from synthcert.data.encode import Encoder, MissingPolicy
 from synthcert.data.io import CsvOptions
@@ -23,29 +22,31 @@ from synthcert.data.schema import Schema
 from synthcert.engine.local import LocalEngine
 from synthcert.engine.partitioned import Manifest, PartitionedDatasetWriter
 from synthcert.engine.plan import (
-    DEFAULT_CHUNK_ROWS,
     DEFAULT_PARTITION_ROWS,
     Partition,
     plan_partitions,
     total_rows,
 )
 from synthcert.engine.reduce import (
-    MarginalCounts,
-    MomentPartial,
     merge_copy,
     partition_histograms,
     partition_marginals,
     partition_moments,
 )
 from synthcert.engine.sample import (
+    ChunkSpec,
+    checked_model,
     chunk_frame,
     chunk_specs,
     part_specs,
-    sampler_for,
     write_part,
 )
-from synthcert.errors import DataError
-from synthcert.synthesizers.gaussian import GaussianSynthesizer
+from synthcert.errors import ParameterError
+from synthcert.seeding import Seed
+from synthcert.statistics.chunks import CHUNK_ROWS
+from synthcert.statistics.counts import HistogramAccumulator, MarginalCounts
+from synthcert.statistics.moments import MomentPartial
+from synthcert.statistics.protocols import SamplesChunks
 
 EngineName = Literal["local", "dask"]
 ENGINES = ("local", "dask")
@@ -63,15 +64,39 @@ def open_engine(
 ) -> Iterator[Any]:
     """An engine for the block: ``LocalEngine`` or ``DaskEngine`` (cluster closed at the end).
 
-    ``workers``: threads of the local engine, or workers of a new local Dask cluster.
-    An engine object passed in is returned as is.
+    Parameters
+    ----------
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine object (returned as is, left open).
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    workers : int, optional
+        Threads of the local engine, or workers of a new local Dask cluster.
+    notify : callable, optional
+        Receives one-line messages (the Dask dashboard link).
+
+    Yields
+    ------
+    LocalEngine or DaskEngine
+        The engine; what this function opened it closes on exit.
+
+    Raises
+    ------
+    ParameterError
+        An unknown engine name, or a scheduler without ``engine="dask"``.
+
+    Examples
+    --------
+    >>> with open_engine("local", workers=2) as eng:
+    ...     eng.name, eng.n_workers
+    ('local', 2)
     """
     if not isinstance(engine, str):
         yield engine
         return
     if engine == "local":
         if scheduler is not None:
-            raise DataError("--scheduler needs --engine dask")
+            raise ParameterError("--scheduler needs --engine dask")
         yield LocalEngine(workers)
         return
     if engine == "dask":
@@ -80,7 +105,7 @@ def open_engine(
         with dask_client(scheduler, n_workers=workers, notify=notify) as client:
             yield DaskEngine(client)
         return
-    raise DataError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    raise ParameterError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
 
 
 def _row_counter(parts: Sequence[Partition], progress: RowProgress | None):
@@ -104,7 +129,7 @@ def fit_moments(
     *,
     missing: MissingPolicy = "drop",
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
     engine: Any = "local",
     scheduler: Any = None,
@@ -112,7 +137,43 @@ def fit_moments(
 ) -> MomentPartial:
     """Count, mean and scatter of the encoded input, with rows dropped and values clipped.
 
-    Feed the result to ``GaussianSynthesizer.fit_moments(result.acc, [result.report])``.
+    One pass of the engine: each partition's moments (Chan et al.'s mergeable accumulator),
+    merged in the fixed tree. A model fitted from moments takes the result:
+    ``model.fit_moments(result.acc, [result.report])``
+    (:class:`~synthcert.statistics.protocols.FitsFromMoments`).
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    schema : Schema or Encoder
+        The public schema (encoded with ``missing``), or the model's own encoder.
+    missing : {"drop", "model", "fail"}
+        Missing-value policy when ``schema`` is a Schema.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows : int
+        Rows read at a time by a worker (:data:`~synthcert.statistics.CHUNK_ROWS`).
+    partition_rows : int
+        About how many rows one task reads (Parquet is cut between row groups).
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine opened with :func:`open_engine`.
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    progress : callable, optional
+        Called with (rows done, total rows or None) as partitions finish.
+
+    Returns
+    -------
+    MomentPartial
+        ``acc`` (count, mean, scatter of the kept encoded rows) and ``report``.
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema (the message names the file).
+    ParameterError
+        An unknown engine, or ``partition_rows`` below 1.
     """
     encoder = schema if isinstance(schema, Encoder) else Encoder(schema, missing=missing)
     parts = plan_partitions(input_path, partition_rows=partition_rows)
@@ -123,28 +184,50 @@ def fit_moments(
         )  # fmt: skip
 
 
-def fit_gaussian(
-    input_path: str | os.PathLike,
-    synth: GaussianSynthesizer,
-    **kwargs: Any,
-) -> GaussianSynthesizer:
-    """Fit M_G on a (large) input with an engine: ``fit_moments`` then ``synth.fit_moments``."""
-    partial = fit_moments(input_path, synth.encoder, **kwargs)
-    return synth.fit_moments(partial.acc, [partial.report])
-
-
 def histograms(
     input_path: str | os.PathLike,
     discretizer: Discretizer,
     *,
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
     engine: Any = "local",
     scheduler: Any = None,
     progress: RowProgress | None = None,
 ) -> HistogramAccumulator:
-    """One-way counts of every column on the discretizer's public bins (schema order)."""
+    """One-way counts of every column on the discretizer's public bins (schema order).
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    discretizer : Discretizer
+        The public bins and missing-value policy.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows : int
+        Rows read at a time by a worker (:data:`~synthcert.statistics.CHUNK_ROWS`).
+    partition_rows : int
+        About how many rows one task reads (Parquet is cut between row groups).
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine opened with :func:`open_engine`.
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    progress : callable, optional
+        Called with (rows done, total rows or None) as partitions finish.
+
+    Returns
+    -------
+    HistogramAccumulator
+        ``counts[j]``: the histogram of column j over the kept rows.
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema.
+    ParameterError
+        An unknown engine, or ``partition_rows`` below 1.
+    """
     parts = plan_partitions(input_path, partition_rows=partition_rows)
     with open_engine(engine, scheduler) as eng:
         return eng.reduce(
@@ -159,13 +242,49 @@ def marginals(
     cliques: Sequence[Sequence[int | str]],
     *,
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
     engine: Any = "local",
     scheduler: Any = None,
     progress: RowProgress | None = None,
 ) -> MarginalCounts:
-    """k-way counts on public bins of each clique (column names or positions), in one pass."""
+    """k-way counts on public bins of each clique (column names or positions), in one pass.
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    discretizer : Discretizer
+        The public bins and missing-value policy.
+    cliques : sequence of sequence of int or str
+        The columns of each clique, by position or name.
+    csv : CsvOptions, optional
+        How to parse CSV inputs.
+    chunk_rows : int
+        Rows read at a time by a worker (:data:`~synthcert.statistics.CHUNK_ROWS`).
+    partition_rows : int
+        About how many rows one task reads (Parquet is cut between row groups).
+    engine : str or engine
+        ``"local"``, ``"dask"``, or an engine opened with :func:`open_engine`.
+    scheduler : str or distributed.Client, optional
+        For ``"dask"``: a scheduler address or client (None: a new loopback cluster).
+    progress : callable, optional
+        Called with (rows done, total rows or None) as partitions finish.
+
+    Returns
+    -------
+    MarginalCounts
+        ``table(clique)`` for each clique (positions), ``rows`` kept and ``rows_read``.
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema.
+    ParameterError
+        An unknown engine, or ``partition_rows`` below 1.
+    ValueError
+        A column name is not in the schema.
+    """
     names = discretizer.schema.names
     keys = [tuple(names.index(c) if isinstance(c, str) else int(c) for c in q) for q in cliques]
     parts = plan_partitions(input_path, partition_rows=partition_rows)
@@ -177,32 +296,69 @@ def marginals(
 
 
 def sample_frames(
-    synth: GaussianSynthesizer,
+    model: SamplesChunks,
     n: int,
     *,
-    seed: Any = None,
+    seed: Seed = None,
+    chunk_rows: int | None = None,
     engine: Any = "local",
     scheduler: Any = None,
     progress: RowProgress | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """Decoded chunks in order, drawn by the engine: the rows of ``synth.sample_chunks``."""
-    sampler = sampler_for(synth)
-    chunks = chunk_specs(int(n), seed, synth.chunk_rows)
+    """Decoded chunks in order, drawn by the engine: chunk i is ``model.sample_chunk(rows_i,
+    child_i)``.
+
+    For M_G these are the rows of ``model.sample_chunks(n, seed=seed)`` (the same chunks), and
+    their concatenation is ``model.sample(n, seed=seed)``, bit for bit.
+
+    Parameters
+    ----------
+    model : SamplesChunks
+        A fitted model.
+    n : int
+        Rows to draw.
+    seed : int, SeedSequence or None
+        The run's secret seed (None: fresh OS entropy).
+    chunk_rows : int, optional
+        Rows per chunk: default the model's ``chunk_rows`` attribute when it has one (M_G's
+        rows are its ``sample`` only with its own), else :data:`~synthcert.statistics.CHUNK_ROWS`.
+    engine, scheduler
+        Where to draw (see :func:`open_engine`).
+    progress : callable, optional
+        Called with (rows done, n) after each chunk.
+
+    Yields
+    ------
+    pandas.DataFrame
+        One chunk of rows at a time, in order.
+
+    Raises
+    ------
+    ParameterError
+        The model has no ``sample_chunk``, ``n`` is negative, or the engine is unknown.
+    """
+    model = checked_model(model)
+    chunks = chunk_specs(int(n), seed, _chunk_rows(model, chunk_rows))
     done = 0
     with open_engine(engine, scheduler) as eng:
-        for frame in eng.map_ordered(chunk_frame, chunks, sampler):
+        for frame in eng.map_ordered(chunk_frame, chunks, model):
             done += len(frame)
             if progress:
                 progress(done, int(n))
             yield frame
 
 
+def _chunk_rows(model: SamplesChunks, chunk_rows: int | None) -> int:
+    """The chunk size asked for, else the model's own, else the one default."""
+    return int(chunk_rows or getattr(model, "chunk_rows", None) or CHUNK_ROWS)
+
+
 def sample_partitioned(
-    synth: Any,
+    model: SamplesChunks,
     n: int,
     out: str | os.PathLike,
     *,
-    seed: Any = None,
+    seed: Seed = None,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
     engine: Any = "local",
     scheduler: Any = None,
@@ -212,30 +368,66 @@ def sample_partitioned(
 ) -> Manifest:
     """Write ``n`` rows as a partitioned Parquet dataset folder ``out``, atomically.
 
-    Files hold ``partition_rows`` rows, rounded to whole chunks of ``chunk_rows`` (default
-    ``synth.chunk_rows``, or 2^20 rows for synthesizers without one; M_G's rows equal its
-    ``sample`` only with its own); each worker draws and writes its files one chunk
-    at a time. For M_G the rows equal ``synth.sample(n, seed=seed)``; for any fitted synthesizer
-    chunk i is ``synth.sample(rows_i, seed=child_i of seed)``: the same rows whatever the
-    engine and number of workers. The manifest holds public facts only (parts, rows,
-    columns, chunk size): never the seed, which is secret.
+    Chunk i is ``model.sample_chunk(rows_i, child_i of seed)``, so the rows are the same
+    whatever the engine and number of workers; for M_G (with its own ``chunk_rows``) they
+    equal ``model.sample(n, seed=seed)``. Files hold ``partition_rows`` rows, rounded to whole
+    chunks; each worker draws and writes its files one chunk at a time. The manifest holds
+    public facts only (parts, rows, columns, chunk size): never the seed, which is secret.
+
+    Parameters
+    ----------
+    model : SamplesChunks
+        A fitted model (pickled to the workers on Dask).
+    n : int
+        Rows to write.
+    out : path
+        The dataset folder (replaced atomically; refused if it holds an input).
+    seed : int, SeedSequence or None
+        The run's secret seed (None: fresh OS entropy).
+    partition_rows : int
+        About how many rows per file.
+    engine, scheduler
+        Where to draw (see :func:`open_engine`).
+    protect : sequence of path
+        Inputs the output must not overwrite.
+    progress : callable, optional
+        Called with (rows written, n) after each file.
+    chunk_rows : int, optional
+        Rows per chunk: default the model's ``chunk_rows`` attribute when it has one, else
+        :data:`~synthcert.statistics.CHUNK_ROWS`.
+
+    Returns
+    -------
+    Manifest
+        The committed dataset's public description.
+
+    Raises
+    ------
+    ParameterError
+        The model has no ``sample_chunk``, ``n`` is negative, or the engine is unknown.
+    NotFittedError
+        The model is not fitted (raised before anything is written).
+    DataError
+        ``out`` is a file, or a folder that is not a synthcert dataset.
     """
-    chunk_rows = int(chunk_rows or getattr(synth, "chunk_rows", DEFAULT_CHUNK_ROWS))
-    sampler = sampler_for(synth)
+    model = checked_model(model)
+    chunk_rows = _chunk_rows(model, chunk_rows)
+    chunks = chunk_specs(int(n), seed, chunk_rows)
+    # zero rows from a fixed seed: refuses an unfitted model before writing, and names columns
+    columns = list(chunk_frame(ChunkSpec(0, 0, np.random.SeedSequence(0)), model).columns)
     writer = PartitionedDatasetWriter(out, protect=protect)
     try:
-        chunks = chunk_specs(int(n), seed, chunk_rows)
         per_part = max(1, round(partition_rows / chunk_rows))
         parts = part_specs(chunks, per_part, writer.part_path)
         rows: list[int] = []
         done = 0
         with open_engine(engine, scheduler) as eng:
-            for r in eng.map_ordered(write_part, parts, sampler):
+            for r in eng.map_ordered(write_part, parts, model):
                 rows.append(r)
                 done += r
                 if progress:
                     progress(done, int(n))
-        return writer.commit(rows, synth.schema.names, chunk_rows=chunk_rows)
+        return writer.commit(rows, columns, chunk_rows=chunk_rows)
     finally:
         writer.abort()
 
@@ -249,6 +441,25 @@ def numeric_correlation(
 
     Computed from the moments of the encoded columns, a positive affine map of the raw values
     (so the same correlation) except that values outside the public bounds are clipped first.
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    schema : Schema
+        The public schema (its numeric columns are used).
+    **kwargs
+        Passed to :func:`fit_moments` (csv, chunk_rows, partition_rows, engine, ...).
+
+    Returns
+    -------
+    tuple of (list of str, numpy.ndarray)
+        The numeric columns' names and their correlation matrix (NaN for a constant column).
+
+    Raises
+    ------
+    DataError
+        An input cannot be read or does not match the schema.
     """
     numeric = schema.select([c.name for c in schema.numeric])
     partial = fit_moments(input_path, numeric, **kwargs)

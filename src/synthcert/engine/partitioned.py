@@ -27,7 +27,15 @@ FORMAT = "synthcert-partitioned-parquet"
 
 @dataclass(frozen=True)
 class PartInfo(Result):
-    """One file of the dataset."""
+    """One file of the dataset.
+
+    Parameters
+    ----------
+    file : str
+        Its name inside the folder (``part-NNNNN.parquet``).
+    rows : int
+        Its rows.
+    """
 
     file: str
     rows: int
@@ -35,8 +43,25 @@ class PartInfo(Result):
 
 @dataclass(frozen=True)
 class Manifest(Result):
-    """What the dataset holds: its parts in order and their rows (public facts only: the seed
-    that drew them is secret and goes to the private run record)."""
+    """What the dataset holds: its parts in order and their rows.
+
+    Public facts only: the seed that drew the rows is secret and goes to the private run record.
+
+    Parameters
+    ----------
+    format : str
+        ``"synthcert-partitioned-parquet"``.
+    rows : int
+        Rows of all parts.
+    columns : tuple of str
+        Column names, in order.
+    parts : tuple of PartInfo
+        The files, in order, with their rows.
+    chunk_rows : int, optional
+        Rows per sampling chunk (with the seed, it determines the rows).
+    synthcert_version : str
+        The version that wrote the dataset.
+    """
 
     format: str
     rows: int
@@ -47,18 +72,66 @@ class Manifest(Result):
 
 
 def part_name(index: int) -> str:
-    """``part-00007.parquet``."""
+    """The file name of part ``index``.
+
+    Parameters
+    ----------
+    index : int
+        Position of the part.
+
+    Returns
+    -------
+    str
+        ``part-NNNNN.parquet`` (five digits).
+
+    Examples
+    --------
+    >>> part_name(7)
+    'part-00007.parquet'
+    """
     return f"part-{index:05d}.parquet"
 
 
 def is_dataset_target(path: str | os.PathLike) -> bool:
-    """True when ``path`` names a folder: an existing directory or a path ending in a slash."""
+    """Whether an output path names a dataset folder rather than a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The output path as the user gave it (before ``Path`` drops a trailing slash).
+
+    Returns
+    -------
+    bool
+        True for an existing directory or a path ending in a separator.
+
+    Examples
+    --------
+    >>> is_dataset_target("out/"), is_dataset_target("out.parquet")
+    (True, False)
+    """
     text = os.fspath(path)
     return Path(text).is_dir() or text.endswith(("/", os.sep))
 
 
 def read_manifest(path: str | os.PathLike) -> Manifest:
-    """The manifest of a dataset folder written by :class:`PartitionedDatasetWriter`."""
+    """The manifest of a dataset folder written by :class:`PartitionedDatasetWriter`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The dataset folder.
+
+    Returns
+    -------
+    Manifest
+        Its parts, rows, columns and chunk size.
+
+    Raises
+    ------
+    DataError
+        The folder has no manifest (it is not a synthcert dataset).
+    """
     file = Path(path) / MANIFEST
     if not file.is_file():
         raise DataError(f"{str(path)!r} has no {MANIFEST}: not a synthcert dataset")
@@ -78,7 +151,24 @@ def _refuse_inputs_inside(target: Path, protect: Sequence[str | os.PathLike]) ->
 
 
 class PartitionedDatasetWriter:
-    """Collect parts in a temporary folder; ``commit`` writes the manifest and renames it."""
+    """Collect parts in a temporary folder; ``commit`` writes the manifest and renames it.
+
+    Use ``part_path(i)`` for each part, then ``commit`` (or ``abort`` in a ``finally``: after a
+    commit it does nothing). A previous dataset at ``path`` is replaced only by a commit.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The dataset folder (new, empty, or a previous synthcert dataset).
+    protect : sequence of path
+        Inputs that must not lie inside ``path``.
+
+    Raises
+    ------
+    DataError
+        ``path`` is a file, a non-empty folder that is not a synthcert dataset, or contains
+        one of ``protect``.
+    """
 
     def __init__(self, path: str | os.PathLike, *, protect: Sequence = ()) -> None:
         self.path = Path(path)
@@ -106,7 +196,27 @@ class PartitionedDatasetWriter:
         *,
         chunk_rows: int | None = None,
     ) -> Manifest:
-        """Write the manifest for parts ``0..len(rows)-1`` and move the folder into place."""
+        """Write the manifest for parts ``0..len(rows)-1`` and move the folder into place.
+
+        Parameters
+        ----------
+        rows : sequence of int
+            Rows of each part, in order.
+        columns : sequence of str
+            Column names.
+        chunk_rows : int, optional
+            Rows per sampling chunk, recorded in the manifest.
+
+        Returns
+        -------
+        Manifest
+            What was written.
+
+        Raises
+        ------
+        DataError
+            A part file is missing (the release is incomplete).
+        """
         parts = tuple(PartInfo(part_name(i), int(r)) for i, r in enumerate(rows))
         for p in parts:
             if not (self.tmp / p.file).is_file():

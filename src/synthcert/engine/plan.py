@@ -17,15 +17,31 @@ import pyarrow.parquet as pq
 
 from synthcert._result import Result
 from synthcert.data.io import PARQUET_SUFFIXES, CsvOptions, expand_inputs, iter_table_chunks
-from synthcert.errors import DataError
+from synthcert.errors import DataError, ParameterError
+from synthcert.statistics.chunks import CHUNK_ROWS
 
 DEFAULT_PARTITION_ROWS = 1 << 22  # about 4.2 million rows, ~200 MB of float64 at d = 6
-DEFAULT_CHUNK_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)
 class Partition(Result):
-    """One piece of the input: a Parquet file's row groups ``row_groups``, or a CSV file."""
+    """One piece of the input: a Parquet file's row groups ``row_groups``, or a CSV file.
+
+    Parameters
+    ----------
+    index : int
+        Position in the plan (the merge tree's leaf order).
+    file : str
+        The file read.
+    kind : {"parquet", "csv"}
+        Its format.
+    row_groups : tuple of int, optional
+        The Parquet row groups of the partition.
+    rows : int, optional
+        Rows, known for Parquet from the footer, None for CSV.
+    file_offset : int
+        Index of the partition's first row within its file (for error messages).
+    """
 
     index: int
     file: str
@@ -41,10 +57,30 @@ def plan_partitions(
     """Split a file, directory or glob into partitions of about ``partition_rows`` rows.
 
     Parquet files are cut between row groups (a row group is never split); CSV files are one
-    partition each (their rows are only known by reading them).
+    partition each (their rows are only known by reading them). The plan depends on the files
+    and ``partition_rows`` only, never on the engine or its workers.
+
+    Parameters
+    ----------
+    input_path : str or path-like
+        A CSV or Parquet file, a folder of them, or a glob.
+    partition_rows : int
+        Rows from which a Parquet partition is closed.
+
+    Returns
+    -------
+    list of Partition
+        In file order, then row-group order.
+
+    Raises
+    ------
+    ParameterError
+        ``partition_rows`` is below 1.
+    DataError
+        No input matches, or a Parquet footer cannot be read.
     """
     if partition_rows < 1:
-        raise DataError("partition_rows must be at least 1")
+        raise ParameterError(f"partition_rows must be at least 1, got {partition_rows}")
     parts: list[Partition] = []
     for file in expand_inputs(input_path):
         if file.suffix.lower() not in PARQUET_SUFFIXES:
@@ -71,7 +107,18 @@ def plan_partitions(
 
 
 def total_rows(parts: Sequence[Partition]) -> int | None:
-    """Rows of all partitions, or None when a CSV partition makes it unknown before reading."""
+    """Rows of all partitions, or None when a CSV partition makes it unknown before reading.
+
+    Parameters
+    ----------
+    parts : sequence of Partition
+        A plan.
+
+    Returns
+    -------
+    int or None
+        The sum of their rows, when every one is known.
+    """
     if any(p.rows is None for p in parts):
         return None
     return int(sum(p.rows or 0 for p in parts))
@@ -82,12 +129,33 @@ def iter_partition(
     *,
     drop: Sequence[str] = (),
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> Iterator[pd.DataFrame]:
     """Yield the partition's rows in frames of at most ``chunk_rows`` rows.
 
     Parquet columns listed in ``drop`` are not read (the schema discards them anyway); every
     other column is, since a missing value in any input column makes a row incomplete.
+
+    Parameters
+    ----------
+    part : Partition
+        The piece to read.
+    drop : sequence of str
+        Parquet columns not to read.
+    csv : CsvOptions, optional
+        How to parse a CSV partition.
+    chunk_rows : int
+        Rows per frame at most (:data:`~synthcert.statistics.CHUNK_ROWS`).
+
+    Yields
+    ------
+    pandas.DataFrame
+        Consecutive rows of the partition.
+
+    Raises
+    ------
+    DataError
+        The file cannot be read.
     """
     if part.kind == "csv":
         yield from iter_table_chunks(part.file, csv=csv, chunk_rows=chunk_rows)

@@ -2,78 +2,28 @@
 
 Every engine runs these same functions on the same partitions and merges the partial results
 in the same balanced binary tree over partition order, so local, streaming and Dask results
-are the same floating-point numbers whatever the number of workers (the mergeable
-accumulators of ``synthcert.data.accumulate``; Chan, Golub & LeVeque 1979 for the moments).
+are the same floating-point numbers whatever the number of workers. The statistics and their
+merges are those of ``synthcert.statistics`` (Chan, Golub & LeVeque 1979 for the moments;
+integer sums for the counts); this module only reads partitions and orders the merges.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-import numpy as np
-
-from synthcert.data.accumulate import HistogramAccumulator, MomentAccumulator
 from synthcert.data.discretize import Discretizer
-from synthcert.data.encode import Encoder, EncodeReport, merge_reports
+from synthcert.data.encode import Encoder
 from synthcert.data.io import CsvOptions
-from synthcert.engine.plan import DEFAULT_CHUNK_ROWS, Partition, iter_partition
+from synthcert.engine.plan import Partition, iter_partition
 from synthcert.errors import DataError
-from synthcert.synthesizers.counts import clique_counts
+from synthcert.statistics.chunks import CHUNK_ROWS
+from synthcert.statistics.counts import HistogramAccumulator, MarginalCounts
+from synthcert.statistics.moments import MomentPartial, encoded_moments
 
 T = TypeVar("T")
-
-
-@dataclass
-class MomentPartial:
-    """Moments of the encoded rows of some partitions, with what encoding dropped and clipped."""
-
-    acc: MomentAccumulator
-    report: EncodeReport
-
-    def merge(self, other: MomentPartial) -> MomentPartial:
-        """Combine in place (and return self)."""
-        self.acc.merge(other.acc)
-        self.report = merge_reports([self.report, other.report])
-        return self
-
-
-@dataclass
-class MarginalCounts:
-    """Counts of k-way cells on public bins, one flattened array per clique, mergeable."""
-
-    shapes: dict[tuple[int, ...], tuple[int, ...]]
-    counts: dict[tuple[int, ...], np.ndarray] = field(default=None)  # type: ignore[assignment]
-    rows: int = 0  # rows counted (kept by the missing-value policy)
-    rows_read: int = 0  # rows read, kept or not (private: their difference is a count)
-
-    def __post_init__(self) -> None:
-        if self.counts is None:
-            self.counts = {
-                c: np.zeros(int(np.prod(s)), dtype=np.int64) for c, s in self.shapes.items()
-            }
-
-    def update(self, codes: np.ndarray) -> MarginalCounts:
-        """Add the rows of an (m, k) array of codes."""
-        for clique, shape in self.shapes.items():
-            self.counts[clique] += clique_counts(codes, clique, shape).ravel()
-        self.rows += codes.shape[0]
-        return self
-
-    def merge(self, other: MarginalCounts) -> MarginalCounts:
-        """Combine in place."""
-        for clique in self.counts:
-            self.counts[clique] += other.counts[clique]
-        self.rows += other.rows
-        self.rows_read += other.rows_read
-        return self
-
-    def table(self, clique: Sequence[int]) -> np.ndarray:
-        """The counts of one clique as a k-dimensional array."""
-        key = tuple(clique)
-        return self.counts[key].reshape(self.shapes[key])
+C = TypeVar("C", HistogramAccumulator, MarginalCounts)
 
 
 def _located(part: Partition, exc: DataError) -> DataError:
@@ -88,38 +38,51 @@ def partition_moments(
     part: Partition,
     encoder: Encoder,
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> MomentPartial:
-    """Moments of the encoded rows of one partition, streamed chunk by chunk."""
-    acc = MomentAccumulator(encoder.dim)
-    reports: list[EncodeReport] = []
-    offset = part.file_offset
+    """Moments of the encoded rows of one partition, streamed chunk by chunk.
+
+    Parameters
+    ----------
+    part : Partition
+        The piece of the input to read.
+    encoder : Encoder
+        The public encoding and its missing-value policy.
+    csv : CsvOptions, optional
+        How to parse a CSV partition.
+    chunk_rows : int
+        Rows read at a time.
+
+    Returns
+    -------
+    MomentPartial
+        Moments of the kept encoded rows and the encode report of the partition.
+
+    Raises
+    ------
+    DataError
+        The partition cannot be read or does not match the schema (the message names the file).
+    """
+    frames = iter_partition(part, drop=encoder.schema.drop, csv=csv, chunk_rows=chunk_rows)
     try:
-        for chunk in iter_partition(part, drop=encoder.schema.drop, csv=csv, chunk_rows=chunk_rows):
-            X, report = encoder.encode(chunk, row_offset=offset)
-            offset += len(chunk)
-            acc.update(X)
-            reports.append(report)
+        return encoded_moments(encoder, frames, row_offset=part.file_offset)
     except DataError as exc:
         raise _located(part, exc) from None
-    return MomentPartial(acc, merge_reports(reports))
 
 
 def _count_codes(
     part: Partition,
     discretizer: Discretizer,
-    acc: T,
+    acc: C,
     csv: CsvOptions | None,
     chunk_rows: int,
-) -> T:
+) -> C:
     """Add the partition's codes on the discretizer's public bins to ``acc``, chunk by chunk."""
     try:
         for chunk in iter_partition(
             part, drop=discretizer.schema.drop, csv=csv, chunk_rows=chunk_rows
         ):
-            acc.update(discretizer.transform(chunk))  # type: ignore[attr-defined]
-            if isinstance(acc, MarginalCounts):
-                acc.rows_read += len(chunk)
+            acc.update(discretizer.transform(chunk), read=len(chunk))
     except DataError as exc:
         raise _located(part, exc) from None
     return acc
@@ -129,9 +92,31 @@ def partition_histograms(
     part: Partition,
     discretizer: Discretizer,
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> HistogramAccumulator:
-    """One-way counts on the discretizer's public bins for one partition."""
+    """One-way counts on the discretizer's public bins for one partition.
+
+    Parameters
+    ----------
+    part : Partition
+        The piece of the input to read.
+    discretizer : Discretizer
+        The public bins and missing-value policy.
+    csv : CsvOptions, optional
+        How to parse a CSV partition.
+    chunk_rows : int
+        Rows read at a time.
+
+    Returns
+    -------
+    HistogramAccumulator
+        The histogram of each column of the partition's kept rows.
+
+    Raises
+    ------
+    DataError
+        The partition cannot be read or does not match the schema (the message names the file).
+    """
     acc = HistogramAccumulator(discretizer.cardinalities)
     return _count_codes(part, discretizer, acc, csv, chunk_rows)
 
@@ -141,16 +126,51 @@ def partition_marginals(
     discretizer: Discretizer,
     cliques: Sequence[tuple[int, ...]],
     csv: CsvOptions | None = None,
-    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> MarginalCounts:
-    """k-way counts of each clique (tuples of column positions) for one partition."""
+    """k-way counts of each clique (tuples of column positions) for one partition.
+
+    Parameters
+    ----------
+    part : Partition
+        The piece of the input to read.
+    discretizer : Discretizer
+        The public bins and missing-value policy.
+    cliques : sequence of tuple of int
+        Column positions of each clique.
+    csv : CsvOptions, optional
+        How to parse a CSV partition.
+    chunk_rows : int
+        Rows read at a time.
+
+    Returns
+    -------
+    MarginalCounts
+        The counts of each clique over the partition's kept rows, with rows read and kept.
+
+    Raises
+    ------
+    DataError
+        The partition cannot be read or does not match the schema (the message names the file).
+    """
     card = discretizer.cardinalities
     acc = MarginalCounts({tuple(c): tuple(card[j] for j in c) for c in cliques})
     return _count_codes(part, discretizer, acc, csv, chunk_rows)
 
 
 def merge_copy(a: T, b: T) -> T:
-    """``a`` merged with ``b``, leaving both untouched (for task graphs that may share inputs)."""
+    """``a`` merged with ``b``, leaving both untouched (for task graphs that may share inputs).
+
+    Parameters
+    ----------
+    a, b : accumulator
+        Partials with a ``merge`` method (moments or counts).
+
+    Returns
+    -------
+    accumulator
+        A deep copy of ``a`` with ``b`` merged into it.
+    """
     return copy.deepcopy(a).merge(b)  # type: ignore[attr-defined]
 
 
@@ -160,6 +180,19 @@ class TreeMerger(Generic[T]):
     Keeps at most log2(k) partials (a binary counter); ``result()`` folds the leftovers from
     the right, which is the same tree as pairing neighbours level by level (``tree_pairs``),
     so a streaming and a distributed reduction add the same numbers in the same order.
+
+    Parameters
+    ----------
+    merge : callable
+        ``merge(left, right)`` of two partials (in order).
+
+    Examples
+    --------
+    >>> m = TreeMerger(lambda a, b: f"({a}{b})")
+    >>> for x in "abcde":
+    ...     m.push(x)
+    >>> m.result() == tree_pairs(list("abcde"), lambda a, b: f"({a}{b})") == "(((ab)(cd))e)"
+    True
     """
 
     def __init__(self, merge: Callable[[T, T], T]) -> None:
@@ -167,7 +200,13 @@ class TreeMerger(Generic[T]):
         self._stack: list[tuple[int, T]] = []  # (height, partial)
 
     def push(self, item: T) -> None:
-        """Add the next partial (in partition order)."""
+        """Add the next partial (in partition order), merging completed subtrees.
+
+        Parameters
+        ----------
+        item : object
+            The partial of the next partition.
+        """
         height = 0
         while self._stack and self._stack[-1][0] == height:
             _, left = self._stack.pop()
@@ -176,7 +215,18 @@ class TreeMerger(Generic[T]):
         self._stack.append((height, item))
 
     def result(self) -> T:
-        """The merge of everything pushed."""
+        """The merge of everything pushed.
+
+        Returns
+        -------
+        object
+            The root of the tree.
+
+        Raises
+        ------
+        ValueError
+            Nothing was pushed.
+        """
         if not self._stack:
             raise ValueError("nothing to merge")
         _, acc = self._stack[-1]
@@ -186,7 +236,30 @@ class TreeMerger(Generic[T]):
 
 
 def tree_pairs(items: list[T], merge: Callable[[T, T], T]) -> T:
-    """Merge neighbours level by level (an odd last item moves up unmerged)."""
+    """Merge neighbours level by level (an odd last item moves up unmerged).
+
+    Parameters
+    ----------
+    items : list
+        Partials in partition order (Dask futures on the cluster).
+    merge : callable
+        ``merge(left, right)``.
+
+    Returns
+    -------
+    object
+        The root of the balanced tree, the same as :class:`TreeMerger` gives.
+
+    Raises
+    ------
+    ValueError
+        ``items`` is empty.
+
+    Examples
+    --------
+    >>> tree_pairs([1, 2, 3], lambda a, b: a + b)
+    6
+    """
     if not items:
         raise ValueError("nothing to merge")
     level = list(items)

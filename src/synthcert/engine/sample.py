@@ -1,67 +1,42 @@
 """Partitioned sampling: chunk i of the output is drawn from child i of SeedSequence(seed).
 
-For M_G chunk i is drawn by the synthesizer's own ``_draw`` on child i, as in
-``GaussianSynthesizer.sample_encoded_chunks`` (same chunking, same child streams); for any
-other synthesizer chunk i is ``synth.sample(rows_i, seed=child_i)``. Tasks hold one chunk at a
-time, so the rows depend on the seed and the chunk size only, not on the engine, the
-partitioning into files or the number of workers.
+Chunk i is ``model.sample_chunk(rows_i, child_i)``, the public call of every fitted model
+(:class:`~synthcert.statistics.protocols.SamplesChunks`): M_G draws it with its own chunk
+arithmetic, so the rows equal its ``sample``; any other model draws ``sample(rows_i,
+seed=child_i)``. Tasks hold one chunk at a time, so the rows depend on the seed and the chunk
+size only, not on the engine, the partitioning into files or the number of workers. The engine
+knows no model class: it only calls ``sample_chunk``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from synthcert.seeding import seed_sequence
-from synthcert.synthesizers.gaussian import GaussianSynthesizer
-
-
-@dataclass(frozen=True)
-class GaussianSampler:
-    """M_G's own chunk arithmetic (``GaussianSynthesizer._draw``), decoded (sent to workers)."""
-
-    synth: GaussianSynthesizer
-
-    def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
-        """One decoded chunk: the rows of ``synth.sample_chunks`` for this chunk."""
-        return self.synth.encoder.decode(self.synth._draw(chunk.rows, chunk.seed))
-
-
-@dataclass(frozen=True)
-class SynthesizerSampler:
-    """Any fitted synthesizer with ``sample(n, seed=...)``: chunk i is one call on child i."""
-
-    synth: Any
-
-    def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
-        """``synth.sample(chunk.rows, seed=chunk.seed)``."""
-        return self.synth.sample(chunk.rows, seed=chunk.seed)
-
-
-class Sampler(Protocol):
-    """Draws the decoded rows of one chunk (sent to the workers: it must pickle)."""
-
-    def frame(self, chunk: ChunkSpec) -> pd.DataFrame:
-        """The rows of ``chunk``."""
-        ...
-
-
-def sampler_for(synth: Any) -> Sampler:
-    """M_G's own chunked arithmetic, else the synthesizer's ``sample``."""
-    synth._check_fitted()
-    if isinstance(synth, GaussianSynthesizer):
-        return GaussianSampler(synth)
-    return SynthesizerSampler(synth)
+from synthcert.errors import ParameterError
+from synthcert.seeding import Seed, seed_sequence
+from synthcert.statistics.chunks import chunk_sizes
+from synthcert.statistics.protocols import SamplesChunks
 
 
 @dataclass(frozen=True)
 class ChunkSpec:
-    """Chunk ``index`` of the output: ``rows`` rows from child ``index`` of the seed."""
+    """Chunk ``index`` of the output: ``rows`` rows from child ``index`` of the seed.
+
+    Parameters
+    ----------
+    index : int
+        Position of the chunk in the output.
+    rows : int
+        Rows of the chunk.
+    seed : numpy.random.SeedSequence
+        Child ``index`` of the run's secret seed.
+    """
 
     index: int
     rows: int
@@ -70,7 +45,17 @@ class ChunkSpec:
 
 @dataclass(frozen=True)
 class PartSpec:
-    """Output file ``index``: consecutive chunks written to ``path``."""
+    """Output file ``index``: consecutive chunks written to ``path``.
+
+    Parameters
+    ----------
+    index : int
+        Position of the file in the dataset.
+    path : str
+        Where the file is written.
+    chunks : tuple of ChunkSpec
+        Its chunks, in output order.
+    """
 
     index: int
     path: str
@@ -82,30 +67,110 @@ class PartSpec:
         return sum(c.rows for c in self.chunks)
 
 
-def chunk_specs(n: int, seed, chunk_rows: int) -> list[ChunkSpec]:
-    """The chunks of ``GaussianSynthesizer.sample_encoded_chunks``: sizes and child seeds."""
-    sizes = [min(chunk_rows, n - s) for s in range(0, n, chunk_rows)]
+def checked_model(model: object) -> SamplesChunks:
+    """The model, if it can draw chunks (``sample_chunk(rows, seed)``), else a clear refusal.
+
+    Parameters
+    ----------
+    model : object
+        A fitted model.
+
+    Returns
+    -------
+    SamplesChunks
+        ``model`` itself.
+
+    Raises
+    ------
+    ParameterError
+        The object has no ``sample_chunk`` method.
+    """
+    if not isinstance(model, SamplesChunks):
+        raise ParameterError(
+            f"{type(model).__name__} cannot be sampled by an engine: it has no "
+            "sample_chunk(rows, seed) method (synthcert.statistics.SamplesChunks)"
+        )
+    return model
+
+
+def chunk_specs(n: int, seed: Seed, chunk_rows: int) -> list[ChunkSpec]:
+    """The chunks of ``n`` rows: sizes (:func:`~synthcert.statistics.chunks.chunk_sizes`) and
+    child seeds (child i of ``SeedSequence(seed)`` for chunk i).
+
+    Parameters
+    ----------
+    n : int
+        Rows of the output.
+    seed : int, SeedSequence or None
+        The run's secret seed (None: fresh OS entropy).
+    chunk_rows : int
+        Rows of a full chunk.
+
+    Returns
+    -------
+    list of ChunkSpec
+        One per chunk, in output order.
+
+    Raises
+    ------
+    ParameterError
+        ``n`` is negative or ``chunk_rows`` below 1.
+
+    Examples
+    --------
+    >>> [(c.index, c.rows) for c in chunk_specs(5, 0, 2)]
+    [(0, 2), (1, 2), (2, 1)]
+    """
+    sizes = chunk_sizes(n, chunk_rows)
     children = seed_sequence(seed).spawn(len(sizes))
     pairs = enumerate(zip(sizes, children, strict=True))
     return [ChunkSpec(i, size, child) for i, (size, child) in pairs]
 
 
-def chunk_frame(chunk: ChunkSpec, sampler: Sampler) -> pd.DataFrame:
-    """One decoded chunk (module-level so that workers can unpickle it)."""
-    return sampler.frame(chunk)
+def chunk_frame(chunk: ChunkSpec, model: SamplesChunks) -> pd.DataFrame:
+    """One decoded chunk, ``model.sample_chunk(chunk.rows, chunk.seed)``.
+
+    Module-level so that workers can unpickle it.
+
+    Parameters
+    ----------
+    chunk : ChunkSpec
+        Which chunk.
+    model : SamplesChunks
+        The fitted model (pickled to the workers).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The chunk's rows.
+    """
+    return model.sample_chunk(chunk.rows, chunk.seed)
 
 
-def write_part(part: PartSpec, sampler: Sampler) -> int:
-    """Draw the part's chunks one at a time and write them to its Parquet file; return rows."""
+def write_part(part: PartSpec, model: SamplesChunks) -> int:
+    """Draw the part's chunks one at a time and write them to its Parquet file.
+
+    Parameters
+    ----------
+    part : PartSpec
+        The file and its chunks; a part without chunks gets an empty file with the columns.
+    model : SamplesChunks
+        The fitted model.
+
+    Returns
+    -------
+    int
+        Rows written.
+    """
     writer: pq.ParquetWriter | None = None
     try:
         for chunk in part.chunks:
-            table = pa.Table.from_pandas(sampler.frame(chunk), preserve_index=False)
+            table = pa.Table.from_pandas(chunk_frame(chunk, model), preserve_index=False)
             if writer is None:
                 writer = pq.ParquetWriter(part.path, table.schema)
             writer.write_table(table)
         if writer is None:  # an empty release still gets a readable (empty) part
-            empty = sampler.frame(ChunkSpec(0, 0, np.random.SeedSequence(0)))
+            empty = chunk_frame(ChunkSpec(0, 0, np.random.SeedSequence(0)), model)
             pq.write_table(pa.Table.from_pandas(empty, preserve_index=False), part.path)
     finally:
         if writer is not None:
@@ -113,8 +178,25 @@ def write_part(part: PartSpec, sampler: Sampler) -> int:
     return part.rows
 
 
-def part_specs(chunks: list[ChunkSpec], chunks_per_part: int, path_of) -> list[PartSpec]:
-    """Group consecutive chunks into files of ``chunks_per_part`` chunks."""
+def part_specs(
+    chunks: list[ChunkSpec], chunks_per_part: int, path_of: Callable[[int], str]
+) -> list[PartSpec]:
+    """Group consecutive chunks into files of ``chunks_per_part`` chunks.
+
+    Parameters
+    ----------
+    chunks : list of ChunkSpec
+        All chunks of the output, in order.
+    chunks_per_part : int
+        Chunks per file (the last file may hold fewer).
+    path_of : callable
+        File index -> path of that file.
+
+    Returns
+    -------
+    list of PartSpec
+        The files, in order; one empty file when there is no chunk.
+    """
     if not chunks:
         return [PartSpec(0, path_of(0), ())]
     k = chunks_per_part

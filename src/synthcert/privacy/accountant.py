@@ -87,6 +87,28 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
 
     The "standard conversion" AIM uses (McKenna et al. 2022): with L = log(1/delta),
     sqrt(rho) = sqrt(L + epsilon) - sqrt(L). Any tighter conversion then gives epsilon or less.
+
+    Parameters
+    ----------
+    epsilon : float
+        ε of the (ε, δ)-DP budget, positive and finite.
+    delta : float
+        δ of the budget, 0 < δ < 1.
+
+    Returns
+    -------
+    float
+        ρ of the zCDP budget.
+
+    Raises
+    ------
+    AssumptionError
+        When ε or δ is out of range.
+
+    Examples
+    --------
+    >>> round(rho_from_epsilon_delta(1.0, 1e-6), 6)
+    0.017469
     """
     if not epsilon > 0 or not math.isfinite(epsilon):
         raise AssumptionError(
@@ -108,6 +130,26 @@ class PrivacyAccountant:
     """Records the mechanisms of one fit and checks the total against the requested budget.
 
     ``epsilon=None`` means no DP was requested (nothing should be recorded).
+
+    Parameters
+    ----------
+    epsilon : float, optional
+        The requested ε (None: no DP).
+    delta : float, optional
+        The requested δ.
+
+    Raises
+    ------
+    AssumptionError
+        When ε is not positive or δ is out of range.
+
+    Examples
+    --------
+    >>> acc = PrivacyAccountant(1.0)
+    >>> _ = acc.record_pure("Laplace", 0.5)
+    >>> _ = acc.record_pure("Laplace", 0.5)
+    >>> acc.check_within_budget().epsilon
+    1.0
     """
 
     def __init__(self, epsilon: float | None = None, delta: float | None = None) -> None:

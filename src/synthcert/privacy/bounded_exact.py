@@ -36,7 +36,8 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
-from synthcert.privacy.inherent import _log1p_minus_x, tau
+from synthcert.privacy.inherent import tau
+from synthcert.privacy.numerics import log1p_minus_x
 
 EQUATION = (
     "exact bounded worst case: sup of the closed-form D_α over |u|², |v|² ≤ τ, certified by "
@@ -86,7 +87,7 @@ def _h(lam, alpha):
     lam = np.asarray(lam, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = -(_log1p_minus_x(alpha * lam) - alpha * _log1p_minus_x(lam)) / (2.0 * (alpha - 1.0))
+        out = -(log1p_minus_x(alpha * lam) - alpha * log1p_minus_x(lam)) / (2.0 * (alpha - 1.0))
     return np.where(1.0 + alpha * lam > 0, out, np.inf)
 
 
@@ -129,7 +130,7 @@ def divergence_reverse(
         mean = alpha * w / (2.0 * n * n * np.where(ok, delta_b, 1.0))
         cov = 0.0
         for lam in (lam1, lam2):
-            cov = cov - (_log1p_minus_x(beta * lam) - beta * _log1p_minus_x(lam)) / (
+            cov = cov - (log1p_minus_x(beta * lam) - beta * log1p_minus_x(lam)) / (
                 2.0 * (alpha - 1.0)
             )
         out = mean + cov

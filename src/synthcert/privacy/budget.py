@@ -12,10 +12,10 @@ from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.bounded_exact import SEARCH_RTOL
 from synthcert.privacy.conversion import (
     Conversion,
-    _check_conversion,
-    _check_delta,
-    _log_alpha_search,
+    check_conversion,
+    check_delta,
     conversion_offset,
+    log_alpha_search,
     optimal_dp,
     rdp_to_dp,
 )
@@ -32,6 +32,7 @@ from synthcert.privacy.inherent import (
     infeasibility_reason,
     theorem_n,
 )
+from synthcert.privacy.numerics import floor_within
 
 
 def _coarse_search(neighboring: str, method: str) -> bool:
@@ -42,7 +43,19 @@ def _coarse_search(neighboring: str, method: str) -> bool:
 
 @dataclass(frozen=True)
 class RecordBudget(Result):
-    """Largest n_out whose cost stays within the budget (floor, never rounded up)."""
+    """Largest n_out whose cost stays within the budget (floor, never rounded up).
+
+    Attributes
+    ----------
+    max_records : int
+        Largest n_out within the budget (0 when none).
+    alpha : float
+        The order the count is certified at.
+    epsilon_spent : float
+        The cost of ``max_records`` records (≤ the budget).
+    feasible : bool
+        False with ``reason`` when no certificate exists.
+    """
 
     max_records: int
     alpha: float
@@ -58,16 +71,6 @@ class RecordBudget(Result):
     sigma: float
     feasible: bool = True
     reason: str | None = None
-
-
-def _floor_within(limit: float, per: float, cost) -> int:
-    """floor(limit/per), stepped down until cost(k) ≤ the budget despite rounding."""
-    if not (math.isfinite(per) and per > 0) or limit < 0:
-        return 0
-    k = math.floor(limit / per)
-    while k > 0 and not cost(k):
-        k -= 1
-    return int(k)
 
 
 def max_records_rdp(
@@ -92,7 +95,7 @@ def max_records_rdp(
             n, d, sigma, float(alpha), float(epsilon_rdp), None, None, neighboring, cert.reason
         )
     per = cert.epsilon_rdp_per_record
-    k = _floor_within(epsilon_rdp, per, lambda k: k * per <= epsilon_rdp)
+    k = floor_within(epsilon_rdp, per, lambda k: k * per <= epsilon_rdp)
     return RecordBudget(
         max_records=k,
         alpha=float(alpha),
@@ -127,8 +130,8 @@ def max_records_dp(
     For a fixed α the conversion is ε_DP = n_out·ε_α + offset(α, δ), so the real-valued number
     of records allowed is (ε − offset)/ε_α; it is maximised continuously over α in log(α−1).
     """
-    _check_delta(delta)
-    _check_conversion(conversion)
+    check_delta(delta)
+    check_conversion(conversion)
     if not epsilon > 0:
         raise AssumptionError("the (ε, δ) budget needs ε > 0", assumption="ε > 0")
     m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
@@ -153,10 +156,10 @@ def max_records_dp(
     if alpha is None:
         if _coarse_search(neighboring, method):
             # Search α on looser (still certified) bounds, then certify the chosen α fully.
-            _b, alpha = _log_alpha_search(lambda a: neg_records(a, SEARCH_RTOL), 1.0 + 1e-6, lim)
+            _b, alpha = log_alpha_search(lambda a: neg_records(a, SEARCH_RTOL), 1.0 + 1e-6, lim)
             best = float(neg_records(np.array([alpha]))[0]) if math.isfinite(_b) else _b
         else:
-            best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
+            best, alpha = log_alpha_search(neg_records, 1.0 + 1e-6, lim)
     else:
         why = infeasibility_reason(
             float(alpha), m, d, sigma, neighboring, variant=variant, method=method
@@ -196,7 +199,7 @@ def max_records_dp(
     def within(k: int) -> bool:
         return float(rdp_to_dp(alpha, k * per, delta, conversion)) <= epsilon
 
-    k = _floor_within(-best * per, per, within) if -best > 0 else 0
+    k = floor_within(-best * per, per, within) if -best > 0 else 0
     return RecordBudget(
         max_records=k,
         alpha=alpha,
@@ -230,6 +233,44 @@ def max_records(
     """Largest n_out within an RDP budget (alpha, epsilon_rdp) or an (epsilon, delta) budget.
 
     With (epsilon, delta), α is optimised unless given. The count is a floor, never rounded up.
+
+    Parameters
+    ----------
+    n : int
+        Records of the table.
+    d : int
+        Encoded dimension.
+    sigma : float
+        Lower bound on the covariance eigenvalues.
+    neighboring : {"unbounded", "bounded", "bounded-direct"}
+        The neighbouring relation.
+    alpha, epsilon_rdp : float, optional
+        An RDP budget.
+    epsilon, delta : float, optional
+        An (ε, δ)-DP budget (exactly one of the two budgets).
+    conversion : {"ckm", "mironov"}
+        The RDP-to-DP conversion.
+    variant : {"corrected", "paper"}
+        Corollary 3.2 as corrected or as printed.
+    method : {"exact", "corollary"}
+        Certificate of the bounded relation.
+
+    Returns
+    -------
+    RecordBudget
+        The largest count and what it costs.
+
+    Raises
+    ------
+    AssumptionError
+        When not exactly one budget is given, or an input is malformed.
+    ParameterError
+        For an unknown relation, method or conversion.
+
+    Examples
+    --------
+    >>> max_records(10**6, 6, 0.01, alpha=4.0, epsilon_rdp=1.0).max_records  # Table 5.2: 1.72e5
+    172222
     """
     if epsilon_rdp is not None:
         if epsilon is not None or delta is not None:
@@ -252,7 +293,19 @@ def max_records(
 
 @dataclass(frozen=True)
 class Account(Result):
-    """The certificate of releasing n_out records of M_G: RDP and, given δ, (ε, δ)-DP."""
+    """The certificate of releasing n_out records of M_G: RDP and, given δ, (ε, δ)-DP.
+
+    Attributes
+    ----------
+    alpha : float
+        The order (given, or optimised with δ).
+    epsilon_rdp : float
+        ε of (α, ε)-RDP for ``n_out`` records.
+    epsilon : float or None
+        ε of (ε, δ)-DP when δ is given.
+    feasible : bool
+        False with ``reason`` when the theorem refuses.
+    """
 
     neighboring: str
     n: int
@@ -289,11 +342,52 @@ def account(
 
     Theorem 3.1 / Corollary 3.2 of seed 000 (or Theorem 3.2 of seed 001), composed over the
     records by Prop. 2.5, converted by Mironov's Prop. 2.6 or the CKS/Asoodeh bound.
+
+    Parameters
+    ----------
+    n : int
+        Records of the table.
+    d : int
+        Encoded dimension.
+    sigma : float
+        Lower bound on the covariance eigenvalues.
+    alpha : float, optional
+        Rényi order; None optimises it (needs δ).
+    n_out : int, optional
+        Records released (default n).
+    neighboring : {"unbounded", "bounded", "bounded-direct"}
+        The neighbouring relation.
+    delta : float, optional
+        δ of the (ε, δ)-DP conversion.
+    conversion : {"ckm", "mironov"}
+        The RDP-to-DP conversion.
+    variant : {"corrected", "paper"}
+        Corollary 3.2 as corrected or as printed.
+    method : {"exact", "corollary"}
+        Certificate of the bounded relation.
+
+    Returns
+    -------
+    Account
+        The certificate (``feasible=False`` with a reason when refused).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown relation, method or conversion.
+    AssumptionError
+        When n, d, σ or δ is malformed, or neither α nor δ is given.
+
+    Examples
+    --------
+    >>> acc = account(10**6, 6, 0.01, alpha=4.0, delta=1e-10)
+    >>> round(acc.epsilon_rdp, 4), round(acc.epsilon, 3)
+    (5.8064, 12.732)
     """
     n_out = int(n) if n_out is None else int(n_out)
     if delta is not None:
-        _check_delta(delta)
-        _check_conversion(conversion)
+        check_delta(delta)
+        check_conversion(conversion)
     if alpha is None and delta is None:
         raise AssumptionError(
             "without alpha, delta is required: α is then chosen to minimise ε of (ε, δ)-DP",
@@ -423,7 +517,46 @@ def min_dataset_size(
     n_max: int = 10**15,
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> int:
-    """Smallest n whose budget allows n_out records (bisection; ε_α(n) decreases in n)."""
+    """Smallest n whose budget allows n_out records (bisection; ε_α(n) decreases in n).
+
+    Parameters
+    ----------
+    n_out : int
+        Records to release.
+    d : int
+        Encoded dimension.
+    sigma : float
+        Lower bound on the covariance eigenvalues.
+    alpha, epsilon_rdp : float, optional
+        An RDP budget.
+    epsilon, delta : float, optional
+        An (ε, δ)-DP budget (exactly one of the two budgets).
+    neighboring : {"unbounded", "bounded", "bounded-direct"}
+        The neighbouring relation.
+    conversion : {"ckm", "mironov"}
+        The RDP-to-DP conversion.
+    n_max : int
+        Largest n searched.
+    method : {"exact", "corollary"}
+        Certificate of the bounded relation.
+
+    Returns
+    -------
+    int
+        The smallest n.
+
+    Raises
+    ------
+    AssumptionError
+        When not exactly one budget is given.
+    BudgetError
+        When no n ≤ ``n_max`` suffices.
+
+    Examples
+    --------
+    >>> min_dataset_size(1000, 6, 0.01, alpha=4.0, epsilon_rdp=1.0)
+    79980
+    """
     if (alpha is None) != (epsilon_rdp is None) or (epsilon is None) != (delta is None):
         raise AssumptionError("give either (alpha, epsilon_rdp) or (epsilon, delta)")
     if (alpha is None) == (epsilon is None):

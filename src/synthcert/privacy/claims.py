@@ -33,6 +33,17 @@ class Assumption(Result):
     schema's bounds or categories marked public), ``"definition"`` (part of the mechanism's
     definition, e.g. the neighbouring relation) or ``"data"`` (read from the private table:
     the claim is then no guarantee and says so).
+
+    Attributes
+    ----------
+    name : str
+        What is assumed (``sigma``, ``neighboring``, ``domain``...).
+    value : object
+        Its value.
+    source : str
+        Where it comes from (see above).
+    meaning : str
+        A sentence a reader understands.
     """
 
     name: str
@@ -48,6 +59,21 @@ class PrivacyClaim(Result):
     ``guarantee`` is ``"differential privacy"`` when the figures are a guarantee, or
     ``"none: <why>"`` when an assumption was measured on the data or no DP was requested; the
     figures are then shown for information and must not be quoted as a guarantee.
+
+    Attributes
+    ----------
+    model : str
+        ``pure-dp``, ``approx-dp``, ``zcdp``, ``inherent-rdp`` or ``none``.
+    epsilon, delta : float or None
+        The (ε, δ)-DP figures.
+    rho : float or None
+        ρ of ρ-zCDP.
+    alpha, epsilon_rdp : float or None
+        The (α, ε)-RDP figures.
+    n_out : int or None
+        Records released.
+    assumptions : tuple of Assumption
+        What the figures rest on.
     """
 
     model: ClaimModel

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 
 Conversion = Literal["mironov", "ckm"]
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
@@ -23,7 +23,14 @@ CITATIONS = {
 _ALPHA_GRID = 96  # grid points in log(α−1) before the bounded refinement
 
 
-def _check_delta(delta: float) -> None:
+def check_delta(delta: float) -> None:
+    """Refuse a δ outside (0, 1): the conversions of Prop. 2.6 (seed 000) need 0 < δ < 1.
+
+    Raises
+    ------
+    AssumptionError
+        When δ is not strictly between 0 and 1.
+    """
     if not (0.0 < float(delta) < 1.0):
         raise AssumptionError(
             f"δ must lie strictly between 0 and 1 (got {delta!r})",
@@ -32,12 +39,17 @@ def _check_delta(delta: float) -> None:
         )
 
 
-def _check_conversion(conversion: str) -> None:
+def check_conversion(conversion: str) -> None:
+    """Refuse an unknown RDP-to-DP conversion.
+
+    Raises
+    ------
+    ParameterError
+        When ``conversion`` is not one of :data:`CONVERSIONS`.
+    """
     if conversion not in CONVERSIONS:
-        raise AssumptionError(
-            f"unknown conversion {conversion!r}",
-            assumption="conversion",
-            admissible=", ".join(CONVERSIONS),
+        raise ParameterError(
+            f"unknown conversion {conversion!r}; choose one of " + ", ".join(CONVERSIONS)
         )
 
 
@@ -46,8 +58,8 @@ def conversion_offset(alpha: ArrayLike, delta: float, conversion: Conversion = "
 
     mironov: log(1/δ)/(α−1).  ckm: log((α−1)/α) − (log δ + log α)/(α−1).
     """
-    _check_delta(delta)
-    _check_conversion(conversion)
+    check_delta(delta)
+    check_conversion(conversion)
     a = np.asarray(alpha, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         if conversion == "mironov":
@@ -64,6 +76,34 @@ def rdp_to_dp(
 
     The ckm branch also applies the total-variation bound δ ≤ √(1 − e^{−KL}) ≤ √(1 − e^{−ε_RDP})
     (as Google's dp-accounting does): when it already gives δ, ε = 0.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Rényi orders (> 1; +inf is returned at α ≤ 1).
+    epsilon_rdp : array_like
+        ε of (α, ε)-RDP at each order.
+    delta : float
+        Target δ, 0 < δ < 1.
+    conversion : {"ckm", "mironov"}
+        The conversion.
+
+    Returns
+    -------
+    numpy.ndarray
+        ε of (ε, δ)-DP at each order (≥ 0).
+
+    Raises
+    ------
+    AssumptionError
+        When δ is not in (0, 1).
+    ParameterError
+        For an unknown conversion.
+
+    Examples
+    --------
+    >>> round(float(rdp_to_dp(4.0, 5.8064, 1e-10, "mironov")), 3)  # 5.8064 + log(10¹⁰)/3
+    13.482
     """
     r = np.asarray(epsilon_rdp, dtype=float)
     eps = np.asarray(r + conversion_offset(alpha, delta, conversion), dtype=float)
@@ -87,13 +127,33 @@ class DPGuarantee(Result):
     citation: str
 
 
-def _log_alpha_search(
+def log_alpha_search(
     objective: Callable[[np.ndarray], np.ndarray],
     alpha_min: float,
     alpha_max: float,
     scalar: Callable[[float], float] | None = None,
 ) -> tuple[float, float]:
-    """Minimise objective(α) over (alpha_min, alpha_max): grid in log(α−1), then bounded refine."""
+    """Minimise objective(α) over (alpha_min, alpha_max): grid in log(α−1), then bounded refine.
+
+    The admissible orders of the RDP theorems run from 1 to limits orders of magnitude apart,
+    so a grid in log(α−1) (96 points) brackets the minimum, which Brent's bounded method then
+    refines; the returned value is the objective at an actual order, so it is a valid bound
+    even where the search is not exactly at the infimum.
+
+    Parameters
+    ----------
+    objective : callable
+        Maps an array of orders to values (NaN or +inf where refused).
+    alpha_min, alpha_max : float
+        The open interval of orders searched (alpha_min > 1).
+    scalar : callable, optional
+        The objective at one order (faster for the refinement), if available.
+
+    Returns
+    -------
+    tuple of float
+        (smallest value found, its order); (inf, nan) when every grid point is refused.
+    """
     u_lo, u_hi = math.log(alpha_min - 1.0), math.log(alpha_max - 1.0)
     u = np.linspace(u_lo, u_hi, _ALPHA_GRID + 2)[1:-1]
     vals = np.asarray(objective(1.0 + np.exp(u)), dtype=float)
@@ -131,9 +191,43 @@ def optimal_dp(
 
     ``rdp_curve`` maps an array of orders to the total RDP ε at each (+inf where refused).
     Thesis §5.5.4 optimises α this way (with Prop. 2.3.7, see the seeds README).
+
+    Parameters
+    ----------
+    rdp_curve : callable
+        Maps an array of orders to the total ε_RDP at each (+inf where refused).
+    delta : float
+        Target δ, 0 < δ < 1.
+    alpha_max : float
+        Supremum of the admissible orders.
+    conversion : {"ckm", "mironov"}
+        The conversion.
+    alpha_min : float
+        Infimum of the orders searched.
+
+    Returns
+    -------
+    DPGuarantee
+        ε, δ, the optimal α and ε_RDP there.
+
+    Raises
+    ------
+    AssumptionError
+        When δ is not in (0, 1) or no order is admissible.
+    ParameterError
+        For an unknown conversion.
+
+    Examples
+    --------
+    >>> from synthcert.privacy.inherent import alpha_limit, epsilon_unbounded
+    >>> def curve(a):
+    ...     return epsilon_unbounded(a, 10**6, 6, 0.01) * 10**6
+    >>> g = optimal_dp(curve, 1e-10, alpha_limit(10**6, 6, 0.01), conversion="mironov")
+    >>> round(g.epsilon, 2)  # thesis §5.5.4 prints 13.03
+    13.03
     """
-    _check_delta(delta)
-    _check_conversion(conversion)
+    check_delta(delta)
+    check_conversion(conversion)
     if not alpha_max > alpha_min:
         raise AssumptionError(
             f"no admissible order: α must lie in ({alpha_min:g}, {alpha_max:g})",
@@ -144,7 +238,7 @@ def optimal_dp(
     def objective(a: np.ndarray) -> np.ndarray:
         return rdp_to_dp(a, rdp_curve(a), delta, conversion)
 
-    eps, alpha = _log_alpha_search(objective, alpha_min, alpha_max)
+    eps, alpha = log_alpha_search(objective, alpha_min, alpha_max)
     r = math.inf
     if math.isfinite(eps):
         r = float(np.asarray(rdp_curve(np.array([alpha])), dtype=float)[0])
@@ -165,8 +259,34 @@ def zcdp_to_dp(rho: float, delta: float, method: Literal["bun-steinke", "cks"] =
     e^{(α−1)(αρ−ε)}/(α−1)·(1−1/α)^α, solved for ε:
     ε = inf_α αρ + log(1−1/α) − (log δ + log α)/(α−1),
     i.e. the ckm RDP conversion applied to the curve ε_RDP(α) = αρ, optimised over all α > 1.
+
+    Parameters
+    ----------
+    rho : float
+        ρ of ρ-zCDP, finite and ≥ 0.
+    delta : float
+        Target δ, 0 < δ < 1.
+    method : {"cks", "bun-steinke"}
+        The conversion.
+
+    Returns
+    -------
+    float
+        ε of (ε, δ)-DP.
+
+    Raises
+    ------
+    AssumptionError
+        When ρ or δ is out of range.
+    ParameterError
+        For an unknown method.
+
+    Examples
+    --------
+    >>> round(zcdp_to_dp(0.5, 1e-6, "bun-steinke"), 4), round(zcdp_to_dp(0.5, 1e-6), 4)
+    (5.7565, 5.2215)
     """
-    _check_delta(delta)
+    check_delta(delta)
     if not (rho >= 0 and math.isfinite(rho)):
         raise AssumptionError(f"ρ must be finite and ≥ 0 (got {rho!r})", assumption="ρ ≥ 0")
     if rho == 0:
@@ -175,14 +295,14 @@ def zcdp_to_dp(rho: float, delta: float, method: Literal["bun-steinke", "cks"] =
     if method == "bun-steinke":
         return bun_steinke
     if method != "cks":
-        raise AssumptionError(f"unknown method {method!r}", admissible="bun-steinke, cks")
+        raise ParameterError(f"unknown method {method!r}; choose one of bun-steinke, cks")
     guess = 1.0 + math.sqrt(math.log(1.0 / delta) / rho)
     alpha_max = 1.0 + 1e3 * (guess + 1.0)
 
     def scalar(a: float) -> float:
         return float(rdp_to_dp(np.array([a]), np.array([a * rho]), delta, "ckm")[0])
 
-    eps, _ = _log_alpha_search(
+    eps, _ = log_alpha_search(
         lambda a: rdp_to_dp(a, a * rho, delta, "ckm"), 1.0 + 1e-9, alpha_max, scalar
     )
     # The BS bound is implied by CKS (it is CKS's Mironov-type relaxation); never report more.

@@ -21,7 +21,7 @@ import numpy as np
 from scipy import stats
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, BudgetError
+from synthcert.errors import AssumptionError, BudgetError, ParameterError
 
 Conversion = Literal["bun-steinke", "cks", "tight"]
 Neighbouring = Literal["bounded", "unbounded"]
@@ -354,10 +354,8 @@ def to_dp(rho: float, delta: float, method: Conversion = "cks") -> float:
     if method == "tight":
         method = "cks"
     if method not in ("bun-steinke", "cks"):
-        raise AssumptionError(
-            f"unknown conversion {method!r}",
-            assumption="a zCDP -> (epsilon, delta) conversion",
-            admissible="'bun-steinke' or 'cks' (alias 'tight')",
+        raise ParameterError(
+            f"unknown conversion {method!r}; choose 'bun-steinke' or 'cks' (alias 'tight')"
         )
     return float(zcdp_to_dp(rho, delta, method=method))
 
@@ -375,7 +373,47 @@ def univariate_guarantee(
     conversion: Conversion = "cks",
     include_joint: bool = True,
 ) -> UnivariateGuarantee:
-    """The guarantee of §4.1, §4.2 or §4.3 of seed 004, by which of sigma/sigma_lower is given."""
+    """The guarantee of §4.1, §4.2 or §4.3 of seed 004, by which of sigma/sigma_lower is given.
+
+    Parameters
+    ----------
+    bound : float
+        Public bound B on |x| (values clipped to [−B, B]).
+    n : int
+        Records of the confidential sample.
+    n_syn : int
+        Synthetic records per dataset.
+    m : int
+        Synthetic datasets released.
+    sigma : float, optional
+        Public standard deviation (§4.1, or §4.2 with ``bayesian``).
+    sigma_lower : float, optional
+        Public lower bound on the sample standard deviation (§4.3).
+    bayesian : bool
+        Bayesian rather than plug-in synthesis (known variance only).
+    delta : float
+        δ of the (ε, δ)-DP conversion.
+    conversion : {"cks", "bun-steinke"}
+        The zCDP conversion.
+    include_joint : bool
+        Bayesian only: include the joint term of the accounting.
+
+    Returns
+    -------
+    UnivariateGuarantee
+        ρ of ρ-zCDP and (ε, δ).
+
+    Raises
+    ------
+    AssumptionError
+        When not exactly one of ``sigma`` and ``sigma_lower`` is given, or a Bayesian
+        synthesis has no public variance.
+
+    Examples
+    --------
+    >>> univariate_guarantee(1.0, 1000, 1000, sigma=1.0).rho
+    0.002
+    """
     if (sigma is None) == (sigma_lower is None):
         raise AssumptionError(
             "give exactly one of sigma (public variance, §4.1/§4.2) and sigma_lower "
@@ -453,10 +491,8 @@ def multivariate_bridge_rho(
             admissible="sigma > 0 (e.g. 0.01 for Adult's numeric columns in [-1,1])",
         )
     if neighbouring not in ("bounded", "unbounded"):
-        raise AssumptionError(
-            f"unknown neighbouring {neighbouring!r}",
-            assumption="bounded or unbounded neighbouring",
-            admissible="'bounded' or 'unbounded'",
+        raise ParameterError(
+            f"unknown neighbouring {neighbouring!r}; choose 'bounded' or 'unbounded'"
         )
     # both relations: the removal pair (n - 1, n) dominates the addition pair (n, n + 1)
     return n_out * (4.0 * d / n**2) / (2.0 * min_eigenvalue)

@@ -2,7 +2,7 @@
 
 M_G draws records from N(μ_D, Σ_D) of a dataset D ⊂ [-1,1]^d whose covariance has every
 eigenvalue ≥ σ (the class D_σ). All three theorems are closed forms in (α, n, d, σ); the terms
-that cancel to O(1/n²) are evaluated with ``_log1p_minus_x`` so that n up to 10^10 keeps
+that cancel to O(1/n²) are evaluated with ``numerics.log1p_minus_x`` so that n up to 10^10 keeps
 full relative precision. Every public function refuses (returns +inf, or a certificate that
 says ``feasible=False`` with the violated assumption) rather than return a meaningless number.
 """
@@ -17,7 +17,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
+from synthcert.privacy.numerics import log1p_minus_x
 
 Neighboring = Literal["unbounded", "bounded", "bounded-direct"]
 Variant = Literal["corrected", "paper"]
@@ -39,25 +40,6 @@ EQUATIONS = {
 }
 
 _P_GRID = 256  # points of the log(p−1) grid before the bounded refinement
-
-
-# --------------------------------------------------------------------------------------------
-# numerics
-# --------------------------------------------------------------------------------------------
-def _log1p_minus_x(x: np.ndarray) -> np.ndarray:
-    """log(1+x) − x, accurate to full relative precision also for |x| ≪ 1 (Taylor series)."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.asarray(np.log1p(x) - x, dtype=float)
-    small = np.abs(x) < 1e-3
-    if np.any(small):
-        xs = x[small] if out.ndim else x
-        series = xs * xs * (-1 / 2 + xs * (1 / 3 + xs * (-1 / 4 + xs * (1 / 5 + xs * (-1 / 6)))))
-        if out.ndim:
-            out[small] = series
-        else:
-            out = np.asarray(series, dtype=float)
-    return out
 
 
 def tau(d: ArrayLike, sigma: ArrayLike) -> np.ndarray:
@@ -120,9 +102,38 @@ def alpha_limit(
     neighboring: Neighboring = "unbounded",
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> float:
-    """Supremum of the admissible orders α for the chosen neighbouring relation (and method)."""
-    _check_neighboring(neighboring)
-    _check_method(method)
+    """Supremum of the admissible orders α for the chosen neighbouring relation (and method).
+
+    Parameters
+    ----------
+    n : float
+        Records of the table.
+    d : float
+        Encoded dimension.
+    sigma : float
+        Lower bound on the covariance eigenvalues (the class D_σ).
+    neighboring : {"unbounded", "bounded", "bounded-direct"}
+        The neighbouring relation.
+    method : {"exact", "corollary"}
+        Certificate of the bounded relation.
+
+    Returns
+    -------
+    float
+        The admissible orders are 1 < α below it (0 when none is).
+
+    Raises
+    ------
+    ParameterError
+        For an unknown relation or method.
+
+    Examples
+    --------
+    >>> round(alpha_limit(10**4, 6, 0.01), 4)  # c of eq. (1): n²/(τ(n+1)−n)
+    4.168
+    """
+    check_neighboring(neighboring)
+    check_method(method)
     if neighboring == "bounded" and method == "exact":
         from synthcert.privacy.bounded_exact import exact_alpha_limit
 
@@ -135,28 +146,40 @@ def alpha_limit(
     return float(fn(n, d, sigma))
 
 
-def _check_method(method: str) -> None:
+def check_method(method: str) -> None:
+    """Refuse an unknown bounded-certificate method.
+
+    Raises
+    ------
+    ParameterError
+        When ``method`` is not one of :data:`BOUNDED_METHODS`.
+    """
     if method not in BOUNDED_METHODS:
-        raise AssumptionError(
-            f"unknown method {method!r} for the bounded relation",
-            assumption="bounded certificate method",
-            admissible=", ".join(BOUNDED_METHODS),
+        raise ParameterError(
+            f"unknown method {method!r} for the bounded relation; choose one of "
+            + ", ".join(BOUNDED_METHODS)
         )
 
 
-def _check_neighboring(neighboring: str) -> None:
+def check_neighboring(neighboring: str) -> None:
+    """Refuse an unknown neighbouring relation.
+
+    Raises
+    ------
+    ParameterError
+        When ``neighboring`` is not one of :data:`NEIGHBORINGS`.
+    """
     if neighboring not in NEIGHBORINGS:
-        raise AssumptionError(
-            f"unknown neighbouring relation {neighboring!r}",
-            assumption="neighbouring relation",
-            admissible=", ".join(NEIGHBORINGS),
+        raise ParameterError(
+            f"unknown neighbouring relation {neighboring!r}; choose one of "
+            + ", ".join(NEIGHBORINGS)
         )
 
 
 # --------------------------------------------------------------------------------------------
 # Theorem 3.1 (unbounded)
 # --------------------------------------------------------------------------------------------
-def _theorem_3_1_parts(
+def _theorem31_parts(
     alpha: ArrayLike, n: ArrayLike, d: ArrayLike, sigma: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Mean and covariance terms of ε_α1 and ε_α2 of Theorem 3.1 (seed 000); NaN where refused.
@@ -183,20 +206,20 @@ def _theorem_3_1_parts(
     # ε_α1: s = +1 (Lemmas 4.4 and 4.5 with the n-record dataset as Σ1).
     l1 = a / 2.0 * t / ((n_a + 1.0) * (n_a + 1.0 - a))
     cancel1 = (
-        -a * _log1p_minus_x(1.0 / n_a) - _log1p_minus_x(-a / (n_a + 1.0)) - a / (n_a * (n_a + 1.0))
+        -a * log1p_minus_x(1.0 / n_a) - log1p_minus_x(-a / (n_a + 1.0)) - a / (n_a * (n_a + 1.0))
     )
     a1 = a * n_a * t / ((n_a + 1.0) * (n_a + 1.0 - a))
     b1 = t / (n_a + 1.0)
     diff1 = a * t * (a - 1.0) / ((n_a + 1.0) * (n_a + 1.0 - a))  # a1 − α b1
-    log_ratio1 = _log1p_minus_x(a1) - a * _log1p_minus_x(b1) + diff1
+    log_ratio1 = log1p_minus_x(a1) - a * log1p_minus_x(b1) + diff1
 
     # ε_α2: s = −1 (the (n+1)-record dataset is Σ1; Lemma 4.4/4.5 with n → n+1).
     l2 = a / 2.0 * t / (n_a * (n_a + a) - a * (n_a + 1.0) * t)
-    cancel2 = a * _log1p_minus_x(1.0 / n_a) - _log1p_minus_x(a / n_a)
+    cancel2 = a * log1p_minus_x(1.0 / n_a) - log1p_minus_x(a / n_a)
     a2 = -a * (n_a + 1.0) * t / ((n_a + a) * n_a)
     b2 = -t / n_a
     diff2 = a * t * (a - 1.0) / (n_a * (n_a + a))  # a2 − α b2
-    log_ratio2 = _log1p_minus_x(a2) - a * _log1p_minus_x(b2) + diff2
+    log_ratio2 = log1p_minus_x(a2) - a * log1p_minus_x(b2) + diff2
     cov1 = d_a * half * cancel1 - half * np.minimum(0.0, log_ratio1)
     cov2 = d_a * half * cancel2 - half * np.minimum(0.0, log_ratio2)
     nan = np.nan
@@ -208,27 +231,67 @@ def _theorem_3_1_parts(
     )
 
 
-def theorem_3_1_terms(
+def theorem31_terms(
     alpha: ArrayLike, n: ArrayLike, d: ArrayLike, sigma: ArrayLike
 ) -> tuple[np.ndarray, np.ndarray]:
     """ε_α1 (add a record to the n-set) and ε_α2 (remove one from the (n+1)-set) of Theorem 3.1.
 
-    Seed 000, Theorem 3.1; NaN where eq. (1) fails (see ``_theorem_3_1_parts``).
+    Seed 000, Theorem 3.1: ε_α = max{ε_α1, ε_α2} per output record (:func:`epsilon_unbounded`).
+
+    Parameters
+    ----------
+    alpha : array_like
+        Rényi orders, 1 < α < c of eq. (1).
+    n : array_like
+        Records of the smaller dataset.
+    d : array_like
+        Encoded dimension.
+    sigma : array_like
+        Lower bound on the covariance eigenvalues (the class D_σ).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        (ε_α1, ε_α2), broadcast over the inputs; NaN where eq. (1) fails.
+
+    Examples
+    --------
+    >>> e1, e2 = theorem31_terms(4.0, 10**6, 6, 0.01)
+    >>> round(float(max(e1, e2)) * 10**6, 4)  # Table 1 of seed 000 prints 5.8064
+    5.8064
     """
-    m1, c1, m2, c2 = _theorem_3_1_parts(alpha, n, d, sigma)
+    m1, c1, m2, c2 = _theorem31_parts(alpha, n, d, sigma)
     return m1 + c1, m2 + c2
 
 
 def theorem31_components(
-    n: ArrayLike, d: ArrayLike, sigma: ArrayLike, alpha: ArrayLike
+    alpha: ArrayLike, n: ArrayLike, d: ArrayLike, sigma: ArrayLike
 ) -> dict[str, np.ndarray]:
-    """Theorem 3.1 (seed 000) split into mean-vector terms (α/2 × the Lemma 4.4 bound on L1) and
-    covariance terms (the Lemma 4.5 bound on −log L2/(2(α−1))), per direction; NaN if refused.
+    """Theorem 3.1 (seed 000) split into its mean-vector and covariance terms, per direction.
 
-    ``add``: the n-record dataset against the one with a record added (ε_α1);
+    The mean term is α/2 × the Lemma 4.4 bound on L1; the covariance term the Lemma 4.5 bound on
+    −log L2/(2(α−1)). ``add``: the n-record dataset against the one with a record added (ε_α1);
     ``remove``: the (n+1)-record dataset against the one with a record removed (ε_α2).
+
+    Parameters
+    ----------
+    alpha, n, d, sigma : array_like
+        As in :func:`theorem31_terms` (the same order).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``mean_term_add``, ``mean_term_remove``, ``covariance_term_add``,
+        ``covariance_term_remove``, ``epsilon_add``, ``epsilon_remove``; NaN where eq. (1)
+        fails.
+
+    Examples
+    --------
+    >>> parts = theorem31_components(4.0, 10**6, 6, 0.01)
+    >>> bool(parts["epsilon_add"] == parts["mean_term_add"] + parts["covariance_term_add"])
+    True
     """
-    m1, c1, m2, c2 = _theorem_3_1_parts(alpha, n, d, sigma)
+    m1, c1, m2, c2 = _theorem31_parts(alpha, n, d, sigma)
     return {
         "mean_term_add": m1,
         "mean_term_remove": m2,
@@ -240,9 +303,36 @@ def theorem31_components(
 
 
 def epsilon_unbounded(alpha: ArrayLike, n: ArrayLike, d: ArrayLike, sigma: ArrayLike) -> np.ndarray:
-    """Theorem 3.1 (seed 000): ε_α = max{ε_α1, ε_α2} per output record; +inf where eq. (1) fails."""
+    """Theorem 3.1 (seed 000): ε_α = max{ε_α1, ε_α2} per output record; +inf where eq. (1) fails.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Rényi orders.
+    n : array_like
+        Records of the smaller dataset of the pair.
+    d : array_like
+        Encoded dimension.
+    sigma : array_like
+        Lower bound on the covariance eigenvalues.
+
+    Returns
+    -------
+    numpy.ndarray
+        ε of (α, ε)-RDP for one output record.
+
+    Raises
+    ------
+    AssumptionError
+        When n, d or σ is malformed (n, d whole and ≥ 1; σ > 0).
+
+    Examples
+    --------
+    >>> round(float(epsilon_unbounded(4.0, 10**6, 6, 0.01)) * 10**6, 4)  # Table 1 of seed 000
+    5.8064
+    """
     _check_inputs(n, d, sigma)
-    e1, e2 = theorem_3_1_terms(alpha, n, d, sigma)
+    e1, e2 = theorem31_terms(alpha, n, d, sigma)
     out = np.maximum(e1, e2)
     return np.where(np.isnan(out), np.inf, out)
 
@@ -264,8 +354,25 @@ def _second_leg(n: float, sigma: float, variant: Variant) -> tuple[float, float]
     return n, sigma * n / (n + 1.0)
 
 
-def _bounded_interval(alpha: float, n: float, d: float, sigma: float, variant: Variant):
-    """Open interval of p in eq. (3): pα < c(n,σ) and (pα−1)/(p−1) < c(second leg)."""
+def bounded_p_interval(
+    alpha: float, n: float, d: float, sigma: float, variant: Variant
+) -> tuple[float, float] | None:
+    """Open interval of p in eq. (3) of seed 000: pα < c(n,σ) and (pα−1)/(p−1) < c(second leg).
+
+    Parameters
+    ----------
+    alpha : float
+        Rényi order.
+    n, d, sigma : float
+        Records, encoded dimension and eigenvalue bound, as in Corollary 3.2.
+    variant : {"corrected", "paper"}
+        Second leg at (n, σn/(n+1)) (corrected) or at (n+1, σ) as printed.
+
+    Returns
+    -------
+    tuple of float or None
+        (lower, upper) end of the admissible p, or None when no p is admissible.
+    """
     n2, s2 = _second_leg(n, sigma, variant)
     c1 = float(unbounded_alpha_limit(n, d, sigma))
     c2 = c1 if variant == "paper" else float(unbounded_alpha_limit(n2, d, s2))
@@ -276,13 +383,30 @@ def _bounded_interval(alpha: float, n: float, d: float, sigma: float, variant: V
     return (lo, hi) if lo < hi else None
 
 
-def _bounded_objective(
+def bounded_objective(
     p: np.ndarray, alpha: np.ndarray, n: float, d: float, sigma: float, variant: Variant
 ) -> np.ndarray:
-    """Weak-triangle combination of eq. (3) at the points p (Lemma 2.7 of seed 000)."""
+    """Weak-triangle combination of eq. (3) at the points p (Lemma 2.7 of seed 000).
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        Points of the weak triangle inequality, inside :func:`bounded_p_interval`.
+    alpha : numpy.ndarray
+        Rényi orders (broadcast against ``p``).
+    n, d, sigma : float
+        As in Corollary 3.2.
+    variant : {"corrected", "paper"}
+        As in :func:`bounded_p_interval`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound on ε per record at each p (+inf where Theorem 3.1 refuses a leg).
+    """
     n2, s2 = _second_leg(n, sigma, variant)
-    e1a, e1b = theorem_3_1_terms(p * alpha, n, d, sigma)
-    e2a, e2b = theorem_3_1_terms((p * alpha - 1.0) / (p - 1.0), n2, d, s2)
+    e1a, e1b = theorem31_terms(p * alpha, n, d, sigma)
+    e2a, e2b = theorem31_terms((p * alpha - 1.0) / (p - 1.0), n2, d, s2)
     first = (alpha - 1.0 / p) / (alpha - 1.0) * np.maximum(e1a, e1b)
     out = first + np.maximum(e2a, e2b)
     return np.where(np.isnan(out), np.inf, out)
@@ -305,7 +429,7 @@ def _bounded_vectorised(
     lo = np.full(k, np.nan)
     hi = np.full(k, np.nan)
     for i, a in enumerate(alpha):
-        interval = _bounded_interval(float(a), n, d, sigma, variant)
+        interval = bounded_p_interval(float(a), n, d, sigma, variant)
         if interval is not None:
             lo[i], hi[i] = interval
     ok = np.isfinite(lo)
@@ -317,7 +441,7 @@ def _bounded_vectorised(
     u_lo, u_hi = np.log(lo[ok] - 1.0), np.log(hi[ok] - 1.0)
     frac = np.linspace(0.0, 1.0, _P_GRID + 2)[1:-1]
     u = u_lo[:, None] + (u_hi - u_lo)[:, None] * frac[None, :]
-    vals = _bounded_objective(1.0 + np.exp(u), a, n, d, sigma, variant)
+    vals = bounded_objective(1.0 + np.exp(u), a, n, d, sigma, variant)
     j = np.argmin(vals, axis=1)
     rows = np.arange(u.shape[0])
     best_val, best_u = vals[rows, j], u[rows, j]
@@ -332,7 +456,7 @@ def _bounded_vectorised(
         cu = np.clip(
             best_u[:, None] + width[:, None] * fine[None, :], edge_lo[:, None], edge_hi[:, None]
         )
-        cv = _bounded_objective(1.0 + np.exp(cu), a, n, d, sigma, variant)
+        cv = bounded_objective(1.0 + np.exp(cu), a, n, d, sigma, variant)
         jj = np.argmin(cv, axis=1)
         better = cv[rows, jj] < best_val
         best_val = np.where(better, cv[rows, jj], best_val)
@@ -340,13 +464,13 @@ def _bounded_vectorised(
         width = width * 2.0 / (_FINE - 1)
     h = width
     um, up = best_u - h, best_u + h
-    fm = _bounded_objective(1.0 + np.exp(um), a1, n, d, sigma, variant)
-    fp = _bounded_objective(1.0 + np.exp(up), a1, n, d, sigma, variant)
+    fm = bounded_objective(1.0 + np.exp(um), a1, n, d, sigma, variant)
+    fp = bounded_objective(1.0 + np.exp(up), a1, n, d, sigma, variant)
     curv = fm - 2.0 * best_val + fp
     with np.errstate(divide="ignore", invalid="ignore"):
         shift = np.where(curv > 0, 0.5 * h * (fm - fp) / curv, 0.0)
     uv = np.clip(best_u + np.clip(shift, -h, h), edge_lo, edge_hi)
-    fv = _bounded_objective(1.0 + np.exp(uv), a1, n, d, sigma, variant)
+    fv = bounded_objective(1.0 + np.exp(uv), a1, n, d, sigma, variant)
     better = fv < best_val
     eps[ok] = np.where(better, fv, best_val)
     ps[ok] = 1.0 + np.exp(np.where(better, uv, best_u))
@@ -372,7 +496,34 @@ def epsilon_bounded(
     variant: Variant = "corrected",
     return_p: bool = False,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Corollary 3.2 (seed 000, eq. (3)), vectorised over α; +inf where eq. (2) fails."""
+    """Corollary 3.2 (seed 000, eq. (3)), vectorised over α; +inf where eq. (2) fails.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Rényi orders.
+    n, d, sigma : float
+        Records, encoded dimension, eigenvalue bound.
+    variant : {"corrected", "paper"}
+        The corrected second leg (at n, σn/(n+1)) or eq. (3) as printed (at n+1, σ).
+    return_p : bool
+        Also return the p of the weak triangle inequality at the optimum.
+
+    Returns
+    -------
+    numpy.ndarray or tuple of numpy.ndarray
+        ε per record (and p*), shaped like ``alpha``.
+
+    Raises
+    ------
+    AssumptionError
+        When n, d or σ is malformed.
+
+    Examples
+    --------
+    >>> round(float(epsilon_bounded(4.0, 10**5, 6, 0.01, variant="paper")) * 10**5, 4)
+    266.7349
+    """
     _check_inputs(n, d, sigma)
     a = np.asarray(alpha, dtype=float)
     eps, ps = _bounded_vectorised(a.ravel(), float(n), float(d), float(sigma), variant)
@@ -391,6 +542,26 @@ def epsilon_bounded_direct(
     ε = α/2·τ/(n² − α(n−1)τ) + α/(2(α−1))·log(1 + k) − 1/(2(α−1))·log(1 − αk), k = (n−1)τ/n².
     (Seed 001 writes μ' = n/(n−1)·Σx_i in Lemma 4.6; the mean of the n−1 common records is
     1/(n−1)·Σx_i. The bound is unaffected: it only uses ‖x − μ'‖² ≤ 4d.)
+
+    Parameters
+    ----------
+    alpha, n, d, sigma : array_like
+        Rényi orders, records, encoded dimension, eigenvalue bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        ε per record, +inf outside the admissible orders.
+
+    Raises
+    ------
+    AssumptionError
+        When n, d or σ is malformed.
+
+    Examples
+    --------
+    >>> bool(epsilon_bounded_direct(2.0, 10**6, 6, 0.01) > epsilon_bounded(2.0, 10**6, 6, 0.01))
+    True
     """
     _check_inputs(n, d, sigma)
     a = np.asarray(alpha, dtype=float)
@@ -424,9 +595,42 @@ def epsilon_per_record(
     (privacy/bounded_exact.py) and ``method="corollary"`` Corollary 3.2 (with ``variant``).
     ``rtol`` (exact only; default 1e-6) is how close the certified bound is pushed to the
     supremum: a looser one is faster and larger, never smaller.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Rényi orders.
+    n, d, sigma : float
+        Records, encoded dimension, eigenvalue bound.
+    neighboring : {"unbounded", "bounded", "bounded-direct"}
+        The neighbouring relation.
+    variant : {"corrected", "paper"}
+        Corollary 3.2 as corrected or as printed (``method="corollary"`` only).
+    method : {"exact", "corollary"}
+        Certificate of the bounded relation.
+    rtol : float, optional
+        Relative precision of the exact bounded certificate.
+
+    Returns
+    -------
+    numpy.ndarray
+        ε of (α, ε)-RDP per output record.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown relation or method.
+    AssumptionError
+        When n, d or σ is malformed.
+
+    Examples
+    --------
+    >>> e = epsilon_per_record(4.0, 10**6, 6, 0.01, "bounded", method="corollary")
+    >>> round(float(e) * 10**6, 4)  # the corrected Corollary 3.2 (printed: 23.3577)
+    23.3577
     """
-    _check_neighboring(neighboring)
-    _check_method(method)
+    check_neighboring(neighboring)
+    check_method(method)
     if neighboring == "unbounded":
         return np.asarray(epsilon_unbounded(alpha, n, d, sigma), dtype=float)
     if neighboring == "bounded" and method == "exact":
@@ -483,8 +687,8 @@ def infeasibility_reason(
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> str | None:
     """Which assumption fails at (α, n, d, σ), with the admissible range; None if all hold."""
-    _check_neighboring(neighboring)
-    _check_method(method)
+    check_neighboring(neighboring)
+    check_method(method)
     t = 4.0 * d / sigma
     if sigma > 1.0:
         return (
@@ -518,7 +722,7 @@ def infeasibility_reason(
     if neighboring == "bounded":
         c = float(unbounded_alpha_limit(n, d, sigma))
         lim = float(bounded_alpha_limit(n, d, sigma))
-        if not alpha < lim or _bounded_interval(alpha, n, d, sigma, variant) is None:
+        if not alpha < lim or bounded_p_interval(alpha, n, d, sigma, variant) is None:
             return (
                 f"eq. (2) needs α < c²/(2c−1) = {lim:.6g} (c = {c:.6g}) for n = {n:g}, d = {d:g}, "
                 f"σ = {sigma:g}: no p makes both orders of eq. (3) admissible; "
@@ -570,9 +774,46 @@ def certify(
 
     Theorem 3.1 (unbounded), the exact bounded worst case (``method="exact"``, default) or
     Corollary 3.2 (``method="corollary"``), or Theorem 3.2 of seed 001 (bounded-direct).
+
+    Parameters
+    ----------
+    n : int
+        Records of the table.
+    d : int
+        Encoded dimension.
+    sigma : float
+        Lower bound on the covariance eigenvalues.
+    alpha : float
+        Rényi order.
+    n_out : int, optional
+        Records released (default n); composed by Prop. 2.5 of seed 000.
+    neighboring : {"unbounded", "bounded", "bounded-direct"}
+        The neighbouring relation.
+    variant : {"corrected", "paper"}
+        Corollary 3.2 as corrected or as printed.
+    method : {"exact", "corollary"}
+        Certificate of the bounded relation.
+
+    Returns
+    -------
+    RDPCertificate
+        ``feasible=False`` with the violated assumption in ``reason`` when α is not admissible.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown relation or method.
+    AssumptionError
+        When n, d or σ is malformed.
+
+    Examples
+    --------
+    >>> cert = certify(10**6, 6, 0.01, 4.0)
+    >>> cert.feasible, round(cert.epsilon_rdp, 4)
+    (True, 5.8064)
     """
-    _check_neighboring(neighboring)
-    _check_method(method)
+    check_neighboring(neighboring)
+    check_method(method)
     _check_inputs(n, d, sigma)
     n_out = int(n) if n_out is None else int(n_out)
     if n_out < 0:

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special
 
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.discrete import UniformSource, discrete_gaussian, discrete_laplace
 
 if TYPE_CHECKING:
@@ -306,8 +306,8 @@ def gaussian_mechanism(
         sigma_floor = fn(sensitivity, epsilon, delta)
         rho_used = rho_from_epsilon_delta(epsilon, delta)
     else:
-        raise AssumptionError(
-            f"unknown calibration {calibration!r}", admissible="zcdp, analytic, classic"
+        raise ParameterError(
+            f"unknown calibration {calibration!r}; choose one of zcdp, analytic, classic"
         )
     ints, g, sens = _integer_query(value, sensitivity, 2, integer)
     sigma2 = sens**2 / (2 * Fraction(rho_used))
@@ -455,7 +455,7 @@ def staircase_sample(
         _check_gamma(gamma)
         return _staircase_1d((n, d), epsilon, sensitivity, gamma, g)
     if form != "l1":
-        raise AssumptionError(f"unknown Staircase form {form!r}", admissible="l1, coordinate")
+        raise ParameterError(f"unknown Staircase form {form!r}; choose l1 or coordinate")
     gamma = staircase_optimal_gamma(epsilon, d) if gamma is None else gamma
     _check_gamma(gamma)
     if d == 1:

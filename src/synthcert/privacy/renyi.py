@@ -111,5 +111,31 @@ def renyi_gaussian_detail(
 def renyi_gaussian(
     alpha: ArrayLike, mu1: ArrayLike, cov1: ArrayLike, mu2: ArrayLike, cov2: ArrayLike
 ) -> np.ndarray:
-    """Prop. 4.1 of seed 000: D_α(N(μ1,Σ1) ‖ N(μ2,Σ2)) as an array over α (+inf where not PD)."""
+    """Prop. 4.1 of seed 000: D_α(N(μ1,Σ1) ‖ N(μ2,Σ2)) as an array over α (+inf where not PD).
+
+    Parameters
+    ----------
+    alpha : array_like
+        Orders, finite, positive and ≠ 1.
+    mu1, cov1 : array_like
+        Mean and covariance of the first Gaussian.
+    mu2, cov2 : array_like
+        Mean and covariance of the second.
+
+    Returns
+    -------
+    numpy.ndarray
+        D_α at each order.
+
+    Raises
+    ------
+    SynthcertError
+        When the shapes differ, a covariance is not symmetric or not positive-definite, or
+        an order is invalid.
+
+    Examples
+    --------
+    >>> renyi_gaussian([2.0], [0.0], [[1.0]], [1.0], [[1.0]])  # α·Δμ²/2
+    array([1.])
+    """
     return np.asarray(renyi_gaussian_detail(alpha, mu1, cov1, mu2, cov2).divergence)

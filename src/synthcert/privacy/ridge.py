@@ -10,7 +10,7 @@ breaks that relation by an extra ρ/(n+1)·I. A real table's ridged pair exceeds
 σ = ρ: by 0.035% at N = 10^7, d = 6, ρ = 0.01, α = 4, and by 1.9× at N = 2000, d = 1, ρ = 0.5,
 α = 226 (docs/unconditional.md). So the bound is derived again here.
 
-Notation: τ = 4d/ρ; l(x) = log(1+x) − x (``_log1p_minus_x``, accurate for |x| ≪ 1).
+Notation: τ = 4d/ρ; l(x) = log(1+x) − x (``log1p_minus_x``, accurate for |x| ≪ 1).
 
 * **Theorem R1** (unbounded: add or remove one record). For tables of at least N ≥ 2 rows, let
   m = N − 1 (the smallest of the two sizes in any add/remove pair), t = 1/(m+1) and
@@ -46,18 +46,18 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError
-from synthcert.privacy.budget import _floor_within
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.conversion import (
     Conversion,
-    _check_conversion,
-    _check_delta,
-    _log_alpha_search,
+    check_conversion,
+    check_delta,
     conversion_offset,
+    log_alpha_search,
     optimal_dp,
     rdp_to_dp,
 )
-from synthcert.privacy.inherent import _log1p_minus_x, compose
+from synthcert.privacy.inherent import compose
+from synthcert.privacy.numerics import floor_within, log1p_minus_x
 
 RidgeNeighboring = Literal["unbounded", "bounded"]
 RIDGE_NEIGHBORINGS: tuple[str, ...] = ("unbounded", "bounded")
@@ -87,10 +87,9 @@ def public_assumptions(n: int, d: int, rho: float, neighboring: str) -> tuple[st
 def _check(n: float, d: float, rho: float, neighboring: str) -> None:
     """Refuse malformed inputs (these are input errors, not failed theorem assumptions)."""
     if neighboring not in RIDGE_NEIGHBORINGS:
-        raise AssumptionError(
-            f"unknown neighbouring relation {neighboring!r} for the ridged release",
-            assumption="neighbouring relation",
-            admissible=", ".join(RIDGE_NEIGHBORINGS),
+        raise ParameterError(
+            f"unknown neighbouring relation {neighboring!r} for the ridged release; choose "
+            + " or ".join(RIDGE_NEIGHBORINGS)
         )
     if not (math.isfinite(n) and n >= 2 and n == math.floor(n)):
         raise AssumptionError(
@@ -139,17 +138,17 @@ def _unbounded_parts(a: np.ndarray, m: float, d: float, t: float) -> dict[str, n
     half = 1.0 / (2.0 * (a - 1.0))
     s = 1.0 / (m + 1.0)
     y = m * t / (m + 1.0) ** 2
-    l_y = _log1p_minus_x(np.full_like(a, y))
+    l_y = log1p_minus_x(np.full_like(a, y))
     return {
         # shrink of the ridged covariance by m/(m+1) in d directions (λ_i → ∞ limit)
-        "shrink_add": d * half * (a * _log1p_minus_x(np.full_like(a, -s)) - _log1p_minus_x(-a * s)),
+        "shrink_add": d * half * (a * log1p_minus_x(np.full_like(a, -s)) - log1p_minus_x(-a * s)),
         "mean_add": a * t / (2.0 * ((m + 1.0) ** 2 + a * m * t)),
-        "rank_one_add": half * (a * l_y - _log1p_minus_x(a * y)),
+        "rank_one_add": half * (a * l_y - log1p_minus_x(a * y)),
         "shrink_remove": -d
         * half
-        * (_log1p_minus_x((a - 1.0) * s) + (a - 1.0) * _log1p_minus_x(np.full_like(a, -s))),
+        * (log1p_minus_x((a - 1.0) * s) + (a - 1.0) * log1p_minus_x(np.full_like(a, -s))),
         "mean_remove": a * t / (2.0 * ((m + 1.0) ** 2 - (a - 1.0) * m * t)),
-        "rank_one_remove": -half * (_log1p_minus_x(-(a - 1.0) * y) + (a - 1.0) * l_y),
+        "rank_one_remove": -half * (log1p_minus_x(-(a - 1.0) * y) + (a - 1.0) * l_y),
     }
 
 
@@ -157,7 +156,7 @@ def _bounded_parts(a: np.ndarray, n: float, t: float) -> dict[str, np.ndarray]:
     """The two terms of Theorem R2 at orders a (all admissible)."""
     half = 1.0 / (2.0 * (a - 1.0))
     y = (n - 1.0) * t / (n * n)
-    l_y = _log1p_minus_x(np.full_like(a, y))
+    l_y = log1p_minus_x(np.full_like(a, y))
     # κ·τ bounds sup_b (‖ũ‖ + ‖ṽ‖)²/(1 + αc‖ṽ‖²) over ‖ṽ‖² ≤ τ (docs: mean term of R2); the plain
     # bound κ = 4 is used where y > 1 (then α < 2), where the sharper form was not derived.
     ay = a * y
@@ -166,7 +165,7 @@ def _bounded_parts(a: np.ndarray, n: float, t: float) -> dict[str, np.ndarray]:
     kappa = np.where(y <= 1.0, kappa, 4.0)
     return {
         "mean": kappa * a * t / (2.0 * (n * n - (a - 1.0) * (n - 1.0) * t)),
-        "covariance": half * (l_y - _log1p_minus_x(a * y) - _log1p_minus_x(-(a - 1.0) * y)),
+        "covariance": half * (l_y - log1p_minus_x(a * y) - log1p_minus_x(-(a - 1.0) * y)),
     }
 
 
@@ -206,6 +205,36 @@ def ridge_epsilon_per_record(
 
     ``n`` is the public minimum table size N, and the bound holds for every table with at least
     N rows. +inf outside 1 < α < ``ridge_alpha_limit`` and where rounding makes it non-finite.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Rényi orders.
+    n : float
+        Public minimum table size N (≥ 2).
+    d : float
+        Encoded dimension.
+    rho : float
+        The public ridge ρ > 0.
+    neighboring : {"unbounded", "bounded"}
+        The neighbouring relation.
+
+    Returns
+    -------
+    numpy.ndarray
+        ε of (α, ε)-RDP per released record.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown relation.
+    AssumptionError
+        When N, d or ρ is malformed.
+
+    Examples
+    --------
+    >>> round(float(ridge_epsilon_per_record(2.0, 1000, 2, 0.1)), 6)
+    0.003292
     """
     eps = ridge_terms(alpha, n, d, rho, neighboring)["epsilon"]
     return np.where(np.isfinite(eps) & (eps >= 0), eps, np.inf)
@@ -264,14 +293,51 @@ def certify_ridge(
     Theorem R1/R2 per record, composed over the records (seed 000 Prop. 2.5). With δ, it is
     converted to (ε, δ)-DP by ``conversion.rdp_to_dp``. When α is omitted it is chosen to minimise ε
     (``conversion.optimal_dp``), which needs δ.
+
+    Parameters
+    ----------
+    n : int
+        Public minimum table size N.
+    d : int
+        Encoded dimension.
+    rho : float
+        The public ridge ρ.
+    alpha : float, optional
+        Rényi order; None optimises it (needs δ).
+    n_out : int, optional
+        Records released (default n).
+    neighboring : {"unbounded", "bounded"}
+        The neighbouring relation.
+    delta : float, optional
+        δ of the (ε, δ)-DP conversion.
+    conversion : {"ckm", "mironov"}
+        The RDP-to-DP conversion.
+
+    Returns
+    -------
+    RidgeCertificate
+        The certificate, with the assumptions it rests on.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown relation or conversion.
+    AssumptionError
+        When an input is malformed, or neither α nor δ is given.
+
+    Examples
+    --------
+    >>> cert = certify_ridge(10**4, 2, 0.1, alpha=4.0, n_out=100)
+    >>> cert.unconditional, round(cert.epsilon_rdp, 6)
+    (True, 0.006634)
     """
     _check(n, d, rho, neighboring)
     n_out = int(n) if n_out is None else int(n_out)
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     if delta is not None:
-        _check_delta(delta)
-        _check_conversion(conversion)
+        check_delta(delta)
+        check_conversion(conversion)
     if alpha is None and delta is None:
         raise AssumptionError(
             "without alpha, delta is required: α is then chosen to minimise ε of (ε, δ)-DP",
@@ -370,8 +436,42 @@ def max_records_ridge(
 
     RDP: floor(ε_RDP/ε_α). (ε, δ): for a fixed α, n_out·ε_α + offset(α, δ) ≤ ε, so the number
     of rows allowed, (ε − offset)/ε_α, is maximised over α by the search in
-    ``conversion._log_alpha_search``. Both floors are checked against the budget by
-    ``budget._floor_within``.
+    ``conversion.log_alpha_search``. Both floors are checked against the budget by
+    ``numerics.floor_within``.
+
+    Parameters
+    ----------
+    n : int
+        Public minimum table size N.
+    d : int
+        Encoded dimension.
+    rho : float
+        The public ridge ρ.
+    neighboring : {"unbounded", "bounded"}
+        The neighbouring relation.
+    alpha, epsilon_rdp : float, optional
+        An RDP budget.
+    epsilon, delta : float, optional
+        An (ε, δ)-DP budget (exactly one of the two budgets).
+    conversion : {"ckm", "mironov"}
+        The RDP-to-DP conversion.
+
+    Returns
+    -------
+    RidgeBudget
+        The largest count and what it costs.
+
+    Raises
+    ------
+    AssumptionError
+        When not exactly one budget is given, or an input is malformed.
+    ParameterError
+        For an unknown relation or conversion.
+
+    Examples
+    --------
+    >>> max_records_ridge(10**4, 2, 0.1, alpha=4.0, epsilon_rdp=1.0).max_records
+    15073
     """
     _check(n, d, rho, neighboring)
     lim = ridge_alpha_limit(n, d, rho, neighboring)
@@ -393,8 +493,8 @@ def max_records_ridge(
             raise AssumptionError(
                 "an (ε, δ) budget needs ε > 0 and δ", assumption="ε > 0, 0 < δ < 1"
             )
-        _check_delta(delta)
-        _check_conversion(conversion)
+        check_delta(delta)
+        check_conversion(conversion)
         budget, kind = float(epsilon), "dp"
 
     def refused(why: str, a: float | None) -> RidgeBudget:
@@ -413,7 +513,7 @@ def max_records_ridge(
             with np.errstate(invalid="ignore", divide="ignore"):
                 return -np.where(np.isfinite(per) & (per > 0), room / per, -np.inf)
 
-        best, alpha = _log_alpha_search(neg_records, 1.0 + 1e-6, lim)
+        best, alpha = log_alpha_search(neg_records, 1.0 + 1e-6, lim)
         if not math.isfinite(best):
             return refused("no admissible order gives a finite bound", None)
     alpha = float(alpha)
@@ -424,7 +524,7 @@ def max_records_ridge(
     if not math.isfinite(per):
         return refused("the bound is infinite at this order", alpha)
     if rdp:
-        k = _floor_within(budget, per, lambda k: k * per <= budget)
+        k = floor_within(budget, per, lambda k: k * per <= budget)
         spent = k * per
     else:
 
@@ -432,7 +532,7 @@ def max_records_ridge(
             return float(rdp_to_dp(alpha, k * per, delta, conversion)) <= epsilon
 
         room = epsilon - float(conversion_offset(alpha, delta, conversion))
-        k = _floor_within(room, per, within)
+        k = floor_within(room, per, within)
         spent = float(rdp_to_dp(alpha, k * per, delta, conversion))
     return RidgeBudget(
         max_records=int(k),

@@ -1,4 +1,4 @@
-"""Soundness audit: exact D_α between neighbouring datasets of D_σ against the certified bounds.
+"""Soundness check: exact D_α between neighbouring datasets of D_σ against the certified bounds.
 
 Theorem 3.1 and Corollary 3.2 (seed 000) must hold for every neighbouring pair in D_σ. Here
 datasets are drawn, neighbours built adversarially (cube corners, the direction of the smallest
@@ -18,6 +18,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from synthcert._result import Result
+from synthcert.errors import ParameterError
 from synthcert.privacy.inherent import (
     bounded_alpha_limit,
     bounded_optimum,
@@ -56,11 +57,11 @@ def draw_dataset(n: int, d: int, kind: str, rng: np.random.Generator) -> np.ndar
         # Small spread near (−1, …, −1): the far corner is then ‖x − μ‖² ≈ 4d away, the case the
         # proof's worst-case bounds are built on.
         return np.clip(-1.0 + 0.6 * np.abs(rng.normal(size=(n, d))), -1.0, 1.0)
-    raise ValueError(f"unknown kind {kind!r}; one of {KINDS}")
+    raise ParameterError(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
 
 
 @dataclass(frozen=True)
-class AuditCase(Result):
+class BoundCase(Result):
     """One neighbouring pair: the exact divergence (worse direction) against one bound."""
 
     kind: str
@@ -77,14 +78,14 @@ class AuditCase(Result):
 
 
 @dataclass(frozen=True)
-class AuditReport(Result):
+class BoundCheck(Result):
     """Largest exact/bound ratios found; ``violations`` lists every case with ratio > 1."""
 
     cases: int
     datasets: int
     max_ratio: dict[str, float]
-    worst: dict[str, AuditCase]
-    violations: tuple[AuditCase, ...]
+    worst: dict[str, BoundCase]
+    violations: tuple[BoundCase, ...]
     sound: bool
 
 
@@ -166,7 +167,7 @@ def _bounded_bounds(alpha: float, n: int, d: int, sigma: float) -> dict[str, flo
     }
 
 
-def audit_dataset(
+def check_dataset_bounds(
     x: np.ndarray,
     alpha_fractions: Sequence[float],
     rng: np.random.Generator,
@@ -174,11 +175,11 @@ def audit_dataset(
     kind: str = "given",
     optimise: bool = True,
     top: int = 3,
-) -> list[AuditCase]:
+) -> list[BoundCase]:
     """All adversarial neighbours of x (add / remove / replace) at orders α = 1 + f·(c−1)."""
     n, d = x.shape
     sig = smallest_eigenvalue(x)
-    cases: list[AuditCase] = []
+    cases: list[BoundCase] = []
     if sig <= 0:
         return cases
     c = float(unbounded_alpha_limit(n, d, sig))
@@ -202,7 +203,7 @@ def audit_dataset(
             s_pair = min(sig, smallest_eigenvalue(x2))
             bound = _unbounded_bound(alpha, n, d, s_pair)
             cases.append(
-                AuditCase(
+                BoundCase(
                     kind,
                     "add",
                     name,
@@ -226,7 +227,7 @@ def audit_dataset(
             s_pair = min(sig, smallest_eigenvalue(x2))
             bound = _unbounded_bound(alpha, n - 1, d, s_pair)
             cases.append(
-                AuditCase(
+                BoundCase(
                     kind,
                     "remove",
                     "record",
@@ -261,7 +262,7 @@ def audit_dataset(
             for bname, bound in _bounded_bounds(alpha_b, n, d, s_pair).items():
                 if math.isfinite(bound):
                     cases.append(
-                        AuditCase(
+                        BoundCase(
                             kind,
                             "replace",
                             name,
@@ -288,27 +289,29 @@ def verify_bound(
     seed: int | np.random.Generator = 0,
     optimise: bool = True,
     progress: Callable[[], None] | None = None,
-) -> AuditReport:
-    """Run ``audit_dataset`` over a grid of (n, d, kind) and summarise the largest ratios."""
+) -> BoundCheck:
+    """Run ``check_dataset_bounds`` over a grid of (n, d, kind) and summarise the largest ratios."""
     rng = np.random.default_rng(seed)
-    all_cases: list[AuditCase] = []
+    all_cases: list[BoundCase] = []
     count = 0
     for n, d, kind in itertools.product(n_values, d_values, kinds):
         for _ in range(datasets):
             x = draw_dataset(int(n), int(d), kind, rng)
-            all_cases.extend(audit_dataset(x, alpha_fractions, rng, kind=kind, optimise=optimise))
+            all_cases.extend(
+                check_dataset_bounds(x, alpha_fractions, rng, kind=kind, optimise=optimise)
+            )
             count += 1
             if progress is not None:
                 progress()
     max_ratio: dict[str, float] = {}
-    worst: dict[str, AuditCase] = {}
+    worst: dict[str, BoundCase] = {}
     for case in all_cases:
         key = f"{case.move}/{case.bound_name}"
         if case.ratio > max_ratio.get(key, -1.0):
             max_ratio[key], worst[key] = case.ratio, case
     # The printed-formula variant of Corollary 3.2 is reported but does not decide soundness.
     violations = tuple(c for c in all_cases if c.ratio > 1.0 and c.bound_name != "bounded-paper")
-    return AuditReport(
+    return BoundCheck(
         cases=len(all_cases),
         datasets=count,
         max_ratio=max_ratio,

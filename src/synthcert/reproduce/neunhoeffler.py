@@ -175,7 +175,18 @@ def plot_figure1(result: Figure1Result, path: Path) -> None:
 
 
 def table_markdown(rows: list[dict]) -> str:
-    """The n_syn table as Markdown."""
+    """The n_syn table as Markdown.
+
+    Parameters
+    ----------
+    rows : list of dict
+        Rows of :func:`nsyn_table`.
+
+    Returns
+    -------
+    str
+        A Markdown table.
+    """
     lines = [
         "| n | rho | n_syn plug-in (§4.1) | n_syn Bayesian (§4.2, joint) |",
         "| ---: | ---: | ---: | ---: |",
@@ -203,7 +214,24 @@ def reproduce(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
 ) -> ReproductionResult:
-    """Regenerate Figure 1 (PNG + KS test) and the n_syn table of seed 004 into ``out_dir``."""
+    """Regenerate Figure 1 (PNG + KS test) and the n_syn table of seed 004 into ``out_dir``.
+
+    Parameters
+    ----------
+    out_dir : str or pathlib.Path
+        Directory (created if needed).
+    repetitions : int
+        Simulated datasets of Figure 1.
+    seed : int
+        Seed of the simulation.
+    progress : callable, optional
+        Called with the repetitions done.
+
+    Returns
+    -------
+    ReproductionResult
+        The files written and the headline figures.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     fig = figure1(repetitions=repetitions, seed=seed, progress=progress)

@@ -28,7 +28,20 @@ class SamplesChunks(Protocol):
     """
 
     def sample_chunk(self, rows: int, seed: np.random.SeedSequence) -> pd.DataFrame:
-        """``rows`` synthetic rows (the schema's columns and dtypes) drawn from ``seed``."""
+        """``rows`` synthetic rows (the schema's columns and dtypes) drawn from ``seed``.
+
+        Parameters
+        ----------
+        rows : int
+            Rows of the chunk (0: an empty frame with the columns).
+        seed : numpy.random.SeedSequence
+            The chunk's child of the run's secret seed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The chunk's rows, decoded.
+        """
         ...
 
 
@@ -37,7 +50,20 @@ class FitsFromMoments(Protocol):
     """A model fitted from merged moments of the encoded table (count, sum, cross-products)."""
 
     def fit_moments(self, acc: Any, reports: list[Any]) -> Self:
-        """Fit from a merged moment accumulator and the per-chunk encode reports."""
+        """Fit from a merged moment accumulator and the per-chunk encode reports.
+
+        Parameters
+        ----------
+        acc : MomentAccumulator
+            Count, mean and scatter of the encoded rows kept.
+        reports : list of EncodeReport
+            What encoding dropped and clipped, per chunk or merged.
+
+        Returns
+        -------
+        Self
+            The fitted model.
+        """
         ...
 
 
@@ -46,7 +72,18 @@ class FitsFromCounts(Protocol):
     """A model fitted from marginal counts of the discretised table (a ``CountSource``)."""
 
     def fit_counts(self, source: Any) -> Self:
-        """Fit from a source that answers marginal count queries over cliques of columns."""
+        """Fit from a source that answers marginal count queries over cliques of columns.
+
+        Parameters
+        ----------
+        source : CountSource
+            Rows and k-way counts on the model's own public bins.
+
+        Returns
+        -------
+        Self
+            The fitted model.
+        """
         ...
 
 

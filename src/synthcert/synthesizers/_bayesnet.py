@@ -1,6 +1,6 @@
 """Bayesian-network pieces of PrivBayes (thesis Algorithms 2-3; Zhang et al. 2017): mutual
 information and its sensitivity, structure learning, conditional tables, ancestral sampling.
-The data are read only through a :class:`~synthcert.synthesizers.counts.CountSource` (joint
+The data are read only through a :class:`~synthcert.statistics.sources.CountSource` (joint
 counts of (child, parents) on public bins), so the same code fits in memory or on an engine.
 """
 
@@ -14,7 +14,7 @@ from itertools import combinations
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.synthesizers.counts import CountSource
+from synthcert.statistics.sources import CountSource
 
 Node = tuple[int, tuple[int, ...]]  # (child, parents)
 PREFETCH_CELLS = 10**7  # cells (int64) of all subset tables counted in one first pass

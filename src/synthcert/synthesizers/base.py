@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Self
 
+import numpy as np
 import pandas as pd
 
 from synthcert.data.schema import Schema
@@ -48,6 +49,32 @@ class Synthesizer(ABC):
     @abstractmethod
     def sample(self, n: int, *, seed: Seed = None) -> pd.DataFrame:
         """Draw ``n`` synthetic rows with the schema's columns and types."""
+
+    def sample_chunk(self, rows: int, seed: np.random.SeedSequence) -> pd.DataFrame:
+        """One chunk of a chunked release: ``rows`` rows drawn from the child seed ``seed``.
+
+        What the engines call (:class:`~synthcert.statistics.protocols.SamplesChunks`): chunk
+        ``i`` of a release is ``sample_chunk(rows_i, child_i)``. The default is
+        ``self.sample(rows, seed=seed)``; a model with its own chunk arithmetic overrides it.
+
+        Parameters
+        ----------
+        rows : int
+            Rows to draw (0 gives an empty frame with the schema's columns).
+        seed : numpy.random.SeedSequence
+            The chunk's child seed (secret).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``rows`` synthetic rows with the schema's columns and types.
+
+        Raises
+        ------
+        NotFittedError
+            The model is not fitted.
+        """
+        return self.sample(rows, seed=seed)
 
     def privacy_claim(self, n_out: int) -> PrivacyClaim:
         """The public claim of releasing ``n_out`` rows of this fit (none without DP)."""

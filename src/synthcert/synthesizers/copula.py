@@ -53,8 +53,8 @@ from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.seeding import Seed, seed_sequence
+from synthcert.statistics.sources import CountSource, check_cardinalities
 from synthcert.synthesizers.base import DPSynthesizer
-from synthcert.synthesizers.counts import CountSource, check_cardinalities
 from synthcert.synthesizers.gaussian import gaussian_factor
 
 

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
-from synthcert.data.accumulate import MomentAccumulator
 from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
 from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import AssumptionError
@@ -32,9 +31,9 @@ from synthcert.privacy.claims import (
     domain_assumption,
 )
 from synthcert.seeding import Seed, seed_sequence
+from synthcert.statistics.chunks import CHUNK_ROWS
+from synthcert.statistics.moments import MomentAccumulator
 from synthcert.synthesizers.base import Synthesizer
-
-DEFAULT_CHUNK_ROWS = 1 << 19
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ class GaussianSynthesizer(Synthesizer):
         alpha: float | None = None,
         delta: float | None = None,
         missing: MissingPolicy = "model",
-        chunk_rows: int = DEFAULT_CHUNK_ROWS,
+        chunk_rows: int = CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
         super().__init__(schema)
@@ -275,6 +274,32 @@ class GaussianSynthesizer(Synthesizer):
         X += self.mean_
         np.clip(X, -1.0, 1.0, out=X)
         return X
+
+    def sample_chunk(self, rows: int, seed: np.random.SeedSequence) -> pd.DataFrame:
+        """One decoded chunk drawn from the child seed ``seed``: chunk i of :meth:`sample`.
+
+        ``sample(n, seed=s)`` is the concatenation of ``sample_chunk(rows_i, child_i)`` over
+        the chunks of ``chunk_rows`` rows and the children of ``SeedSequence(s)``, bit for bit.
+
+        Parameters
+        ----------
+        rows : int
+            Rows of the chunk.
+        seed : numpy.random.SeedSequence
+            The chunk's child seed (secret).
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``rows`` decoded rows: N(mu, Sigma) draws clipped to [-1,1]^d, decoded.
+
+        Raises
+        ------
+        NotFittedError
+            The model is not fitted.
+        """
+        self._check_fitted()
+        return self.encoder.decode(self._draw(int(rows), seed))
 
     def sample_encoded_chunks(self, n: int, *, seed: Seed = None) -> Iterator[np.ndarray]:
         """Yield clipped encoded rows chunk by chunk; chunk i uses child i of the seed.

@@ -22,6 +22,7 @@ from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
 from synthcert.seeding import Seed, seed_sequence
+from synthcert.statistics.sources import CountSource, check_cardinalities
 from synthcert.synthesizers._pgm_inference import sample_codes
 from synthcert.synthesizers._pgm_mechanisms import (
     Clique,
@@ -33,7 +34,7 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_mwem,
 )
 from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer
-from synthcert.synthesizers.counts import CountSource, check_cardinalities, fit_from_table
+from synthcert.synthesizers.counts import fit_from_table
 
 
 class _PGMSynthesizer(DPSynthesizer):

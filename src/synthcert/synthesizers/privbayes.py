@@ -29,6 +29,7 @@ from synthcert.privacy.mechanisms import (
     staircase_mechanism,
 )
 from synthcert.seeding import Seed, seed_sequence
+from synthcert.statistics.sources import CountSource, check_cardinalities
 from synthcert.synthesizers._bayesnet import (
     NetworkNode,
     Node,
@@ -39,7 +40,7 @@ from synthcert.synthesizers._bayesnet import (
 )
 from synthcert.synthesizers.base import DPSynthesizer
 from synthcert.synthesizers.copula import clip_normalise
-from synthcert.synthesizers.counts import CountSource, check_cardinalities, fit_from_table
+from synthcert.synthesizers.counts import fit_from_table
 
 Noise = Literal["laplace", "staircase"]
 DEFAULT_THETA = 4.0

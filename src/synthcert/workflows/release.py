@@ -32,6 +32,7 @@ from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.run_record import RunRecord, now_utc, today_utc
 from synthcert.seeding import entropy_text, secret_seed, seed_warning
+from synthcert.statistics.chunks import CHUNK_ROWS
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.values import Budget, Execution, TableSource
@@ -332,7 +333,8 @@ def release(
         t0 = time.perf_counter()
         try:
             moments = eng_mod.fit_moments(
-                source.path, synth.encoder, csv=source.csv, chunk_rows=execution.chunk_rows,
+                source.path, synth.encoder, csv=source.csv,
+                chunk_rows=execution.chunk_rows or CHUNK_ROWS,
                 partition_rows=partition_rows, engine=eng, progress=execution.stage("fit"),
             )  # fmt: skip
             synth.fit_moments(moments.acc, [moments.report])

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 NEIGHBORINGS = ("unbounded", "bounded", "bounded-direct")
 CONVERSIONS = ("ckm", "mironov")
-DEFAULT_CHUNK_ROWS = 1_000_000
 Progress = Callable[[str, int, "int | None"], None]  # (stage, done, total or None)
 Notify = Callable[[str], None]
 
@@ -212,7 +211,8 @@ class Execution:
     workers
         Threads of the local engine, or workers of a new LocalCluster (default: cores).
     chunk_rows
-        Rows per chunk when streaming a single input file and the output.
+        Rows per chunk when streaming a single input file and the output (default: the one
+        chunk size of :mod:`synthcert.statistics.chunks`, ``CHUNK_ROWS``).
     partition_rows
         Rows per input partition and per output file of a partitioned output (default:
         the engine's plan); the rows drawn do not depend on it.
@@ -241,7 +241,7 @@ class Execution:
     engine: Any = "local"
     scheduler: Any = None
     workers: int | None = None
-    chunk_rows: int = DEFAULT_CHUNK_ROWS
+    chunk_rows: int | None = None
     partition_rows: int | None = None
     partitioned: bool | None = None
     progress: Progress | None = field(default=None, compare=False, repr=False)

@@ -17,12 +17,31 @@ from typing import ClassVar, Self
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.errors import SynthcertError
+from synthcert.errors import ParameterError
 
 
 @dataclass(frozen=True)
 class AttackParams(Result):
-    """Sizes of Table 3.1's inference methods: c1 rows a chunk, c2 shadow tables, c3 neighbours."""
+    """Sizes of Table 3.1's inference methods: c1 rows a chunk, c2 shadow tables, c3 neighbours.
+
+    Parameters
+    ----------
+    c1 : int
+        Records per chunk of the *-dataset attacks.
+    c2 : int
+        Shadow tables per side.
+    c3 : int
+        Nearest synthetic records of the distance attack.
+    chunks : int
+        Chunks drawn per table for the *-dataset attacks.
+    bins : int
+        Bins per numeric column for the *-hist attacks.
+
+    Raises
+    ------
+    ParameterError
+        When a size is below 1.
+    """
 
     c1: int = 10  # records per chunk of the *-dataset attacks
     c2: int = 10  # shadow tables per side (statistics; also the training tables of learned attacks)
@@ -33,7 +52,7 @@ class AttackParams(Result):
     def __post_init__(self) -> None:
         for name in ("c1", "c2", "c3", "chunks"):
             if getattr(self, name) < 1:
-                raise SynthcertError(f"attack parameter {name} must be at least 1")
+                raise ParameterError(f"attack parameter {name} must be at least 1")
 
 
 @dataclass
@@ -128,7 +147,28 @@ THESIS_LABELS = {
 
 
 def parse_attacks(spec: str | Sequence[str]) -> list[str]:
-    """``all``, ``thesis`` (the ten of Table 3.1) or a comma-separated list of attack names."""
+    """``all``, ``thesis`` (the ten of Table 3.1) or a comma-separated list of attack names.
+
+    Parameters
+    ----------
+    spec : str or sequence of str
+        Names, comma-separated or as a list.
+
+    Returns
+    -------
+    list of str
+        The attacks, without repeats, in the order given.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name or an empty choice.
+
+    Examples
+    --------
+    >>> parse_attacks("distance, statistics")
+    ['distance', 'statistics']
+    """
     names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else list(spec)
     names = [n for n in names if n]
     out: list[str] = []
@@ -136,13 +176,13 @@ def parse_attacks(spec: str | Sequence[str]) -> list[str]:
         expanded = ATTACK_NAMES if n == "all" else THESIS_ATTACKS if n == "thesis" else (n,)
         for e in expanded:
             if e not in ATTACK_NAMES:
-                raise SynthcertError(
+                raise ParameterError(
                     f"unknown attack {e!r}; choose from all, thesis, {', '.join(ATTACK_NAMES)}"
                 )
             if e not in out:
                 out.append(e)
     if not out:
-        raise SynthcertError("no attack chosen")
+        raise ParameterError("no attack chosen")
     return out
 
 
@@ -150,7 +190,7 @@ def make_attack(name: str) -> Attack:
     """A fresh, untrained attack called ``name``."""
     reg = _registry()
     if name not in reg:
-        raise SynthcertError(f"unknown attack {name!r}; choose from {', '.join(ATTACK_NAMES)}")
+        raise ParameterError(f"unknown attack {name!r}; choose from {', '.join(ATTACK_NAMES)}")
     return reg[name]()
 
 

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from synthcert.audit.attacks import Attack, AttackContext, SyntheticTable
-from synthcert.errors import SynthcertError
+from synthcert.errors import ParameterError, SynthcertError
 
 MODELS = ("rf", "lr", "mlp", "xgb")
 FEATURE_SETS = ("dataset", "hist")
@@ -84,7 +84,7 @@ def make_model(model: str, seed: int) -> Any:
             tree_method="hist",
             verbosity=0,
         )
-    raise SynthcertError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
+    raise ParameterError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
 
 
 def logit(p: np.ndarray) -> np.ndarray:
@@ -100,7 +100,7 @@ class LearnedAttack(Attack):
 
     def __init__(self, model: str, featureset: str) -> None:
         if model not in MODELS or featureset not in FEATURE_SETS:
-            raise SynthcertError(f"unknown learned attack {model}-{featureset}")
+            raise ParameterError(f"unknown learned attack {model}-{featureset}")
         self.model_name = model
         self.featureset = featureset
         self.name = f"{model}-{featureset}"  # type: ignore[misc]

@@ -1,0 +1,77 @@
+"""Small numerical helpers the privacy modules share: accurate log1p(x) − x, a safe floor."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+
+def log1p_minus_x(x: ArrayLike) -> np.ndarray:
+    """l(x) = log(1+x) − x, to full relative precision also for |x| ≪ 1 (Taylor series).
+
+    The terms of Theorem 3.1 (seed 000) that cancel to O(1/n²) are written with l(x) so that
+    n up to 10^10 keeps full precision; ``np.log1p(x) - x`` loses it for |x| < 10^-3.
+
+    Parameters
+    ----------
+    x : array_like
+        Arguments, x > −1.
+
+    Returns
+    -------
+    numpy.ndarray
+        l(x), elementwise (−inf at x = −1, NaN below).
+
+    Examples
+    --------
+    >>> round(float(log1p_minus_x(1e-8)) / 1e-16, 6)  # −x²/2 + x³/3 − … at x = 10⁻⁸
+    -0.5
+    """
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.asarray(np.log1p(x) - x, dtype=float)
+    small = np.abs(x) < 1e-3
+    if np.any(small):
+        xs = x[small] if out.ndim else x
+        series = xs * xs * (-1 / 2 + xs * (1 / 3 + xs * (-1 / 4 + xs * (1 / 5 + xs * (-1 / 6)))))
+        if out.ndim:
+            out[small] = series
+        else:
+            out = np.asarray(series, dtype=float)
+    return out
+
+
+def floor_within(limit: float, per: float, cost: Callable[[int], bool]) -> int:
+    """floor(limit/per), stepped down until ``cost(k)`` holds despite floating-point rounding.
+
+    The number of records a budget allows is the largest k with k·per ≤ limit (Proposition 2.5
+    of seed 000 composes k records to k·ε); the division can round up by one.
+
+    Parameters
+    ----------
+    limit : float
+        The budget.
+    per : float
+        Cost of one record (positive and finite, else 0 records).
+    cost : callable
+        ``cost(k)`` is True when k records fit within the budget.
+
+    Returns
+    -------
+    int
+        The largest k ≥ 0 found (0 when ``per`` is not a positive finite number).
+
+    Examples
+    --------
+    >>> floor_within(1.0, 0.3, lambda k: k * 0.3 <= 1.0)
+    3
+    """
+    if not (math.isfinite(per) and per > 0) or limit < 0:
+        return 0
+    k = math.floor(limit / per)
+    while k > 0 and not cost(k):
+        k -= 1
+    return int(k)

@@ -1,0 +1,223 @@
+"""Counts of the discretised table on public bins: k-way marginals, computed chunk by chunk.
+
+The count-based synthesizers (PrivBayes, MWEM-PGM, AIM, the copula) and the streamed utility
+read the data only through counts of cells of cliques of columns on the shared
+:class:`~synthcert.data.discretize.Discretizer`'s codes. :func:`clique_counts` counts one
+clique of one codes array; the accumulators add those counts over chunks and merge partials
+in any order (integer sums, so every engine and every order gives the same integers).
+:class:`HistogramAccumulator` is the one-way case, kept as a list of per-column histograms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Clique = tuple[int, ...]
+
+
+def clique_counts(codes: np.ndarray, clique: Clique, shape: Sequence[int]) -> np.ndarray:
+    """Counts of every combination of codes of the columns ``clique`` of a codes array.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        (n, d) integer codes, column j in ``0 .. cardinality_j - 1``.
+    clique : tuple of int
+        Column positions, in the order of the output's axes.
+    shape : sequence of int
+        The cardinalities of those columns, in clique order.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 counts of shape ``shape``; they sum to n.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> clique_counts(np.array([[0, 1], [1, 1], [0, 1]]), (1, 0), (2, 2)).tolist()
+    [[0, 0], [2, 1]]
+    """
+    shape = tuple(int(k) for k in shape)
+    flat = np.ravel_multi_index(tuple(codes[:, c] for c in clique), shape)
+    counts = np.bincount(flat, minlength=math.prod(shape))
+    return counts.astype(np.int64, copy=False).reshape(shape)
+
+
+@dataclass
+class MarginalCounts:
+    """Counts of k-way cells on public bins, one flattened array per clique, mergeable.
+
+    Parameters
+    ----------
+    shapes : dict
+        Clique (tuple of column positions) -> its cardinalities in clique order.
+    counts : dict, optional
+        Clique -> flattened int64 counts (zeros by default).
+    rows : int
+        Rows counted (those the discretizer's missing-value policy kept).
+    rows_read : int
+        Rows read, kept or not. Private: ``rows_read - rows`` is a count of the table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mc = MarginalCounts({(0, 1): (2, 3)}).update(np.array([[0, 2], [1, 0], [0, 2]]))
+    >>> mc.table((0, 1)).tolist(), mc.rows
+    ([[0, 0, 2], [1, 0, 0]], 3)
+    """
+
+    shapes: dict[Clique, tuple[int, ...]]
+    counts: dict[Clique, np.ndarray] = field(default=None)  # type: ignore[assignment]
+    rows: int = 0
+    rows_read: int = 0
+
+    def __post_init__(self) -> None:
+        if self.counts is None:
+            self.counts = {
+                c: np.zeros(math.prod(s), dtype=np.int64) for c, s in self.shapes.items()
+            }
+
+    def update(self, codes: np.ndarray, *, read: int | None = None) -> MarginalCounts:
+        """Add the rows of an (m, k) codes array (in place).
+
+        Parameters
+        ----------
+        codes : numpy.ndarray
+            The kept rows' codes.
+        read : int, optional
+            Rows read for this chunk, kept or not (default: the rows of ``codes``).
+
+        Returns
+        -------
+        MarginalCounts
+            ``self``.
+        """
+        for clique, shape in self.shapes.items():
+            self.counts[clique] += clique_counts(codes, clique, shape).ravel()
+        self.rows += int(codes.shape[0])
+        self.rows_read += int(codes.shape[0] if read is None else read)
+        return self
+
+    def merge(self, other: MarginalCounts) -> MarginalCounts:
+        """Add the counts of other rows, on the same cliques (in place).
+
+        Parameters
+        ----------
+        other : MarginalCounts
+            Counts of disjoint rows (left untouched).
+
+        Returns
+        -------
+        MarginalCounts
+            ``self``.
+        """
+        for clique in self.counts:
+            self.counts[clique] += other.counts[clique]
+        self.rows += other.rows
+        self.rows_read += other.rows_read
+        return self
+
+    def table(self, clique: Sequence[int]) -> np.ndarray:
+        """The counts of one clique as a k-dimensional array (axes in clique order).
+
+        Parameters
+        ----------
+        clique : sequence of int
+            One of the cliques counted.
+
+        Returns
+        -------
+        numpy.ndarray
+            A view of shape ``shapes[clique]``.
+
+        Raises
+        ------
+        KeyError
+            The clique was not counted.
+        """
+        key = tuple(clique)
+        return self.counts[key].reshape(self.shapes[key])
+
+
+@dataclass
+class HistogramAccumulator:
+    """One-way counts of every column on public bins (the marginals of the cliques (j,)).
+
+    The same counting and merging as :class:`MarginalCounts` restricted to single columns,
+    kept as a list of per-column histograms.
+
+    Parameters
+    ----------
+    cardinalities : list of int
+        Number of codes of each column, in schema order.
+    counts : list of numpy.ndarray, optional
+        Histogram of each column (zeros by default).
+    rows : int
+        Rows counted (kept by the discretizer's missing-value policy).
+    rows_read : int
+        Rows read, kept or not (private, as in :class:`MarginalCounts`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = HistogramAccumulator([2, 3]).update(np.array([[0, 2], [1, 2]]))
+    >>> [c.tolist() for c in h.counts], h.rows
+    ([[1, 1], [0, 0, 2]], 2)
+    """
+
+    cardinalities: list[int]
+    counts: list[np.ndarray] = field(default=None)  # type: ignore[assignment]
+    rows: int = 0
+    rows_read: int = 0
+
+    def __post_init__(self) -> None:
+        if self.counts is None:
+            self.counts = [np.zeros(int(k), dtype=np.int64) for k in self.cardinalities]
+
+    def update(self, codes: np.ndarray, *, read: int | None = None) -> HistogramAccumulator:
+        """Add the rows of an (m, k) codes array (in place).
+
+        Parameters
+        ----------
+        codes : numpy.ndarray
+            The kept rows' codes, one column per histogram.
+        read : int, optional
+            Rows read for this chunk, kept or not (default: the rows of ``codes``).
+
+        Returns
+        -------
+        HistogramAccumulator
+            ``self``.
+        """
+        for j, k in enumerate(self.cardinalities):
+            self.counts[j] += clique_counts(codes, (j,), (k,))
+        self.rows += int(codes.shape[0])
+        self.rows_read += int(codes.shape[0] if read is None else read)
+        return self
+
+    def merge(self, other: HistogramAccumulator) -> HistogramAccumulator:
+        """Add the histograms of other rows (in place).
+
+        Parameters
+        ----------
+        other : HistogramAccumulator
+            Histograms of disjoint rows on the same bins (left untouched).
+
+        Returns
+        -------
+        HistogramAccumulator
+            ``self``.
+        """
+        for j in range(len(self.counts)):
+            self.counts[j] += other.counts[j]
+        self.rows += other.rows
+        self.rows_read += other.rows_read
+        return self
+
+
+__all__ = ["Clique", "HistogramAccumulator", "MarginalCounts", "clique_counts"]
