@@ -113,7 +113,45 @@ def plan_release(
 ) -> tuple[PrivacyClaim, dict | None, float | None]:
     """Decide n_out from public quantities and state the claim (refusing when impossible).
 
-    Returns the claim, the budget (or None) and the per-record epsilon_RDP.
+    With a budget ``epsilon``, ``n_out`` is the largest number of rows whose certificate
+    (Theorem 3.1 / Corollary 3.2, or Theorems R1/R2 with a ridge) stays within it, evaluated
+    at the public table size (``min_rows`` under add/remove neighbours, n under replacement).
+
+    Parameters
+    ----------
+    synth
+        The fitted M_G.
+    n_out
+        Rows to release (exclusive with ``epsilon``; default: the public table size).
+    epsilon, delta, alpha
+        A budget: (epsilon, delta)-DP, or an RDP budget epsilon_RDP at ``alpha`` when
+        ``delta`` is None; default delta 1/N^2.
+    conversion
+        ``"ckm"`` or ``"mironov"``.
+
+    Returns
+    -------
+    tuple
+        The claim, the budget as stated in the certificate (or None), and epsilon_RDP per
+        released record.
+
+    Raises
+    ------
+    BudgetError
+        Both ``n_out`` and ``epsilon``, or a budget that allows no row.
+    AssumptionError
+        A budget with ``sigma="data"`` (the size would depend on the data).
+
+    Examples
+    --------
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> synth = GaussianSynthesizer(demo_schema(), sigma=0.01, min_rows=20_000)
+    >>> _ = synth.fit(make_demo_table(20_000, seed=1))
+    >>> claim, budget, per = plan_release(
+    ...     synth, n_out=None, epsilon=10.0, delta=1e-9, alpha=None, conversion="ckm"
+    ... )
+    >>> claim.n_out > 1, claim.epsilon <= 10.0, budget
+    (True, True, {'epsilon': 10.0, 'delta': 1e-09})
     """
     from synthcert.privacy.budget import max_records
 
@@ -487,7 +525,34 @@ def release_frame(
 def make_certificate(
     synth: GaussianSynthesizer, claim: PrivacyClaim, budget: dict | None, per: float | None
 ) -> Certificate:
-    """The published certificate: the claim plus public facts about the release."""
+    """The published certificate: the claim plus public facts about the release.
+
+    Parameters
+    ----------
+    synth
+        The fitted M_G (only its public settings and, under bounded neighbours, n are read).
+    claim
+        The claim from :func:`plan_release`.
+    budget, per
+        The budget as stated, and epsilon_RDP per released record.
+
+    Returns
+    -------
+    Certificate
+        Public fields only: the JSON contract of ``NAME.certificate.json``.
+
+    Examples
+    --------
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> synth = GaussianSynthesizer(demo_schema(), sigma=0.01, min_rows=20_000)
+    >>> _ = synth.fit(make_demo_table(20_000, seed=1))
+    >>> claim, budget, per = plan_release(
+    ...     synth, n_out=100, epsilon=None, delta=None, alpha=None, conversion="ckm"
+    ... )
+    >>> cert = make_certificate(synth, claim, budget, per)
+    >>> cert.n_out, cert.min_rows, cert.n
+    (100, 20000, None)
+    """
     bounded = synth.neighboring != "unbounded"
     return Certificate(
         synthesizer="gaussian",

@@ -111,6 +111,37 @@ def split_budget(
     A pure-DP synthesizer (gaussian-copula, privbayes) then leaves all of ``delta`` to the
     domain step; an (epsilon, delta) one (mwem-pgm, aim, ctgan; default delta 1e-5) gives
     SHARE x delta to the domain step and keeps the rest.
+
+    Parameters
+    ----------
+    schema
+        The schema whose ``"source": "data"`` columns the domain step estimates.
+    synthesizer
+        A registry name (its privacy model decides who gets delta).
+    share
+        The share of epsilon spent on the domain, in (0, 1).
+    epsilon, delta
+        The requested total budget.
+
+    Returns
+    -------
+    BudgetSplit
+        The domain step's and the synthesizer's (epsilon, delta).
+
+    Raises
+    ------
+    AssumptionError
+        No epsilon, a share outside (0, 1), or a synthesizer that is not DP.
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0.0, 1.0, source="data"),))
+    >>> split = split_budget(schema, "aim", 0.1, 1.0, 1e-6)
+    >>> round(split.domain_epsilon, 12), round(split.synthesizer_epsilon, 12)
+    (0.1, 0.9)
+    >>> split.domain_delta, split.synthesizer_delta  # numeric bounds need no delta
+    (0.0, 1e-06)
     """
     if epsilon is None:
         raise AssumptionError(
