@@ -32,7 +32,6 @@ from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.run_record import RunRecord, now_utc, today_utc
 from synthcert.seeding import entropy_text, secret_seed, seed_warning
-from synthcert.statistics.chunks import CHUNK_ROWS
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.values import Budget, Execution, TableSource
@@ -372,7 +371,7 @@ def release(
         try:
             moments = eng_mod.fit_moments(
                 source.path, synth.encoder, csv=source.csv,
-                chunk_rows=execution.chunk_rows or CHUNK_ROWS,
+                chunk_rows=execution.chunk_rows,
                 partition_rows=partition_rows, engine=eng, progress=execution.stage("fit"),
             )  # fmt: skip
             synth.fit_moments(moments.acc, [moments.report])

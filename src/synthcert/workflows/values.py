@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synthcert.errors import ParameterError
+from synthcert.statistics.chunks import CHUNK_ROWS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -212,7 +213,7 @@ class Execution:
         Threads of the local engine, or workers of a new LocalCluster (default: cores).
     chunk_rows
         Rows per chunk when streaming a single input file and the output (default: the one
-        chunk size of :mod:`synthcert.statistics.chunks`, ``CHUNK_ROWS``).
+        chunk size of :mod:`synthcert.statistics.chunks`, ``CHUNK_ROWS`` = 2^19).
     partition_rows
         Rows per input partition and per output file of a partitioned output (default:
         the engine's plan); the rows drawn do not depend on it.
@@ -241,7 +242,7 @@ class Execution:
     engine: Any = "local"
     scheduler: Any = None
     workers: int | None = None
-    chunk_rows: int | None = None
+    chunk_rows: int = CHUNK_ROWS
     partition_rows: int | None = None
     partitioned: bool | None = None
     progress: Progress | None = field(default=None, compare=False, repr=False)
