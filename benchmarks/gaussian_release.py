@@ -92,7 +92,8 @@ def run_stream(rows: int) -> dict:
     import pyarrow.parquet as pq
 
     from synthcert.data.datasets import demo_schema, make_demo_table
-    from synthcert.release import release
+    from synthcert.workflows import Budget
+    from synthcert.workflows.release import release
 
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
         src = os.path.join(tmp, "in.parquet")
@@ -106,7 +107,9 @@ def run_stream(rows: int) -> dict:
         writer.close()
         base = _peak_mb()
         t0 = time.perf_counter()
-        release(src, demo_schema(), os.path.join(tmp, "out.parquet"), seed=3, command="bench")
+        release(
+            src, demo_schema(), os.path.join(tmp, "out.parquet"), Budget(), seed=3, command="bench"
+        )
         seconds = time.perf_counter() - t0
     return {"seconds": seconds, "peak_mb": _peak_mb(), "peak_mb_before_release": base}
 

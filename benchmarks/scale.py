@@ -109,7 +109,8 @@ def rng_floor(rows: int, workers: int) -> dict:
 
 def run_release(input_dir: Path, out: Path, engine: str) -> dict:
     """One certified release of as many rows as the input, to a partitioned dataset."""
-    from synthcert.release import release
+    from synthcert.workflows import Budget, Execution
+    from synthcert.workflows.release import release
 
     shutil.rmtree(out, ignore_errors=True)
     workers: dict[str, float] = {}
@@ -117,7 +118,9 @@ def run_release(input_dir: Path, out: Path, engine: str) -> dict:
     cpu0 = cpu_seconds()
     start = time.perf_counter()
     if engine == "local":
-        result = release(input_dir, schema(), f"{out}/", seed=SEED, sigma=1e-3, command="bench")
+        result = release(
+            input_dir, schema(), f"{out}/", Budget(sigma=1e-3), seed=SEED, command="bench"
+        )
     else:
         from synthcert.engine.dask import dask_client
 
@@ -126,9 +129,14 @@ def run_release(input_dir: Path, out: Path, engine: str) -> dict:
             cpu0 = cpu_seconds()
             start = time.perf_counter()  # cluster start-up is not part of the release
             result = release(
-                input_dir, schema(), f"{out}/", seed=SEED, sigma=1e-3, command="bench",
-                engine="dask", scheduler=c,
-            )  # fmt: skip
+                input_dir,
+                schema(),
+                f"{out}/",
+                Budget(sigma=1e-3),
+                Execution(engine="dask", scheduler=c),
+                seed=SEED,
+                command="bench",
+            )
             seconds = time.perf_counter() - start
             workers = {k: v / 1024.0 for k, v in c.run(_worker_peak_kib).items()}
             worker_cpu = sum(c.run(cpu_seconds).values()) - cpu_before
@@ -162,8 +170,7 @@ def phase(name: str, args: argparse.Namespace) -> dict:
         out = rng_floor(rows, os.cpu_count() or 1)
         out["cpu_seconds"] = cpu_seconds() - cpu0
     elif name == "hash":
-        from synthcert.data.io import expand_inputs
-        from synthcert.release import file_sha256
+        from synthcert.data.io import expand_inputs, file_sha256
 
         start = time.perf_counter()
         file_sha256(expand_inputs(work / "input"))

@@ -163,7 +163,8 @@ def test_private_params_file_is_never_readable_by_others(tmp_path, monkeypatch):
     polling the path wins that race; we observe the mode at the moment of the rename.
     """
     import synthcert.data.io as io_mod
-    from synthcert.release import release
+    from synthcert.workflows import Budget
+    from synthcert.workflows.release import release
 
     modes: dict[str, int] = {}
     real_replace = os.replace
@@ -178,9 +179,12 @@ def test_private_params_file_is_never_readable_by_others(tmp_path, monkeypatch):
         table = base_table()
         table.to_csv(tmp_path / "in.csv", index=False)
         release(
-            tmp_path / "in.csv", SCHEMA, tmp_path / "pub" / "syn.csv", sigma=float(SIGMA),
-            min_rows=int(MIN_ROWS), save_private_params=tmp_path / "private" / "params.npz",
-        )  # fmt: skip
+            tmp_path / "in.csv",
+            SCHEMA,
+            tmp_path / "pub" / "syn.csv",
+            Budget(sigma=float(SIGMA), min_rows=int(MIN_ROWS)),
+            save_private_params=tmp_path / "private" / "params.npz",
+        )
     finally:
         os.umask(old)
     assert "params.npz" in modes

@@ -13,7 +13,8 @@ from synthcert.data.datasets import adult_schema, demo_schema, make_demo_table
 from synthcert.data.io import CsvOptions, read_table, write_table
 from synthcert.errors import AssumptionError, BudgetError, DataError
 from synthcert.privacy.budget import account
-from synthcert.release import release
+from synthcert.workflows import Budget, TableSource
+from synthcert.workflows.release import release
 
 CERT_KEYS = {
     "synthesizer",
@@ -66,7 +67,9 @@ def sha(path) -> str:
 
 def test_release_writes_rows_and_certificate_only(demo_file, tmp_path):
     before = sha(demo_file)
-    res = release(demo_file, demo_schema(), tmp_path / "syn.csv", sigma=SIGMA, min_rows=50_000)
+    res = release(
+        demo_file, demo_schema(), tmp_path / "syn.csv", Budget(sigma=SIGMA, min_rows=50_000)
+    )
     cert = json.loads((tmp_path / "syn.certificate.json").read_text())
     assert set(cert) == CERT_KEYS and not set(cert) & PRIVATE_KEYS
     assert cert["min_rows"] == 50_000 and cert["n"] is None
@@ -92,11 +95,11 @@ def test_release_writes_rows_and_certificate_only(demo_file, tmp_path):
 
 
 def test_same_secret_seed_same_rows_and_no_seed_different_rows(demo_file, tmp_path):
-    kw = {"sigma": SIGMA, "min_rows": 40_000, "n_out": 2_000}
+    budget = Budget(sigma=SIGMA, min_rows=40_000, n_out=2_000)
     secret = 2**100 + 12345
-    release(demo_file, demo_schema(), tmp_path / "a.parquet", seed=secret, **kw)
-    release(demo_file, demo_schema(), tmp_path / "b.parquet", seed=secret, **kw)
-    release(demo_file, demo_schema(), tmp_path / "c.parquet", **kw)
+    release(demo_file, demo_schema(), tmp_path / "a.parquet", budget, seed=secret)
+    release(demo_file, demo_schema(), tmp_path / "b.parquet", budget, seed=secret)
+    release(demo_file, demo_schema(), tmp_path / "c.parquet", budget)
     a, b, c = (read_table(tmp_path / f"{x}.parquet") for x in "abc")
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(c)
@@ -105,9 +108,11 @@ def test_same_secret_seed_same_rows_and_no_seed_different_rows(demo_file, tmp_pa
 def test_epsilon_budget_releases_the_floor(demo_file, tmp_path):
     sigma = 0.9 * SIGMA
     res = release(
-        demo_file, demo_schema(), tmp_path / "b.csv", epsilon=1.0, delta=1e-10, sigma=sigma,
-        min_rows=50_000,
-    )  # fmt: skip
+        demo_file,
+        demo_schema(),
+        tmp_path / "b.csv",
+        Budget(epsilon=1.0, delta=1e-10, sigma=sigma, min_rows=50_000),
+    )
     k = res.certificate.n_out
     assert k >= 1 and res.certificate.epsilon <= 1.0
     assert res.certificate.sigma_source == "declared"
@@ -119,15 +124,17 @@ def test_epsilon_budget_releases_the_floor(demo_file, tmp_path):
 def test_budget_that_allows_nothing_is_refused(demo_file, tmp_path):
     with pytest.raises(BudgetError, match="allows no record"):
         release(
-            demo_file, demo_schema(), tmp_path / "z.csv", epsilon=1e-9, delta=1e-10, sigma=SIGMA,
-            min_rows=50_000,
-        )  # fmt: skip
+            demo_file,
+            demo_schema(),
+            tmp_path / "z.csv",
+            Budget(epsilon=1e-9, delta=1e-10, sigma=SIGMA, min_rows=50_000),
+        )
     assert not (tmp_path / "z.csv").exists()
 
 
 def test_sigma_above_the_data_is_refused_without_private_values(demo_file, tmp_path):
     with pytest.raises(AssumptionError, match="does not meet the public assumption") as err:
-        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=0.9, min_rows=50_000)
+        release(demo_file, demo_schema(), tmp_path / "s.csv", Budget(sigma=0.9, min_rows=50_000))
     assert "smallest eigenvalue 0.0" in err.value.private_detail
     assert "0.02" not in str(err.value) and "x1" not in str(err.value)
     assert not (tmp_path / "s.csv").exists()
@@ -135,17 +142,20 @@ def test_sigma_above_the_data_is_refused_without_private_values(demo_file, tmp_p
 
 def test_sigma_and_min_rows_are_required(demo_file, tmp_path):
     with pytest.raises(AssumptionError, match="needs a PUBLIC sigma"):
-        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=None, min_rows=10)
+        release(demo_file, demo_schema(), tmp_path / "s.csv", Budget(sigma=None, min_rows=10))
     with pytest.raises(AssumptionError, match="--min-rows N"):
-        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=SIGMA)
+        release(demo_file, demo_schema(), tmp_path / "s.csv", Budget(sigma=SIGMA))
     with pytest.raises(AssumptionError, match="fewer usable rows than the declared minimum") as err:
-        release(demo_file, demo_schema(), tmp_path / "s.csv", sigma=SIGMA, min_rows=60_000)
+        release(demo_file, demo_schema(), tmp_path / "s.csv", Budget(sigma=SIGMA, min_rows=60_000))
     assert "50000" not in str(err.value) and err.value.private_detail == "50000 rows used"
 
 
 def test_sigma_from_the_data_publishes_no_figure(demo_file, tmp_path):
     res = release(
-        demo_file, demo_schema(), tmp_path / "d.csv", sigma="data", min_rows=50_000, n_out=100
+        demo_file,
+        demo_schema(),
+        tmp_path / "d.csv",
+        Budget(sigma="data", min_rows=50_000, n_out=100),
     )
     cert = res.certificate
     assert cert.guarantee.startswith("none: an assumption was measured on the data")
@@ -155,40 +165,47 @@ def test_sigma_from_the_data_publishes_no_figure(demo_file, tmp_path):
     assert res.record.facts["figures_at_measured_sigma"]["epsilon"] > 0
     with pytest.raises(AssumptionError, match="needs a public sigma"):
         release(
-            demo_file, demo_schema(), tmp_path / "e.csv", sigma="data", min_rows=50_000,
-            epsilon=1.0,
-        )  # fmt: skip
+            demo_file,
+            demo_schema(),
+            tmp_path / "e.csv",
+            Budget(sigma="data", min_rows=50_000, epsilon=1.0),
+        )
 
 
 def test_alpha_beyond_the_theorem_is_refused(demo_file, tmp_path):
     with pytest.raises(AssumptionError, match="needs α < .* admissible: 1 < α < 4"):
         release(
-            demo_file, demo_schema(), tmp_path / "a.csv", alpha=1e9, n_out=10, sigma=SIGMA,
-            min_rows=50_000,
-        )  # fmt: skip
+            demo_file,
+            demo_schema(),
+            tmp_path / "a.csv",
+            Budget(alpha=1e9, n_out=10, sigma=SIGMA, min_rows=50_000),
+        )
 
 
 def test_table_too_small_for_the_theorem_is_refused(tmp_path):
     small = tmp_path / "small.csv"
     write_table(make_demo_table(40, seed=1), small)
     with pytest.raises(AssumptionError) as info:
-        release(small, demo_schema(), tmp_path / "o.csv", alpha=4, sigma=1e-4, min_rows=40)
+        release(small, demo_schema(), tmp_path / "o.csv", Budget(alpha=4, sigma=1e-4, min_rows=40))
     assert "n" in str(info.value)
 
 
 def test_output_equal_to_input_is_refused(demo_file):
     before = sha(demo_file)
     with pytest.raises(DataError, match="is the input file"):
-        release(demo_file, demo_schema(), demo_file, sigma=SIGMA, min_rows=10)
+        release(demo_file, demo_schema(), demo_file, Budget(sigma=SIGMA, min_rows=10))
     assert sha(demo_file) == before
 
 
 def test_private_record_is_0600_and_refused_inside_a_public_folder(demo_file, tmp_path):
     rec = tmp_path / "private" / "run.json"
     res = release(
-        demo_file, demo_schema(), tmp_path / "r.csv", n_out=10, sigma=SIGMA, min_rows=50_000,
+        demo_file,
+        demo_schema(),
+        tmp_path / "r.csv",
+        Budget(n_out=10, sigma=SIGMA, min_rows=50_000),
         private_record=rec,
-    )  # fmt: skip
+    )
     assert (rec.stat().st_mode & 0o777) == 0o600
     doc = json.loads(rec.read_text())
     assert doc["facts"]["rows_used"] == 50_000 and doc["seed_entropy"] == res.record.seed_entropy
@@ -197,9 +214,12 @@ def test_private_record_is_0600_and_refused_inside_a_public_folder(demo_file, tm
     assert res.record.seed_entropy not in (tmp_path / "r.certificate.json").read_text()
     with pytest.raises(DataError, match="into or beside the public output"):
         release(
-            demo_file, demo_schema(), tmp_path / "ds/", n_out=10, sigma=SIGMA, min_rows=50_000,
+            demo_file,
+            demo_schema(),
+            tmp_path / "ds/",
+            Budget(n_out=10, sigma=SIGMA, min_rows=50_000),
             private_record=tmp_path / "ds" / "run.json",
-        )  # fmt: skip
+        )
 
 
 def test_private_params_only_on_request(demo_file, tmp_path):
@@ -207,9 +227,7 @@ def test_private_params_only_on_request(demo_file, tmp_path):
         demo_file,
         demo_schema(),
         tmp_path / "p.csv",
-        n_out=5,
-        sigma=SIGMA,
-        min_rows=50_000,
+        Budget(n_out=5, sigma=SIGMA, min_rows=50_000),
         save_private_params=tmp_path / "private" / "params.npz",
     )
     with np.load(res.private_params_path) as params:
@@ -222,13 +240,12 @@ def test_adult_numeric_release(data_home, tmp_path):
     adult = data_home / "adult.data"
     before = sha(adult)
     schema = adult_schema(numeric_only=True)
+    csv = CsvOptions(header=False, names=schema.csv_names)
     res = release(
-        adult,
+        TableSource(adult, csv=csv),
         schema,
         tmp_path / "adult_syn.csv",
-        sigma=0.01,
-        min_rows=30_000,
-        csv=CsvOptions(header=False, names=schema.csv_names),
+        Budget(sigma=0.01, min_rows=30_000),
     )
     cert, facts = res.certificate, res.record.facts
     assert facts["rows_used"] == 30_162 and facts["rows_dropped_missing"] == 2_399
@@ -255,8 +272,8 @@ def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
         (NumericColumn("a", 0, 10), NumericColumn("b", 0, 10), NumericColumn("c", 0, 1))
     )
     with pytest.raises(AssumptionError, match="singular"):
-        release(src, schema, tmp_path / "x.csv", sigma=1e-3, min_rows=4_000)
-    res = release(src, schema, tmp_path / "r.csv", ridge=0.05, min_rows=4_000, n_out=100)
+        release(src, schema, tmp_path / "x.csv", Budget(sigma=1e-3, min_rows=4_000))
+    res = release(src, schema, tmp_path / "r.csv", Budget(ridge=0.05, min_rows=4_000, n_out=100))
     cert = res.certificate
     ref = certify_ridge(4_000, 3, 0.05, n_out=100, delta=1 / 4_000**2)
     assert cert.epsilon == pytest.approx(ref.epsilon, rel=1e-12) and cert.ridge == 0.05
@@ -266,8 +283,8 @@ def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
     rows = read_table(tmp_path / "r.csv")
     assert len(rows) == 100 and rows["b"].std() > 0  # the ridge spreads the constant column
     with pytest.raises(AssumptionError, match="not both"):
-        release(src, schema, tmp_path / "y.csv", sigma=1e-3, ridge=0.05, min_rows=4_000)
+        release(src, schema, tmp_path / "y.csv", Budget(sigma=1e-3, ridge=0.05, min_rows=4_000))
     budget = release(
-        src, schema, tmp_path / "e.csv", ridge=0.05, min_rows=4_000, epsilon=4.0, delta=1e-8
+        src, schema, tmp_path / "e.csv", Budget(ridge=0.05, min_rows=4_000, epsilon=4.0, delta=1e-8)
     )
     assert budget.certificate.n_out >= 1 and budget.certificate.epsilon <= 4.0

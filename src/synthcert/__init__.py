@@ -1,74 +1,87 @@
 """synthcert: synthetic tabular data with a privacy guarantee that is measured, not assumed.
 
-The core (data layer, synthesizers, privacy math, release) is imported eagerly; the audit,
-utility, inference, report and engine entry points load on first use.
+Every public name loads on first use (module ``__getattr__``, PEP 562): ``import synthcert``
+(and so ``import synthcert.cli``) imports neither pandas nor scipy nor matplotlib, and
+``from synthcert import release_frame`` imports only what that name needs.
 """
 
 from importlib import import_module
 from typing import Any
 
 from synthcert._version import __version__
-from synthcert.data import CsvOptions, Encoder, Schema, infer_schema, read_table, write_table
-from synthcert.errors import AssumptionError, BudgetError, DataError, SynthcertError
-from synthcert.privacy import PrivacyAccountant, account, max_records
-from synthcert.privacy.claims import PrivacyClaim
-from synthcert.release import Certificate, release
-from synthcert.run_record import RunRecord
-from synthcert.synthesizers import (
-    GaussianCopulaSynthesizer,
-    GaussianSynthesizer,
-    PrivBayesSynthesizer,
-    Synthesizer,
-    make_synthesizer,
+from synthcert.errors import (
+    AssumptionError,
+    BudgetError,
+    DataError,
+    ParameterError,
+    SynthcertError,
 )
 
 _LAZY = {
+    # data layer
+    "CsvOptions": "synthcert.data.io",
+    "Encoder": "synthcert.data.encode",
+    "Schema": "synthcert.data.schema",
+    "infer_schema": "synthcert.data.schema",
+    "read_table": "synthcert.data.io",
+    "write_table": "synthcert.data.io",
+    # privacy
+    "PrivacyAccountant": "synthcert.privacy.accountant",
+    "PrivacyClaim": "synthcert.privacy.claims",
+    "account": "synthcert.privacy.budget",
+    "max_records": "synthcert.privacy.budget",
+    "univariate_guarantee": "synthcert.privacy.gaussian_zcdp",
+    "RunRecord": "synthcert.run_record",
+    # synthesizers
+    "GaussianCopulaSynthesizer": "synthcert.synthesizers.copula",
+    "GaussianSynthesizer": "synthcert.synthesizers.gaussian",
+    "PrivBayesSynthesizer": "synthcert.synthesizers.privbayes",
+    "Synthesizer": "synthcert.synthesizers.base",
+    "make_synthesizer": "synthcert.synthesizers.registry",
     "AIMSynthesizer": "synthcert.synthesizers.pgm",
     "MWEMPGMSynthesizer": "synthcert.synthesizers.pgm",
     "CTGANSynthesizer": "synthcert.synthesizers.ctgan",
+    # workflows
+    "Budget": "synthcert.workflows.values",
+    "Execution": "synthcert.workflows.values",
+    "TableSource": "synthcert.workflows.values",
+    "Certificate": "synthcert.workflows.release",
+    "release": "synthcert.workflows.release",
+    "release_frame": "synthcert.workflows.release",
+    "synthesize": "synthcert.workflows.synthesize",
+    # audit, utility, inference, report, engines
     "run_audit": "synthcert.audit",
     "write_audit": "synthcert.audit",
-    "evaluate": "synthcert.utility",
-    "UtilityEvaluation": "synthcert.utility",
+    "evaluate": "synthcert.utility.evaluate",
+    "UtilityEvaluation": "synthcert.utility.evaluate",
     "combine": "synthcert.inference",
     "mean_estimates": "synthcert.inference",
     "regression_estimates": "synthcert.inference",
-    "univariate_guarantee": "synthcert.privacy.gaussian_zcdp",
     "write_report": "synthcert.report",
     "open_engine": "synthcert.engine",
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Load the heavier entry points (audit, utility, report, ...) on first use."""
+    """Load a public name from its module on first use, and keep it (PEP 562)."""
     if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'synthcert' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names, loaded or not (for tab completion)."""
+    return sorted({*globals(), *_LAZY})
 
 
 __all__ = [
     "AssumptionError",
     "BudgetError",
-    "Certificate",
-    "CsvOptions",
     "DataError",
-    "Encoder",
-    "GaussianCopulaSynthesizer",
-    "GaussianSynthesizer",
-    "PrivBayesSynthesizer",
-    "PrivacyAccountant",
-    "PrivacyClaim",
-    "RunRecord",
-    "Schema",
+    "ParameterError",
     "SynthcertError",
-    "Synthesizer",
     "__version__",
-    "account",
-    "infer_schema",
-    "make_synthesizer",
-    "max_records",
-    "read_table",
-    "release",
-    "write_table",
     *_LAZY,
 ]

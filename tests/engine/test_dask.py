@@ -14,10 +14,11 @@ from synthcert import engine
 from synthcert.cli import app
 from synthcert.data.discretize import Discretizer
 from synthcert.engine.dask import joblib_backend, parallel_map
-from synthcert.release import release
 from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
+from synthcert.workflows import Budget, Execution
+from synthcert.workflows.release import release
 
 distributed = pytest.importorskip("distributed")
 
@@ -50,9 +51,11 @@ def client_one():
 
 def test_release_of_a_million_rows_on_dask_equals_local(tmp_path, client, demo_million, demo_sch):
     path, _ = demo_million
-    common = dict(seed=2**100 + 2024, partition_rows=250_000, **PUBLIC)
-    local = release(path, demo_sch, tmp_path / "local.parquet", **common)
-    dask = release(path, demo_sch, f"{tmp_path}/dask/", engine="dask", scheduler=client, **common)
+    budget, seed = Budget(**PUBLIC), 2**100 + 2024
+    local_run = Execution(partition_rows=250_000)
+    dask_run = Execution(engine="dask", scheduler=client, partition_rows=250_000)
+    local = release(path, demo_sch, tmp_path / "local.parquet", budget, local_run, seed=seed)
+    dask = release(path, demo_sch, f"{tmp_path}/dask/", budget, dask_run, seed=seed)
     a, b = local.certificate.to_dict(), dask.certificate.to_dict()
     assert {k: v for k, v in a.items() if k not in VOLATILE} == {
         k: v for k, v in b.items() if k not in VOLATILE

@@ -16,8 +16,8 @@ from synthcert.privacy.claims import (
     dp_claim,
     no_privacy_claim,
 )
-from synthcert.release import Certificate
 from synthcert.run_record import RunRecord
+from synthcert.workflows.release import Certificate
 
 
 def _claim(**kw) -> PrivacyClaim:
@@ -56,11 +56,14 @@ def test_unknown_keys_are_refused_and_infinities_read_back():
 def test_certificate_and_run_record_round_trip(tmp_path):
     from synthcert.data.datasets import demo_schema, make_demo_table
     from synthcert.data.io import write_table
-    from synthcert.release import release
+    from synthcert.workflows import Budget
+    from synthcert.workflows.release import release
 
     src = tmp_path / "d.parquet"
     write_table(make_demo_table(20_000, seed=1), src)
-    res = release(src, demo_schema(), tmp_path / "o.csv", sigma=0.01, min_rows=20_000, n_out=50)
+    res = release(
+        src, demo_schema(), tmp_path / "o.csv", Budget(sigma=0.01, min_rows=20_000, n_out=50)
+    )
     cert = Certificate.from_dict(json.loads((tmp_path / "o.certificate.json").read_text()))
     assert cert == res.certificate and cert.claim.epsilon == cert.epsilon
     assert RunRecord.from_dict(json.loads(json.dumps(res.record.to_dict()))) == res.record

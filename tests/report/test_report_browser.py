@@ -113,8 +113,13 @@ def _figure_ids(html: str) -> set[str]:
 def test_fixture_report_in_chromium(tmp_path, certificate, evaluation, audit):
     from synthcert.report.build import write_report
 
-    out = write_report(tmp_path / "report.html", certificate=certificate, evaluation=evaluation,
-                       audit=audit, internal=True)  # fmt: skip
+    out = write_report(
+        tmp_path / "report.html",
+        certificate=certificate,
+        evaluation=evaluation,
+        audit=audit,
+        internal=True,
+    )
     html = out.read_text(encoding="utf-8")
     expected = _figure_ids(html)
     assert (
@@ -130,28 +135,40 @@ def test_real_adult_release_evaluation_audit_report_in_chromium(tmp_path, adult)
     """Release, evaluate and audit Adult (numeric columns) for real, then open the report."""
     from synthcert.audit.game import run_audit
     from synthcert.data.datasets import ADULT_NUMERIC, adult_schema
-    from synthcert.release import release
     from synthcert.report import load_json, write_report
     from synthcert.utility.evaluate import evaluate
+    from synthcert.workflows import Budget
+    from synthcert.workflows.release import release
 
     schema = adult_schema(numeric_only=True)
     table = adult[ADULT_NUMERIC]
     src = tmp_path / "adult.csv"
     table.to_csv(src, index=False)
     res = release(
-        src, schema, tmp_path / "synthetic.csv", epsilon=10.0, delta=1e-5, sigma=0.015,
-        min_rows=30_000, private_record=tmp_path / "private" / "run.json",
-    )  # fmt: skip
+        src,
+        schema,
+        tmp_path / "synthetic.csv",
+        Budget(epsilon=10.0, delta=1e-5, sigma=0.015, min_rows=30_000),
+        private_record=tmp_path / "private" / "run.json",
+    )
     cert = load_json(res.certificate_path)
     assert cert["n_out"] > 1000 and cert["epsilon"] <= 10.0
     import pandas as pd
 
     synthetic = pd.read_csv(res.output)
     ev = evaluate(table, synthetic, schema).to_dict()
-    au = run_audit(table, schema, "gaussian", attacks="statistics,distance", trials=2,
-                   generations=20, seed=3).to_dict()  # fmt: skip
-    out = write_report(tmp_path / "report.html", certificate=cert, evaluation=ev, audit=au,
-                       schema=schema, internal=True, record=res.record.to_dict())  # fmt: skip
+    au = run_audit(
+        table, schema, "gaussian", attacks="statistics,distance", trials=2, generations=20, seed=3
+    ).to_dict()
+    out = write_report(
+        tmp_path / "report.html",
+        certificate=cert,
+        evaluation=ev,
+        audit=au,
+        schema=schema,
+        internal=True,
+        record=res.record.to_dict(),
+    )
     html = out.read_text(encoding="utf-8")
     assert res.record.input_sha256 in html and f"{cert['n_out']:,} synthetic rows" in html
     assert "internal: contains statistics of the real data" in html

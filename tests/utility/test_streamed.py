@@ -7,7 +7,6 @@ import pytest
 from synthcert.data.datasets import california_schema
 from synthcert.data.io import write_table
 from synthcert.utility.evaluate import evaluate
-from synthcert.utility.streamed import evaluate_streamed
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +24,17 @@ def test_streamed_marginals_and_correlations_equal_in_memory(tables, engine):
     real, synth, folder = tables
     schema = california_schema()
     memory = evaluate(real, synth, schema)
-    streamed = evaluate_streamed(
-        folder / "real.parquet", folder / "synth.csv", schema, engine=engine
-    )
+    streamed = evaluate(folder / "real.parquet", folder / "synth.csv", schema, engine=engine)
+    assert type(streamed) is type(memory) and streamed.streamed and not memory.streamed
+    assert streamed.association is None and memory.association is not None
+    assert set(streamed.to_dict()) == {
+        "columns", "summary", "correlation", "bins", "n_real", "n_synthetic", "engine", "notes"
+    }  # fmt: skip
+    assert set(memory.to_dict()) == {
+        "columns", "summary", "correlation", "association", "bins", "n_real", "n_synthetic",
+        "n_holdout",
+    }  # fmt: skip
+    assert streamed.to_dict()["engine"] == engine and "Wasserstein" in streamed.notes[0]
     assert streamed.n_real == 6000 and streamed.n_synthetic == 6000
     for name, col in memory.columns.items():
         s = streamed.columns[name]
@@ -43,12 +50,30 @@ def test_streamed_marginals_and_correlations_equal_in_memory(tables, engine):
     )
 
 
+def test_an_engine_refuses_efficacy_and_frames(tables):
+    from synthcert.errors import ParameterError
+
+    real, synth, folder = tables
+    schema = california_schema()
+    with pytest.raises(ParameterError, match="efficacy"):
+        evaluate(folder / "real.parquet", folder / "synth.csv", schema, engine="local",
+                 target="median_house_value")  # fmt: skip
+    with pytest.raises(ParameterError, match="give paths"):
+        evaluate(real, synth, schema, engine="local")
+    # paths in memory read the same figures as the frames
+    frames = evaluate(real, synth, schema)
+    paths = evaluate(folder / "real.parquet", folder / "synth.csv", schema)
+    assert paths.summary == pytest.approx(frames.summary, rel=1e-12)
+
+
 def test_an_empty_table_is_refused_as_in_memory(tables, tmp_path):
     from synthcert.errors import DataError
 
     real, _, folder = tables
     write_table(real.iloc[:0], tmp_path / "empty.parquet")
     with pytest.raises(DataError, match="cannot compare an empty column"):
-        evaluate_streamed(folder / "real.parquet", tmp_path / "empty.parquet", california_schema())
+        evaluate(
+            folder / "real.parquet", tmp_path / "empty.parquet", california_schema(), engine="local"
+        )
     with pytest.raises(DataError, match="cannot compare an empty column"):
         evaluate(real, real.iloc[:0], california_schema())

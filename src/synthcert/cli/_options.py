@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from synthcert.data.io import DEFAULT_NA_VALUES, CsvOptions
+if TYPE_CHECKING:
+    from synthcert.data.io import CsvOptions
 
 SchemaOpt = Annotated[
     Path,
@@ -52,6 +53,8 @@ def csv_options(
     names: list[str] | None = None,
 ) -> CsvOptions:
     """Build CsvOptions from the shared command-line flags."""
+    from synthcert.data.io import DEFAULT_NA_VALUES, CsvOptions
+
     return CsvOptions(
         header=not no_header,
         sep=sep,

@@ -32,7 +32,6 @@ from synthcert.cli._options import (
     SepOpt,
     csv_options,
 )
-from synthcert.data.schema import Schema
 
 
 @app.command("audit")
@@ -104,58 +103,43 @@ def audit_command(
     empirical lower bound on epsilon), at_risk.csv (the 20 records most at risk: row and score,
     no values), ims.csv, im_histograms.png (D_pos red, D_neg blue) and roc.png.
     """
-    from synthcert.audit.game import run_audit
-    from synthcert.audit.outputs import audit_summary, write_audit
-    from synthcert.data.io import read_table
+    from synthcert.data.schema import Schema
+    from synthcert.report.provenance import command_line
+    from synthcert.workflows.audit import audit
+    from synthcert.workflows.values import Budget, Execution, TableSource
 
     sch = Schema.load(schema)
-    table = read_table(input, csv_options(no_header, sep, na_value, encoding, sch.csv_names))
-    eps = parse_float(epsilon) if epsilon is not None else None
-    dlt = parse_float(delta) if delta is not None else None
-    n_trials, n_gen = parse_count(trials), parse_count(generations)
+    budget = Budget(
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
+    )
     with progress_bar(unit="tables") as bar:
         task = bar.add_task("Setsubun game", total=None)
 
-        def tick(done: int, total: int) -> None:
+        def tick(_stage: str, done: int, total: int | None) -> None:
             bar.update(task, completed=done, total=total)
 
-        result = run_audit(
-            table,
+        run = audit(
+            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
             sch,
             synthesizer,
-            epsilon=eps,
-            delta=dlt,
-            synthesizer_params=parse_params(param),
+            out,
+            budget,
+            Execution(engine=engine, scheduler=scheduler, workers=workers, progress=tick),
+            params=parse_params(param),
             target=target,
             attacks=attacks,
-            trials=n_trials,
-            generations=n_gen,
-            workers=workers,
+            trials=parse_count(trials),
+            generations=parse_count(generations),
             seed=seed,
-            progress=tick,
-            engine=engine,
-            scheduler=scheduler,
+            report=report,
+            command=command_line(),
         )
-    paths = write_audit(result, out, protect=(input,))
-    if report is not None:
-        from synthcert.report.build import write_report
-
-        write_report(
-            report,
-            certificate=None,
-            audit=audit_summary(result),
-            schema=sch,
-            protect=[input],
-            internal=True,
-        )
-        paths["report"] = report
+    result = run.result
     for note in result.notes:
         warn(note)
     if json_out:
-        doc = audit_summary(result)
-        doc.pop("ims", None)
-        doc["files"] = {k: str(v) for k, v in paths.items()}
-        emit_json(doc)
+        emit_json(run.summary())
         return
     console.print(
         f"[bold]{result.synthesizer}[/bold] on {result.rows} rows (d = {result.encoded_dim}); "
@@ -182,7 +166,7 @@ def audit_command(
             f"epsilon = {result.privacy['epsilon']:.4g}"
             + (f", delta = {result.privacy['delta']:.3g}" if result.privacy.get("delta") else "")
         )
-    console.print(f"wrote {', '.join(str(p) for p in paths.values())}")
+    console.print(f"wrote {', '.join(run.files.values())}")
 
 
 @reproduce_app.command("setsubun")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,14 +13,13 @@ from rich.table import Table
 from synthcert.cli._app import app, schema_app
 from synthcert.cli._common import console, emit_json, err_console, handle_errors, warn
 from synthcert.cli._options import EncodingOpt, JsonOpt, NaOpt, NoHeaderOpt, SepOpt, csv_options
-from synthcert.cli.release_command import print_release
-from synthcert.data.datasets import demo_schema, make_demo_table
-from synthcert.data.infer import DEFAULT_MAX_ROWS, SchemaDraft, draft_schema
-from synthcert.data.io import iter_table_chunks, write_table, write_text
 from synthcert.errors import DataError
-from synthcert.release import release
+
+if TYPE_CHECKING:
+    from synthcert.data.infer import SchemaDraft
 
 DEMO_SIGMA = 0.02
+DRAFT_MAX_ROWS = 200_000  # synthcert.data.infer.DEFAULT_MAX_ROWS (tests check they agree)
 
 
 @schema_app.command("infer")
@@ -40,7 +39,7 @@ def schema_infer(
     max_rows: Annotated[
         int,
         typer.Option(help="Read at most this many rows, in chunks (0: the whole table)."),
-    ] = DEFAULT_MAX_ROWS,
+    ] = DRAFT_MAX_ROWS,
     no_header: NoHeaderOpt = False,
     sep: SepOpt = ",",
     na_value: NaOpt = None,
@@ -56,6 +55,9 @@ def schema_infer(
     to stderr as a table (stdout keeps the schema JSON), or with --json to stdout with the
     schema.
     """
+    from synthcert.data.infer import draft_schema
+    from synthcert.data.io import iter_table_chunks, write_text
+
     chunks = iter_table_chunks(
         input,
         csv=csv_options(no_header, sep, na_value, encoding),
@@ -125,6 +127,12 @@ def demo(
     epsilon, then releases the largest number of rows an (epsilon=1, delta=1e-10) budget allows.
     The table's size is public here (its generator is), so it is declared as --min-rows.
     """
+    from synthcert.cli.release_command import print_release
+    from synthcert.data.datasets import demo_schema, make_demo_table
+    from synthcert.data.io import write_table, write_text
+    from synthcert.workflows.release import release
+    from synthcert.workflows.values import Budget
+
     out.mkdir(parents=True, exist_ok=True)
     table_path, schema_path = out / "demo_input.parquet", out / "demo_schema.json"
     schema = demo_schema()
@@ -136,18 +144,14 @@ def demo(
         table_path,
         schema,
         out / "synthetic_all_rows.csv",
-        sigma=DEMO_SIGMA,
-        min_rows=rows,
+        Budget(sigma=DEMO_SIGMA, min_rows=rows),
         command="synthcert demo",
     )
     budgeted = release(
         table_path,
         schema,
         out / "synthetic_eps1.csv",
-        epsilon=1.0,
-        delta=1e-10,
-        sigma=DEMO_SIGMA,
-        min_rows=rows,
+        Budget(epsilon=1.0, delta=1e-10, sigma=DEMO_SIGMA, min_rows=rows),
         command="synthcert demo",
     )
     if json_out:

@@ -3,7 +3,6 @@ utility`` (the privacy-utility study of thesis chapter 4)."""
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from pathlib import Path
@@ -93,73 +92,33 @@ def evaluate_command(
     With --engine dask (or for inputs larger than memory) the tables are read in partitions:
     one-way distances and the numeric correlation difference only.
     """
-    from synthcert.data.io import read_table, write_table, write_text
     from synthcert.data.schema import Schema
-    from synthcert.utility.evaluate import evaluate
+    from synthcert.report.provenance import command_line
+    from synthcert.workflows.evaluate import evaluate
+    from synthcert.workflows.values import Execution, TableSource
 
     sch = Schema.load(schema)
     opts = csv_options(no_header, sep, na_value, "utf-8", sch.csv_names)
-    if engine != "local":
-        _evaluate_streamed(
-            real, synth, sch, opts, bins, engine, scheduler, target, out, report, as_json
-        )
-        return
-    real_df = read_table(real, opts)
-    synth_df = read_table(synth, opts)
-    hold_df = read_table(holdout, opts) if holdout is not None else None
-    result = evaluate(
-        real_df, synth_df, sch, target=target or None, holdout=hold_df, bins=bins, seed=seed
+    run = evaluate(
+        TableSource(real, csv=opts),
+        TableSource(synth, csv=opts),
+        sch,
+        holdout=TableSource(holdout, csv=opts) if holdout is not None else None,
+        target=target or None,
+        bins=bins,
+        seed=seed,
+        execution=Execution(engine=engine, scheduler=scheduler),
+        out=out,
+        report=report,
+        command=command_line(),
     )
-    files: list[Path] = []
-    protect = [p for p in (real, synth, holdout) if p is not None]
-    if out is not None:
-        from synthcert.utility.plots import (
-            plot_column_distances,
-            plot_marginals,
-            plot_matrix_difference,
-        )
-
-        files.append(
-            write_text(
-                json.dumps(result.to_dict(), indent=2) + "\n",
-                out / "evaluation.json",
-                protect=protect,
-            )
-        )
-        files.append(write_table(result.column_table(), out / "columns.csv", protect=protect))
-        files.append(plot_column_distances(result, out / "column_distances.png"))
-        files.append(plot_marginals(result, out / "marginals.png", schema=sch))
-        if len(result.correlation.columns) >= 2:
-            files.append(
-                plot_matrix_difference(
-                    result.correlation,
-                    out / "correlation_difference.png",
-                    title="Correlation of numeric columns",
-                )
-            )
-        files.append(
-            plot_matrix_difference(
-                result.association,
-                out / "association_difference.png",
-                title="Association (r, Cramér's V, correlation ratio)",
-            )
-        )
-    if report is not None:
-        from synthcert.report.build import write_report
-
-        write_report(
-            report,
-            certificate=None,
-            evaluation=result.to_dict(),
-            schema=sch,
-            protect=protect,
-            internal=True,
-        )
-        files.append(report)
+    result, files = run.evaluation, run.files
     if as_json:
         emit_json(result)
         return
     print_distances(result)
+    for note in result.notes:
+        warn(note)
     if result.efficacy:
         eff = Table(
             title=f"Train on synthetic, test on {result.n_holdout} held-out real rows (LightGBM)",
@@ -203,39 +162,6 @@ def print_distances(result) -> None:
             list(result.summary.items()),
         )
     )
-
-
-def _evaluate_streamed(
-    real, synth, sch, opts, bins, engine, scheduler, target, out, report, as_json
-) -> None:
-    """``evaluate --engine dask``: one-way distances and correlations by reductions."""
-    from synthcert.data.io import write_text
-    from synthcert.errors import SynthcertError
-    from synthcert.utility.streamed import evaluate_streamed
-
-    if target:
-        raise SynthcertError(
-            "--target (efficacy) trains models on rows in memory: use --engine local"
-        )
-    result = evaluate_streamed(
-        real, synth, sch, bins=bins, csv=opts, engine=engine, scheduler=scheduler
-    )
-    doc = result.to_dict()
-    if out is not None:
-        write_text(json.dumps(doc, indent=2) + "\n", out / "evaluation.json", protect=[real, synth])
-    if report is not None:
-        from synthcert.report.build import write_report
-
-        write_report(
-            report, certificate=None, evaluation=doc, schema=sch, protect=[real, synth],
-            internal=True,
-        )  # fmt: skip
-    if as_json:
-        emit_json(doc)
-        return
-    print_distances(result)
-    for note in result.notes:
-        warn(note)
 
 
 SHORT_NAMES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -42,10 +42,10 @@ from synthcert.cli._options import (
     check_missing_policy,
     csv_options,
 )
-from synthcert.data.schema import Schema
-from synthcert.release import ReleaseResult, release
-from synthcert.run_record import RunRecord
-from synthcert.seeding import seed_warning
+
+if TYPE_CHECKING:
+    from synthcert.run_record import RunRecord
+    from synthcert.workflows.release import ReleaseResult
 
 
 @app.command("release")
@@ -182,12 +182,22 @@ def release_command(
     Example: synthcert release people.csv --schema schema.json --sigma 0.01
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-record run.json
     """
+    from synthcert.data.schema import Schema
+    from synthcert.workflows.release import release
+    from synthcert.workflows.values import Budget, Execution, TableSource
+
     sch = Schema.load(schema)
-    opts = csv_options(no_header, sep, na_value, encoding, sch.csv_names)
-    if save_private_params is not None:
-        warn(f"{save_private_params} will hold the generative parameters: keep it private")
-    if (note := seed_warning(seed)) is not None:
-        warn(note)
+    budget = Budget(
+        sigma=parse_sigma(sigma),
+        ridge=parse_float(ridge) if ridge is not None else None,
+        min_rows=parse_count(min_rows) if min_rows is not None else None,
+        n_out=parse_count(n_out) if n_out is not None else None,
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
+        alpha=parse_float(alpha) if alpha is not None else None,
+        neighboring=neighboring,
+        conversion=conversion,
+    )
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -198,35 +208,30 @@ def release_command(
                 )
             bar.update(tasks[stage], completed=done, total=total)
 
+        execution = Execution(
+            engine=engine,
+            scheduler=scheduler,
+            workers=workers,
+            chunk_rows=parse_count(chunk_rows),
+            partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
+            progress=on_progress,
+            notify=notify,
+            warn=warn,
+        )
         result = release(
-            input,
+            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
             sch,
             out,
-            sigma=parse_sigma(sigma),
-            ridge=parse_float(ridge) if ridge is not None else None,
-            min_rows=parse_count(min_rows) if min_rows is not None else None,
-            n_out=parse_count(n_out) if n_out is not None else None,
-            epsilon=parse_float(epsilon) if epsilon is not None else None,
-            delta=parse_float(delta) if delta is not None else None,
-            alpha=parse_float(alpha) if alpha is not None else None,
-            neighboring=neighboring,
+            budget,
+            execution,
             seed=seed,
-            certificate_path=certificate,
-            conversion=conversion,
             missing=check_missing_policy(missing),  # type: ignore[arg-type]
-            csv=opts,
-            chunk_rows=parse_count(chunk_rows),
+            certificate_path=certificate,
             save_private_params=save_private_params,
             private_record=private_record,
             report=report,
             internal_report=internal_report,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
-            progress=on_progress,
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
-            partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
-            notify=notify,
         )
     if show_private:
         show_private_record(result.record)

@@ -10,9 +10,7 @@ import typer
 from synthcert.cli._app import app
 from synthcert.cli._common import console, emit_json, handle_errors
 from synthcert.cli._options import JsonOpt
-from synthcert.data.schema import Schema
 from synthcert.errors import DataError
-from synthcert.report import load_json, write_report
 
 _JSON_IN = {"exists": True, "dir_okay": False, "readable": True}
 
@@ -89,6 +87,9 @@ def report_command(
     """
     if certificate is None and evaluation is None and audit is None:
         raise DataError("give at least one of --certificate, --evaluation, --audit")
+    from synthcert.data.schema import Schema
+    from synthcert.report import load_json, write_report
+
     cert = load_json(certificate) if certificate else None
     ev = load_json(evaluation) if evaluation else None
     au = load_json(audit) if audit else None

@@ -40,11 +40,6 @@ from synthcert.cli._options import (
     csv_options,
 )
 from synthcert.cli.release_command import show_private_record
-from synthcert.data.schema import Schema
-from synthcert.report.provenance import command_line
-from synthcert.seeding import seed_warning
-from synthcert.synthesizers.registry import REGISTRY
-from synthcert.workflows.synthesize import synthesize, user_seed
 
 
 def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float]]:
@@ -63,6 +58,8 @@ def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float
 @handle_errors
 def synthesizers_command(json_out: JsonOpt = False) -> None:
     """List every registered synthesizer with its privacy model."""
+    from synthcert.synthesizers.registry import REGISTRY
+
     rows = [
         {"name": info.name, "privacy": info.privacy, "description": info.description}
         for info in REGISTRY.values()
@@ -189,14 +186,18 @@ def synthesize_command(
     Example: synthcert synthesize people.csv --schema schema.json --synthesizer aim
     --epsilon 1 --delta 1e-6 --min-rows 30000 --out synthetic.csv
     """
+    from synthcert.data.schema import Schema
+    from synthcert.report.provenance import command_line
+    from synthcert.workflows.synthesize import synthesize
+    from synthcert.workflows.values import Budget, Execution, TableSource
+
     sch = Schema.load(schema)
-    eps = parse_float(epsilon) if epsilon is not None else None
-    if eps is not None and not eps < float("inf"):
-        eps = None  # epsilon = inf means no DP
-    params = parse_params(param)
-    seed = user_seed(seed, params)
-    if (note := seed_warning(seed)) is not None:
-        warn(note)
+    budget = Budget(
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
+        n_out=parse_count(n_out) if n_out is not None else None,
+        min_rows=parse_count(min_rows) if min_rows is not None else None,
+    )
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
@@ -205,30 +206,25 @@ def synthesize_command(
             bar.update(task, description=text, completed=done, total=total)
 
         result = synthesize(
-            input,
+            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
             sch,
             synthesizer,
             out,
-            epsilon=eps,
-            delta=parse_float(delta) if delta is not None else None,
-            n_out=parse_count(n_out) if n_out is not None else None,
-            min_rows=parse_count(min_rows) if min_rows is not None else None,
+            budget,
+            Execution(
+                engine=engine, scheduler=scheduler, progress=on_stage, notify=notify, warn=warn
+            ),
             seed=seed,
-            params=params,
+            params=parse_params(param),
             allow_data_domain=allow_data_domain,
             private_domain=parse_float(private_domain) if private_domain is not None else None,
             domain_ranges=parse_domain_ranges(domain_range),
             dp_bins=parse_float(dp_bins) if dp_bins is not None else None,
             dp_bins_log=dp_bins_log,
-            engine=engine,
-            scheduler=scheduler,
-            csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names),
             report=report,
             internal_report=internal_report,
             private_record=private_record,
             command=command_line(),
-            stage=on_stage,
-            notify=notify,
         )
     if show_private:
         show_private_record(result.record)

@@ -9,7 +9,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import minimize_scalar
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, ParameterError
@@ -171,6 +170,8 @@ def log_alpha_search(
         else:
             v = float(np.asarray(objective(np.array([1.0 + math.exp(x)])), dtype=float)[0])
         return math.inf if math.isnan(v) else v
+
+    from scipy.optimize import minimize_scalar  # imported on use: keeps the CLI's start-up light
 
     res = minimize_scalar(f, bounds=(left, right), method="bounded", options={"xatol": 1e-9})
     if res.fun <= vals[i]:

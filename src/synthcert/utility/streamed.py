@@ -3,24 +3,23 @@
 One-way distributions come from histograms on the public bins and the numeric correlations
 from the mergeable moments (``synthcert.engine``), so the real and synthetic tables are read
 in partitions, locally or on a Dask cluster. Association matrices, raw-value Wasserstein
-distances and efficacy need rows in memory and are left to :func:`synthcert.utility.evaluate`.
+distances and efficacy need rows in memory. Called by :func:`synthcert.utility.evaluate` with
+an engine; the result is the same :class:`~synthcert.utility.evaluate.UtilityEvaluation`.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from synthcert._result import Result
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.io import CsvOptions
 from synthcert.data.schema import Schema
-from synthcert.utility.correlation import MatrixDifference, matrix_difference
+from synthcert.utility.correlation import matrix_difference
+from synthcert.utility.evaluate import UtilityEvaluation
 from synthcert.utility.marginals import (
-    ColumnDistance,
     distance_from_frequencies,
     relative,
     summarize,
@@ -32,21 +31,7 @@ NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class StreamedEvaluation(Result):
-    """Per-column distances, their summaries and the correlation difference of two large tables."""
-
-    columns: dict[str, ColumnDistance]
-    summary: dict[str, float | None]
-    correlation: MatrixDifference
-    bins: int
-    n_real: int
-    n_synthetic: int
-    engine: str
-    notes: tuple[str, ...] = (NOTE,)
-
-
-def evaluate_streamed(
+def evaluate_on_engine(
     real: str | os.PathLike,
     synthetic: str | os.PathLike,
     schema: Schema,
@@ -55,8 +40,36 @@ def evaluate_streamed(
     csv: CsvOptions | None = None,
     engine: Any = "local",
     scheduler: Any = None,
-) -> StreamedEvaluation:
-    """Thesis Defs. 4.3.1-4.3.4 (L1, L2, Hellinger, Wasserstein; |R_real - R_syn|) by reductions."""
+) -> UtilityEvaluation:
+    """Thesis Defs. 4.3.1-4.3.4 (L1, L2, Hellinger, Wasserstein; |R_real - R_syn|) by reductions.
+
+    Parameters
+    ----------
+    real, synthetic
+        Paths (CSV/Parquet file, folder or glob) read in partitions.
+    schema
+        The public schema; numeric columns binned over their public bounds.
+    bins
+        Equal-width bins per numeric column.
+    csv
+        How to read CSV inputs.
+    engine, scheduler
+        ``"local"`` (threads, streaming), ``"dask"`` (at ``scheduler``) or an opened engine.
+
+    Returns
+    -------
+    UtilityEvaluation
+        No association matrix, efficacy or ``n_holdout``; ``notes`` says why.
+
+    Raises
+    ------
+    DataError
+        An empty table (nothing to compare).
+
+    Examples
+    --------
+    >>> evaluate_on_engine("real.parquet", "synthetic.parquet", schema)  # doctest: +SKIP
+    """
     from synthcert.engine import histograms, numeric_correlation, open_engine
 
     disc = Discretizer(schema, bins=bins, missing="drop")  # complete rows, as before
@@ -75,12 +88,19 @@ def evaluate_streamed(
     summary = summarize(columns)
     summary["correlation_abs_diff_mean"] = correlation.mean
     summary["correlation_abs_diff_max"] = correlation.max
-    return StreamedEvaluation(
+    return UtilityEvaluation(
         columns=columns,
         summary=summary,
         correlation=correlation,
+        association=None,
+        efficacy={},
         bins=bins,
         n_real=int(h_real.counts[0].sum()),
         n_synthetic=int(h_syn.counts[0].sum()),
+        n_holdout=None,
         engine=engine if isinstance(engine, str) else type(engine).__name__,
+        notes=(NOTE,),
     )
+
+
+__all__ = ["NOTE", "evaluate_on_engine"]

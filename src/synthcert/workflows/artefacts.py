@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +101,18 @@ class Publication:
 
         return write_report(path, certificate=certificate, schema=schema, protect=self.inputs)
 
+    def table(self, frame: Any, path: str | os.PathLike) -> Path:
+        """Write a table (CSV or Parquet by its suffix) atomically, never over an input."""
+        from synthcert.data.io import write_table
+
+        return write_table(frame, path, protect=self.inputs)
+
+    def figure(self, draw: Callable[[Path], Path], path: str | os.PathLike) -> Path:
+        """Write a figure with ``draw(path)`` (which saves atomically), never over an input."""
+        target = Path(path)
+        refuse_overwriting_inputs(target, self.inputs)
+        return draw(target)
+
     # -- private --------------------------------------------------------------------------
     def timing(self, name: str, seconds: float) -> None:
         """Record how long a stage took (private: timings depend on the data)."""
@@ -156,13 +168,19 @@ class Publication:
         schema: Schema | None,
         evaluation: Mapping[str, Any] | None = None,
         audit: Mapping[str, Any] | None = None,
+        with_record: bool = True,
     ) -> Path:
-        """The operator's report: public content plus the private record, marked internal."""
+        """The operator's report: public content plus the private record, marked internal.
+
+        ``with_record=False`` leaves the run record out (an evaluation or an audit report,
+        whose content is already internal and whose run drew no secret randomness).
+        """
         from synthcert.report.build import write_report
 
         target = Path(path)
         refuse_inside_public(target, self.public)
-        self._hash_inputs()
+        if with_record:
+            self._hash_inputs()
         return write_report(
             target,
             certificate=certificate,
@@ -171,7 +189,7 @@ class Publication:
             schema=schema,
             protect=self.inputs,
             internal=True,
-            record=self.record().to_dict(),
+            record=self.record().to_dict() if with_record else None,
         )
 
 

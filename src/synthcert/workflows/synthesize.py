@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,13 +34,15 @@ from synthcert.privacy.claims import PrivacyClaim
 from synthcert.privacy.domain import DomainEstimate, compose_claim, estimate_domain, plan_budget
 from synthcert.privacy.quantile_bins import quantile_bins_step
 from synthcert.run_record import RunRecord, today_utc
+from synthcert.seeding import seed_warning
+from synthcert.statistics.protocols import FitsFromCounts, FitsFromMoments
 from synthcert.synthesizers.base import DEFAULT_DELTA
-from synthcert.synthesizers.gaussian import GaussianSynthesizer, incomplete_rows_under_bounded
+from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
+from synthcert.workflows.values import Budget, Execution, TableSource
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
-Stage = Callable[[str, int, int | None], None]
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,37 @@ def split_budget(
     A pure-DP synthesizer (gaussian-copula, privbayes) then leaves all of ``delta`` to the
     domain step; an (epsilon, delta) one (mwem-pgm, aim, ctgan; default delta 1e-5) gives
     SHARE x delta to the domain step and keeps the rest.
+
+    Parameters
+    ----------
+    schema
+        The schema whose ``"source": "data"`` columns the domain step estimates.
+    synthesizer
+        A registry name (its privacy model decides who gets delta).
+    share
+        The share of epsilon spent on the domain, in (0, 1).
+    epsilon, delta
+        The requested total budget.
+
+    Returns
+    -------
+    BudgetSplit
+        The domain step's and the synthesizer's (epsilon, delta).
+
+    Raises
+    ------
+    AssumptionError
+        No epsilon, a share outside (0, 1), or a synthesizer that is not DP.
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0.0, 1.0, source="data"),))
+    >>> split = split_budget(schema, "aim", 0.1, 1.0, 1e-6)
+    >>> round(split.domain_epsilon, 12), round(split.synthesizer_epsilon, 12)
+    (0.1, 0.9)
+    >>> split.domain_delta, split.synthesizer_delta  # numeric bounds need no delta
+    (0.0, 1e-06)
     """
     if epsilon is None:
         raise AssumptionError(
@@ -218,15 +250,13 @@ def output_rows(synth: Any, claim_neighboring: str, n_out: int | None, min_rows:
 
 
 def synthesize(
-    input_path: str | os.PathLike,
+    source: TableSource | str | os.PathLike,
     schema: Schema,
     synthesizer: str,
     out: str | os.PathLike,
+    budget: Budget | None = None,
+    execution: Execution | None = None,
     *,
-    epsilon: float | None = None,
-    delta: float | None = None,
-    n_out: int | None = None,
-    min_rows: int | None = None,
     seed: int | None = None,
     params: dict[str, Any] | None = None,
     allow_data_domain: bool = False,
@@ -234,32 +264,49 @@ def synthesize(
     domain_ranges: dict[str, tuple[float, float]] | None = None,
     dp_bins: float | None = None,
     dp_bins_log: bool = False,
-    engine: str | Any = "local",
-    scheduler: str | Any = None,
-    csv: CsvOptions | None = None,
     report: str | os.PathLike | None = None,
     internal_report: str | os.PathLike | None = None,
     private_record: str | os.PathLike | None = None,
     command: str = "",
-    stage: Stage | None = None,
-    notify: Callable[[str], None] | None = None,
 ) -> SynthesisResult:
     """Fit ``synthesizer`` on the input, sample rows, write them atomically to ``out``.
 
+    The fit route follows the model's typed protocol
+    (:mod:`synthcert.statistics.protocols`): a :class:`FitsFromMoments` model (M_G) is fitted
+    from the engine's merged moments, streaming the input; a :class:`FitsFromCounts` model
+    (PrivBayes, MWEM-PGM, AIM, the copula) from marginal counts on its public bins when the
+    input is partitioned or the engine is not local; any other model from the rows in
+    memory. The run's secret seed is split into three children: the fit's noise, the
+    sampling, and the DP domain step.
+
     Parameters
     ----------
-    epsilon, delta
-        The DP budget (None: no DP noise, no privacy claimed).
-    n_out, min_rows
-        Rows to release; under add/remove neighbours with DP one of them is required (the
-        table size is private there).
+    source
+        The input table (:class:`TableSource` with CSV options, or a path).
+    schema
+        The public schema.
+    synthesizer
+        A registry name (``synthcert synthesizers``).
+    out
+        A ``.csv``/``.parquet`` file, or a folder for a partitioned dataset.
+    budget
+        ``epsilon``, ``delta`` (None: no DP noise, no privacy claimed), ``n_out`` and
+        ``min_rows`` (under add/remove neighbours with DP one of them is required: the table
+        size is private there).
+    execution
+        Engine, scheduler, progress (stages ``count`` and ``sample``), ``notify`` for engine
+        status lines and ``warn`` for warnings (a user seed).
     seed
         A SECRET seed for the fit's noise and the sampling (private record only); default
-        128 bits of OS entropy.
+        128 bits of OS entropy. A ``seed`` in ``params`` is the same seed (give it once).
+    params
+        Extra synthesizer parameters.
+    allow_data_domain
+        Run a DP synthesizer on bounds or categories read from the data (no guarantee).
     private_domain
         SHARE in (0, 1): spend SHARE x epsilon (and delta for category lists) on a DP estimate
-        of every data-derived bound and category list (:mod:`synthcert.privacy.domain`), fit on
-        that schema with the rest; the claim is the total (basic composition).
+        of every data-derived bound and category list (:mod:`synthcert.privacy.domain`), fit
+        on that schema with the rest; the claim is the total (basic composition).
     domain_ranges
         Public ranges {column: (lo, hi)} searched by the DP quantiles instead of the default
         public grid.
@@ -267,15 +314,46 @@ def synthesize(
         SHARE of epsilon spent on DP quantile bin edges of the columns declaring
         ``"bins": "dp-quantile"`` (and, with ``dp_bins_log``, of every ``"scale": "log"``
         column); :mod:`synthcert.privacy.quantile_bins`.
+    report, internal_report, private_record
+        The public HTML report, the internal one, the private run record (mode 0600).
+    command
+        The command line, for the private record.
+
+    Returns
+    -------
+    SynthesisResult
+        The public summary (rows out, the claim) and the private record (memory only).
 
     Raises
     ------
     AssumptionError
         A DP run on a data-derived domain without ``allow_data_domain``, or no public number
         of output rows under add/remove neighbours.
+    SynthcertError
+        A non-local engine for a synthesizer that trains on rows in memory; a seed given twice.
+
+    Examples
+    --------
+    >>> from synthcert import Budget, synthesize
+    >>> result = synthesize(
+    ...     "people.csv", schema, "aim", "synthetic.csv",
+    ...     Budget(epsilon=1.0, delta=1e-6, min_rows=30_000),
+    ... )  # doctest: +SKIP
+    >>> result.summary.claim.epsilon  # doctest: +SKIP
+    1.0
     """
     from synthcert.engine import fit_moments, is_dataset_target, open_engine, sample_partitioned
 
+    budget = budget or Budget()
+    budget.refuse_unused("synthesize", "epsilon", "delta", "n_out", "min_rows")
+    execution = execution or Execution()
+    source = TableSource.of(source)
+    input_path = source.path
+    csv, engine = source.csv, execution.engine
+    epsilon, delta = budget.epsilon, budget.delta
+    if epsilon is not None and not epsilon < float("inf"):
+        epsilon = None  # epsilon = inf means no DP
+    n_out, min_rows = budget.n_out, budget.min_rows
     params = dict(params or {})
     dp = epsilon is not None
     split = None
@@ -294,9 +372,11 @@ def synthesize(
     if dp and split is None:
         refuse_data_domain(schema, synthesizer, allow_data_domain)
     seed = user_seed(seed, params)
+    if execution.warn is not None and (note := seed_warning(seed)) is not None:
+        execution.warn(note)
     as_dataset = is_dataset_target(out)  # before Path() drops a trailing slash
     out = Path(out)
-    inputs = expand_inputs(input_path)
+    inputs = expand_inputs(input_path)  # type: ignore[arg-type]
     pub = Publication.start(
         inputs=inputs,
         seed=seed,
@@ -310,7 +390,7 @@ def synthesize(
         t0 = time.perf_counter()
         estimate = private_domain_step(
             input_path, schema, synthesizer, split, seed=domain_seed, csv=csv, ranges=domain_ranges
-        )
+        )  # type: ignore[arg-type]
         pub.timing("domain", time.perf_counter() - t0)
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
@@ -325,8 +405,12 @@ def synthesize(
     if "min_rows" in accepted and min_rows is not None:
         params["min_rows"] = min_rows
     synth = make_synthesizer(synthesizer, schema, epsilon=epsilon, delta=delta, **params)
-    streamed = isinstance(synth, GaussianSynthesizer)
-    counted = hasattr(synth, "fit_counts") and (engine != "local" or partitioned_input(input_path))
+    streamed = isinstance(synth, FitsFromMoments)
+    counted = (
+        not streamed
+        and isinstance(synth, FitsFromCounts)
+        and (engine != "local" or partitioned_input(input_path))  # type: ignore[arg-type]
+    )
     if engine != "local" and not (streamed or counted):
         raise SynthcertError(
             f"--engine {engine} fits only synthesizers whose fit is a reduction over the rows "
@@ -335,25 +419,23 @@ def synthesize(
         )
     neighboring = getattr(synth, "neighboring", "unbounded")
 
-    def report_stage(name: str) -> Callable[[int, int | None], None] | None:
-        return None if stage is None else (lambda done, total: stage(name, done, total))
-
-    with open_engine(engine, scheduler, notify=notify) as eng:
+    with open_engine(engine, execution.scheduler, notify=execution.notify) as eng:
         t0 = time.perf_counter()
         if streamed:
-            moments = fit_moments(input_path, synth.encoder, csv=csv, engine=eng)
+            moments = fit_moments(input_path, synth.encoder, csv=csv, engine=eng)  # type: ignore[attr-defined]
             synth.fit_moments(moments.acc, [moments.report])
-            rows_in = synth.fit_.n
+            rows_in = synth.fit_.n  # type: ignore[attr-defined]
         elif counted:
             from synthcert.engine import EngineCounts
 
-            source = EngineCounts(
-                input_path, synth.discretizer, engine=eng, csv=csv, progress=report_stage("count")
-            )
-            synth.fit_counts(source)
-            rows_in = source.rows_read  # rows kept are synth.n_; the difference is private
+            counts = EngineCounts(
+                input_path, synth.discretizer, engine=eng, csv=csv,  # type: ignore[attr-defined]
+                progress=execution.stage("count"),
+            )  # fmt: skip
+            synth.fit_counts(counts)
+            rows_in = counts.rows_read  # rows kept are synth.n_; the difference is private
         else:
-            table = read_table(input_path, csv)
+            table = read_table(input_path, csv)  # type: ignore[arg-type]
             rows_in = len(table)
             synth.fit(table)
         pub.timing("fit", time.perf_counter() - t0)
@@ -375,7 +457,7 @@ def synthesize(
         if as_dataset:  # drawn and written part by part on the engine
             sample_partitioned(
                 synth, n, out, seed=sample_seed, engine=eng, protect=inputs,
-                progress=report_stage("sample"),
+                progress=execution.stage("sample"),
             )  # fmt: skip
         else:
             write_table(synth.sample(n, seed=sample_seed), out, protect=inputs)

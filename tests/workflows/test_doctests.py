@@ -1,0 +1,25 @@
+"""The examples in the workflows' docstrings run (numpydoc Examples sections)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "synthcert.workflows.values",
+    "synthcert.workflows.release",
+    "synthcert.workflows.synthesize",
+    "synthcert.workflows.evaluate",
+    "synthcert.workflows.audit",
+    "synthcert.utility.evaluate",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+    if name.endswith(("values", "release", "synthesize", "utility.evaluate")):
+        assert result.attempted > 0  # the examples that can run without files do run
