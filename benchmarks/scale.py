@@ -4,7 +4,7 @@ Phases, each in a fresh process so that its peak memory is its own:
 
 * ``input``  writes the Parquet input (files of 10^7 rows, row groups of 2^20 rows);
 * ``rng``    the floor: draws the same 6 N standard normals on all cores and throws them away;
-* ``local``  ``synthcert.release(..., engine="local")`` to a partitioned Parquet dataset;
+* ``local``  ``synthcert.workflows.release(..., engine="local")`` to a partitioned Parquet dataset;
 * ``dask``   the same release on a 2-worker loopback ``LocalCluster`` (one thread each).
 
 For every phase it prints wall time, rows/s and peak resident memory per process

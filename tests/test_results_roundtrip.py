@@ -309,8 +309,8 @@ def test_a_computed_certificate_curve_reads_back():
     """A real result (arrays with +inf for refused orders, nested conversions, a dict of
     arrays) survives the JSON round trip too."""
     from synthcert.privacy.budget import account
-    from synthcert.release import Certificate
     from synthcert.report.curves import certificate_curves
+    from synthcert.workflows.release import Certificate
 
     acc = account(1000, 4, 0.05, n_out=200, delta=1e-5, neighboring="bounded")
     cert = Certificate("gaussian", "inherent-rdp", "differential privacy", "bounded", 4, 0.05,

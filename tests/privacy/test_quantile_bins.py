@@ -268,6 +268,7 @@ def test_the_step_reads_nothing_without_dp_and_refuses_an_undeclared_share():
 @pytest.mark.parametrize("synthesizer", ["gaussian-copula", "mwem-pgm"])
 def test_synthesize_pays_the_bins_from_the_budget_with_a_private_domain(tmp_path, synthesizer):
     from synthcert.workflows.synthesize import synthesize
+    from synthcert.workflows.values import Budget
 
     df = frame(800, seed=1)
     src = tmp_path / "in.csv"
@@ -286,9 +287,7 @@ def test_synthesize_pays_the_bins_from_the_budget_with_a_private_domain(tmp_path
         schema,
         synthesizer,
         tmp_path / "pub" / "out.csv",
-        epsilon=2.0,
-        delta=1e-6,
-        n_out=300,
+        Budget(epsilon=2.0, delta=1e-6, n_out=300),
         private_domain=0.1,
         dp_bins=0.3,
         private_record=tmp_path / "priv" / "run.json",

@@ -248,8 +248,8 @@ def test_association_heat_map_says_association_everywhere():
 def test_typed_results_and_their_json_give_the_same_page(certificate, evaluation, audit):
     """The report reads JSON through from_dict: a typed result and its document are one page."""
     from synthcert.audit.game import AuditResult
-    from synthcert.release import Certificate
     from synthcert.utility.evaluate import UtilityEvaluation
+    from synthcert.workflows.release import Certificate
 
     prov = {"synthcert_version": "0.1.0", "report_generated": "fixed"}
     typed = (

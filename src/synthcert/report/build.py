@@ -68,7 +68,7 @@ def build_context(
     certificate : Certificate, SynthesisSummary, Mapping or None
         The release's certificate, or the summary of a synthesis; a JSON object is read
         through the type's ``from_dict`` (:func:`synthcert.report.inputs.read_certificate`).
-    evaluation : UtilityEvaluation, StreamedEvaluation, Mapping or None
+    evaluation : UtilityEvaluation, Mapping or None
     audit : AuditResult, Mapping or None
     provenance : Mapping, optional
         Provenance facts; by default collected from the certificate (and, for an internal

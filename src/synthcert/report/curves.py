@@ -22,7 +22,7 @@ from synthcert.errors import DataError, SynthcertError
 from synthcert.report.inputs import Released, number, read_certificate
 
 if TYPE_CHECKING:
-    from synthcert.release import Certificate
+    from synthcert.workflows.release import Certificate
 
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
 CONVERSION_LABELS = {
@@ -103,7 +103,7 @@ def can_recompute(cert: Released | None) -> bool:
     -------
     bool
     """
-    from synthcert.release import Certificate
+    from synthcert.workflows.release import Certificate
 
     if not isinstance(cert, Certificate):
         return False

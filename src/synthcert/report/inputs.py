@@ -1,10 +1,9 @@
 """The report's inputs as typed results: JSON documents are read through the types' ``from_dict``.
 
 The report takes the results synthcert writes, never loose dicts: the certificate of a release
-(:class:`~synthcert.release.Certificate`) or the summary of a synthesis
+(:class:`~synthcert.workflows.release.Certificate`) or the summary of a synthesis
 (:class:`~synthcert.workflows.synthesize.SynthesisSummary`), a utility evaluation
-(:class:`~synthcert.utility.evaluate.UtilityEvaluation` or, streamed,
-:class:`~synthcert.utility.streamed.StreamedEvaluation`), an audit
+(:class:`~synthcert.utility.evaluate.UtilityEvaluation`, in memory or streamed), an audit
 (:class:`~synthcert.audit.game.AuditResult`) and the private run record
 (:class:`~synthcert.run_record.RunRecord`). A document read from disk is turned into its type
 here, once, by the type's own ``from_dict``; a document of another shape is a
@@ -24,14 +23,13 @@ from synthcert.errors import DataError
 
 if TYPE_CHECKING:
     from synthcert.audit.game import AuditResult
-    from synthcert.release import Certificate
     from synthcert.run_record import RunRecord
     from synthcert.utility.evaluate import UtilityEvaluation
-    from synthcert.utility.streamed import StreamedEvaluation
+    from synthcert.workflows.release import Certificate
     from synthcert.workflows.synthesize import SynthesisSummary
 
 Released: TypeAlias = "Certificate | SynthesisSummary"
-Evaluation: TypeAlias = "UtilityEvaluation | StreamedEvaluation"
+Evaluation: TypeAlias = "UtilityEvaluation"
 
 
 def load_json(path: str | os.PathLike) -> dict:
@@ -113,7 +111,8 @@ def read_certificate(doc: Released | Mapping[str, Any] | None) -> Released | Non
     doc : Certificate, SynthesisSummary, Mapping or None
         A typed result is returned as is; a JSON object is read as a
         :class:`~synthcert.workflows.synthesize.SynthesisSummary` when it holds a ``claim``
-        (``synthcert synthesize --json``), else as a :class:`~synthcert.release.Certificate`
+        (``synthcert synthesize --json``), else as a
+        :class:`~synthcert.workflows.release.Certificate`
         (the ``.certificate.json`` of ``synthcert release``).
 
     Returns
@@ -125,7 +124,7 @@ def read_certificate(doc: Released | Mapping[str, Any] | None) -> Released | Non
     DataError
         The object is neither document.
     """
-    from synthcert.release import Certificate
+    from synthcert.workflows.release import Certificate
     from synthcert.workflows.synthesize import SynthesisSummary
 
     kinds = (Certificate, SynthesisSummary)
@@ -138,11 +137,11 @@ def read_evaluation(doc: Evaluation | Mapping[str, Any] | None) -> Evaluation | 
 
     Parameters
     ----------
-    doc : UtilityEvaluation, StreamedEvaluation, Mapping or None
+    doc : UtilityEvaluation, Mapping or None
 
     Returns
     -------
-    UtilityEvaluation or StreamedEvaluation or None
+    UtilityEvaluation or None
 
     Raises
     ------
@@ -150,11 +149,8 @@ def read_evaluation(doc: Evaluation | Mapping[str, Any] | None) -> Evaluation | 
         The object is not an evaluation document.
     """
     from synthcert.utility.evaluate import UtilityEvaluation
-    from synthcert.utility.streamed import StreamedEvaluation
 
-    kinds = (UtilityEvaluation, StreamedEvaluation)
-    read = StreamedEvaluation if isinstance(doc, Mapping) and "engine" in doc else UtilityEvaluation
-    return _typed(doc, kinds, read, "evaluation")
+    return _typed(doc, (UtilityEvaluation,), UtilityEvaluation, "evaluation")
 
 
 def read_audit(doc: AuditResult | Mapping[str, Any] | None) -> AuditResult | None:

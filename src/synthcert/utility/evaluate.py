@@ -67,18 +67,17 @@ class UtilityEvaluation(Result):
         d["efficacy"] = {k: v.to_dict() for k, v in self.efficacy.items()}
         if not self.efficacy:
             d.pop("efficacy")
-        if self.streamed:
-            for key in ("association", "n_holdout"):
+        # keys a shape does not have are left out only when empty, so from_dict reads back
+        for key in ("association", "n_holdout") if self.streamed else ("engine", "notes"):
+            if d.get(key) in (None, [], ()):
                 d.pop(key, None)
-        else:
-            d.pop("engine")
-            d.pop("notes")
         return d
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> UtilityEvaluation:
-        """Read back :meth:`to_dict` (an absent ``efficacy`` is the empty one it left out)."""
-        return super().from_dict({"efficacy": {}, **data})
+        """Read back :meth:`to_dict`: an absent ``efficacy`` is the empty one it left out, and
+        the streamed shape's absent ``association`` and ``n_holdout`` are None."""
+        return super().from_dict({"efficacy": {}, "association": None, "n_holdout": None, **data})
 
     def figures(self) -> dict[str, float]:
         """Flat ``{"summary.l1_numeric_mean": ..., "columns.age.l1": ...}`` for Algorithm 9."""

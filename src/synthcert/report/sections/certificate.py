@@ -13,7 +13,7 @@ from synthcert.report.wording import CERTIFICATE_LABELS, NO_CERTIFICATE
 
 def _value(released: Released, key: str) -> Any:
     """A labelled figure of the certificate: a release's field, or a synthesis's claim field."""
-    from synthcert.release import Certificate
+    from synthcert.workflows.release import Certificate
 
     if key == "synthesizer":
         return released.synthesizer

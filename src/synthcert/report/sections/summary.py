@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 def _full_certificate(released: Released | None) -> Any:
-    """The release's :class:`~synthcert.release.Certificate` (None for a synthesis summary)."""
-    from synthcert.release import Certificate
+    """The release's :class:`~synthcert.workflows.release.Certificate` (None for a synthesis)."""
+    from synthcert.workflows.release import Certificate
 
     return released if isinstance(released, Certificate) else None
 

@@ -29,7 +29,7 @@ def marginal_specs(
 
     Parameters
     ----------
-    evaluation : UtilityEvaluation, StreamedEvaluation or Mapping
+    evaluation : UtilityEvaluation or Mapping
         Its ``columns`` carry the real and synthetic one-way distributions.
     schema : Schema, optional
         Names the categories and gives the bin edges of numeric columns; without it,
@@ -71,7 +71,7 @@ def correlation_diff(
 
     Parameters
     ----------
-    evaluation : UtilityEvaluation, StreamedEvaluation or Mapping
+    evaluation : UtilityEvaluation or Mapping
     key : {"correlation", "association"}
         Pearson correlations of the numeric columns, or associations over all columns (a
         streamed evaluation has none).
@@ -122,7 +122,7 @@ def utility_section(
 
     Parameters
     ----------
-    evaluation : UtilityEvaluation, StreamedEvaluation, Mapping or None
+    evaluation : UtilityEvaluation, Mapping or None
     schema : Schema, optional
         For the marginal plots' categories and bin edges.
 
