@@ -329,7 +329,7 @@ class GaussianSynthesizer(Synthesizer):
         3
         """
         self._start_fit()
-        self._n_sampled: int | None = None
+        self.n_sampled_: int | None = None
         merged = merge_reports(reports)
         dropped, clipped = merged.rows_dropped_missing, merged.values_clipped
         if acc.count < 2:
@@ -480,7 +480,7 @@ class GaussianSynthesizer(Synthesizer):
         self._check_fitted()
         sizes = self._chunk_sizes(n)
         children = seed_sequence(seed).spawn(len(sizes))
-        self._n_sampled = n
+        self.n_sampled_ = n
         workers = self.n_workers
         with ThreadPoolExecutor(max_workers=workers) as pool:
             for start in range(0, len(sizes), workers):
@@ -527,7 +527,7 @@ class GaussianSynthesizer(Synthesizer):
         children = seed_sequence(seed).spawn(len(sizes))
         starts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
         columns = self.encoder.empty_columns(n)
-        self._n_sampled = n
+        self.n_sampled_ = n
 
         def fill(i: int) -> None:
             X = self._draw(sizes[i], children[i])

@@ -598,8 +598,8 @@ def private_facts(synth: GaussianSynthesizer) -> dict[str, Any]:
     elif synth.ridge is None:
         facts["sigma_measured"] = fit.sigma
     measured = synth.sigma_declared is None and synth.ridge is None
-    if synth._n_sampled is not None and measured and synth.min_rows:
-        cert = synth.certificate(synth._n_sampled)
+    if synth.n_sampled_ is not None and measured and synth.min_rows:
+        cert = synth.certificate(synth.n_sampled_)
         facts["figures_at_measured_sigma"] = cert.to_dict()
     return facts
 
