@@ -91,7 +91,7 @@ def run_stream(rows: int) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from synthcert.data.datasets import demo_schema, make_demo_table
+    from synthcert.data.datasets import DEMO_SIGMA, demo_schema, make_demo_table
     from synthcert.workflows import Budget
     from synthcert.workflows.release import release
 
@@ -108,7 +108,12 @@ def run_stream(rows: int) -> dict:
         base = _peak_mb()
         t0 = time.perf_counter()
         release(
-            src, demo_schema(), os.path.join(tmp, "out.parquet"), Budget(), seed=3, command="bench"
+            src,
+            demo_schema(),
+            os.path.join(tmp, "out.parquet"),
+            Budget(sigma=DEMO_SIGMA, min_rows=rows),  # the demo's public sigma, as `synthcert demo`
+            seed=3,
+            command="bench",
         )
         seconds = time.perf_counter() - t0
     return {"seconds": seconds, "peak_mb": _peak_mb(), "peak_mb_before_release": base}

@@ -18,7 +18,6 @@ from synthcert.errors import DataError
 if TYPE_CHECKING:
     from synthcert.data.infer import SchemaDraft
 
-DEMO_SIGMA = 0.02
 DRAFT_MAX_ROWS = 200_000  # synthcert.data.infer.DEFAULT_MAX_ROWS (tests check they agree)
 
 
@@ -128,7 +127,7 @@ def demo(
     The table's size is public here (its generator is), so it is declared as --min-rows.
     """
     from synthcert.cli.release_command import print_release
-    from synthcert.data.datasets import demo_schema, make_demo_table
+    from synthcert.data.datasets import DEMO_SIGMA, demo_schema, make_demo_table
     from synthcert.data.io import write_table, write_text
     from synthcert.workflows.release import release
     from synthcert.workflows.values import Budget

@@ -256,6 +256,11 @@ _DEMO_CORRELATION = np.array(
 )
 
 
+# Public lower bound on the demo table's smallest covariance eigenvalue (about 0.021 by its
+# construction, a public fact of the generator): what `synthcert demo` declares.
+DEMO_SIGMA = 0.02
+
+
 def demo_schema() -> Schema:
     """Public schema of the demo table."""
     return Schema(
