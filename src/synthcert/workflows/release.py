@@ -368,13 +368,20 @@ def release(
 
     Examples
     --------
-    >>> from synthcert import Budget, TableSource, release
-    >>> result = release(
-    ...     TableSource("people.csv"), schema, "synthetic.parquet",
-    ...     Budget(sigma=0.01, min_rows=30_000, epsilon=1.0, delta=1e-9),
-    ... )  # doctest: +SKIP
-    >>> result.certificate.epsilon <= 1.0  # doctest: +SKIP
-    True
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from synthcert import Budget, release
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     make_demo_table(20_000, seed=1).to_csv(Path(tmp) / "people.csv", index=False)
+    ...     result = release(
+    ...         Path(tmp) / "people.csv", demo_schema(), Path(tmp) / "synthetic.csv",
+    ...         Budget(sigma=0.01, min_rows=20_000, epsilon=8.0, delta=1e-9), seed=7,
+    ...     )
+    ...     sorted(path.name for path in Path(tmp).iterdir())
+    ['people.csv', 'synthetic.certificate.json', 'synthetic.csv']
+    >>> result.certificate.epsilon <= 8.0, result.certificate.n_out
+    (True, 99)
     """
     from synthcert import engine as eng_mod
 
