@@ -25,7 +25,47 @@ PRIVATE_BANNER = "private: do not publish"
 
 @dataclass(frozen=True)
 class RunRecord(Result):
-    """What one run knows beyond its public artefacts (never published)."""
+    """What one run knows beyond its public artefacts (never published).
+
+    Written only where the operator asks (:func:`write_private_json`, mode 0600); ``to_dict``
+    and ``from_dict`` round-trip.
+
+    Attributes
+    ----------
+    command : str
+        The command (or workflow) that ran, e.g. ``"release_frame"``.
+    started : str
+        UTC start time to the second (:func:`now_utc`).
+    seed_source : str
+        ``"os-entropy"`` (the default secret seed) or ``"user"``.
+    seed_entropy : str or None
+        The seed's entropy as text: with it the run can be replayed, so it is secret.
+    inputs : tuple of str, default ()
+        Paths of the input files.
+    input_sha256 : str or None, default None
+        SHA-256 of the inputs (:func:`synthcert.data.io.file_sha256`).
+    facts : dict, default {}
+        What the fit learnt about the table (rows used, dropped and clipped values, the
+        smallest eigenvalue...).
+    timings : dict of str to float, default {}
+        Seconds per stage.
+    ledger : tuple of dict, default ()
+        The privacy-accounting entries of the run.
+    warnings : tuple of str, default ()
+        Warnings raised during the run.
+    notice : str, default :data:`PRIVATE_BANNER`
+        The banner every private file carries.
+    record_schema_version : int, default 1
+        Version of this JSON layout.
+
+    Examples
+    --------
+    >>> record = RunRecord("release", "2026-01-01T00:00:00+00:00", "os-entropy", "0x2a")
+    >>> record.notice
+    'private: do not publish'
+    >>> RunRecord.from_dict(record.to_dict()) == record
+    True
+    """
 
     command: str
     started: str

@@ -44,6 +44,25 @@ def write_audit(result: AuditResult, out: str | Path, *, protect: tuple = ()) ->
     -------
     dict of str to pathlib.Path
         ``result``, ``at_risk``, ``ims``, ``histograms``, ``roc``.
+
+    Raises
+    ------
+    DataError
+        A file to write is one of ``protect``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import numpy as np, pandas as pd
+    >>> from synthcert.audit import run_audit
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("a", 0.0, 1.0), NumericColumn("b", 0.0, 1.0)))
+    >>> table = pd.DataFrame(np.random.default_rng(0).uniform(size=(40, 2)), columns=["a", "b"])
+    >>> res = run_audit(table, schema, "gaussian", attacks="distance", trials=1, generations=2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = write_audit(res, Path(tmp) / "audit")
+    ...     sorted(paths), all(path.is_file() for path in paths.values())
+    (['at_risk', 'histograms', 'ims', 'result', 'roc'], True)
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -215,7 +215,47 @@ def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
 
 
 class Encoder:
-    """Maps frames to [-1,1]^d and back, following a :class:`Schema`."""
+    """Maps frames to [-1,1]^d and back, following a :class:`Schema`.
+
+    A numeric column maps linearly from its public ``[lower, upper]`` (after the public log
+    transform of a ``scale="log"`` column) to [-1, 1], clipping values outside the bounds; a
+    categorical column of k levels takes k - 1 dummy coordinates in {-1, 1} (first level
+    dropped); a nullable column adds one missingness indicator (module docstring). Decoding is
+    post-processing: it keeps any privacy guarantee.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema; ``d = schema.encoded_dim``.
+    missing : {"model", "drop", "fail"}, default "model"
+        Missing-value policy applied by :meth:`encode` (see :func:`prepare_frame`).
+
+    Attributes
+    ----------
+    schema : Schema
+        The schema given.
+    missing : str
+        The validated policy.
+    dim : int
+        d, the number of encoded coordinates.
+
+    Raises
+    ------
+    DataError
+        ``missing`` is not one of the three policies.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("age", 0, 100), CategoricalColumn("sex", ("F", "M"))))
+    >>> enc = Encoder(schema)
+    >>> X, report = enc.encode(pd.DataFrame({"age": [25, 150], "sex": ["F", "M"]}))
+    >>> X.tolist(), report.values_clipped
+    ([[-0.5, -1.0], [1.0, 1.0]], {'age': 1})
+    >>> enc.decode(X)["age"].tolist()
+    [25.0, 100.0]
+    """
 
     def __init__(self, schema: Schema, *, missing: MissingPolicy = "model") -> None:
         self.schema = schema

@@ -24,7 +24,31 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 @dataclass(frozen=True)
 class CsvOptions:
-    """How to read a CSV file: header or none, separator, missing-value tokens, encoding."""
+    """How to read a CSV file: header or none, separator, missing-value tokens, encoding.
+
+    Parameters
+    ----------
+    header : bool, default True
+        The first line holds the column names; with ``False`` pass ``names``.
+    sep : str, default ","
+        Field separator; a separator longer than one character is read by pandas' python
+        engine (as a regular expression).
+    na_values : sequence of str, default :data:`DEFAULT_NA_VALUES`
+        Tokens read as a missing value (pandas' own default list is switched off).
+    encoding : str, default "utf-8"
+        Text encoding of the file.
+    names : sequence of str or None, default None
+        Column names of a file without a header line (ignored when ``header`` is True).
+    skip_rows : int, default 0
+        Lines to skip at the top of the file.
+
+    Examples
+    --------
+    >>> opts = CsvOptions(header=False, sep=";", names=["age", "sex"])
+    >>> kwargs = opts.pandas_kwargs()
+    >>> kwargs["header"], kwargs["sep"], kwargs["names"]
+    (None, ';', ['age', 'sex'])
+    """
 
     header: bool = True
     sep: str = ","
@@ -82,7 +106,38 @@ def expand_inputs(path: str | os.PathLike) -> list[Path]:
 
 
 def read_table(path: str | os.PathLike, csv: CsvOptions | None = None) -> pd.DataFrame:
-    """Read a whole CSV or Parquet table (a file, directory or glob) into memory."""
+    """Read a whole CSV or Parquet table (a file, directory or glob) into memory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A CSV or Parquet file (``.parquet``/``.pq``), a directory of such files, or a glob
+        pattern; several files are read in sorted order and concatenated.
+    csv : CsvOptions or None, default None
+        How to read CSV files (``None``: :class:`CsvOptions` defaults). Parquet ignores it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        All rows, with a fresh ``RangeIndex``.
+
+    Raises
+    ------
+    DataError
+        No file matches ``path``, a file is missing, empty, has ragged rows, is not valid in
+        the given encoding, or is not readable Parquet.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "people.csv"
+    ...     _ = path.write_text("age,sex\\n34,F\\n?,M\\n", encoding="utf-8")
+    ...     df = read_table(path)
+    >>> df.shape, int(df["age"].isna().sum())
+    ((2, 2), 1)
+    """
     chunks = list(iter_table_chunks(path, csv=csv, chunk_rows=None))
     if len(chunks) == 1:
         return chunks[0]
@@ -189,7 +244,41 @@ def refuse_overwriting_inputs(target: Path, protect: Sequence[str | os.PathLike]
 def write_table(
     df: pd.DataFrame, path: str | os.PathLike, *, protect: Sequence[str | os.PathLike] = ()
 ) -> Path:
-    """Write ``df`` atomically as CSV or Parquet, chosen by the file extension."""
+    """Write ``df`` atomically as CSV or Parquet, chosen by the file extension.
+
+    The rows go to a temporary file beside ``path`` that is renamed over ``path`` only once
+    it is complete, so a failed write never leaves a partial table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table (its index is not written).
+    path : str or os.PathLike
+        Output file: ``.parquet``/``.pq`` writes Parquet, any other suffix CSV. Missing parent
+        folders are created.
+    protect : sequence of str or os.PathLike, default ()
+        Input files (or globs) that must never be overwritten.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    DataError
+        ``path`` is one of the ``protect`` files.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = write_table(pd.DataFrame({"x": [1, 2]}), Path(tmp) / "out.csv")
+    ...     out.name, out.read_text(encoding="utf-8")
+    ('out.csv', 'x\\n1\\n2\\n')
+    """
     target = Path(path)
     with atomic_write_path(target, protect=protect) as tmp:
         _write_frame(df, tmp, parquet=target.suffix.lower() in PARQUET_SUFFIXES)

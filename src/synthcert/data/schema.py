@@ -237,7 +237,37 @@ Column = NumericColumn | DatetimeColumn | CategoricalColumn
 
 @dataclass(frozen=True)
 class Schema(Result):
-    """The columns a synthesizer models, in order, plus the input columns to drop."""
+    """The columns a synthesizer models, in order, plus the input columns to drop.
+
+    Every bound and category list is meant to be PUBLIC (a codebook, not the data): the
+    privacy theorems take them as given. A column with ``source="data"`` (from
+    :func:`infer_schema`) makes ``bounds_source == "data"``, which the certificate reports.
+
+    Parameters
+    ----------
+    columns : tuple of NumericColumn, DatetimeColumn or CategoricalColumn
+        The modelled columns, in encoding order; names must be unique.
+    drop : tuple of str, default ()
+        Input columns discarded before modelling.
+    file_columns : tuple of str or None, default None
+        All column names in file order, for a CSV file without a header line.
+
+    Raises
+    ------
+    DataError
+        No column, or a column name declared twice.
+
+    Examples
+    --------
+    >>> schema = Schema(
+    ...     (NumericColumn("age", 17, 90, integer=True), CategoricalColumn("sex", ("F", "M"))),
+    ...     drop=("id",),
+    ... )
+    >>> schema.names, schema.encoded_dim, schema.bounds_source
+    (['age', 'sex'], 2, 'public')
+    >>> Schema.from_dict(json.loads(schema.to_json())) == schema
+    True
+    """
 
     columns: tuple[Column, ...]
     drop: tuple[str, ...] = field(default_factory=tuple)
@@ -435,6 +465,41 @@ def infer_schema(
 
     Data-derived bounds leak information about the table: replace them by public ones
     (for example from a codebook) before a release.
+
+    A column whose non-missing values all parse as numbers and take more than
+    ``min(max_categories, 2)`` distinct values becomes numeric, with the observed minimum and
+    maximum as bounds (``integer`` when every value is whole); any other column becomes
+    categorical with its sorted distinct values as categories.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table (missing values are ignored).
+    max_categories : int, default 50
+        Most distinct values a non-numeric column may have.
+    drop : tuple of str, default ()
+        Columns to leave out; they are recorded as the schema's ``drop``.
+
+    Returns
+    -------
+    Schema
+        A draft schema whose columns all have ``source="data"``.
+
+    Raises
+    ------
+    DataError
+        A column has no non-missing value, holds a single value, or is non-numeric with more
+        than ``max_categories`` distinct values.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"age": [23, 41, 67, 35], "sex": ["F", "M", "M", "F"]})
+    >>> schema = infer_schema(df)
+    >>> age = schema.column("age")
+    >>> age.lower, age.upper, age.integer, age.source
+    (23.0, 67.0, True, 'data')
+    >>> schema.column("sex").categories, schema.bounds_source
+    (('F', 'M'), 'data')
     """
     cols: list[Column] = []
     for name in df.columns:

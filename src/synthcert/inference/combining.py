@@ -150,6 +150,58 @@ def combine(
 
     The interval is q_bar_m +- t_{df, (1+level)/2} sqrt(T); df is nu_f for T_f and infinite
     (normal reference, large samples) for T_s, T_PPD and the naive variance.
+
+    With q_bar_m = (1/m) sum q_i, b_m = sum (q_i - q_bar_m)^2 / (m - 1) and
+    u_bar_m = (1/m) sum u_i (seed 004 §3.1), the variance T is
+
+    - ``"fully-synthetic"``: T_f = (1 + 1/m) b_m - u_bar_m with
+      nu_f = (m - 1) (1 - u_bar_m / ((1 + 1/m) b_m))^2 (Raghunathan, Reiter & Rubin 2003);
+      when T_f <= 0, the conservative T_f* = (n_syn/n_org) u_bar_m with a normal reference
+      (Reiter 2002; ``fallback`` is True);
+    - ``"plug-in"``: T_s = (n_syn/n_org + 1/m) u_bar_m (Raab et al. 2016; seed 004 §3.2);
+    - ``"posterior-predictive"``: T_PPD = (n_syn/n_org + (1 + n_syn/n_org)/m) u_bar_m
+      (seed 004 §3.2);
+    - ``"naive"``: u_bar_m / m, the stacked rows treated as real data (NOT valid; shown only
+      to measure its undercoverage).
+
+    Parameters
+    ----------
+    q : array_like of float, shape (m,)
+        Point estimates q_i, one per synthetic table.
+    u : array_like of float, shape (m,)
+        Their variance estimates u_i (as if each table were real data), non-negative.
+    method : {"fully-synthetic", "plug-in", "posterior-predictive", "naive"}
+        The combining rule, which must match how the tables were synthesised.
+    n_syn : int or None, default None
+        Rows per synthetic table (needed by plug-in and posterior-predictive).
+    n_org : int or None, default None
+        Rows of the original table (needed by plug-in and posterior-predictive).
+    level : float, default 0.95
+        Confidence level of the interval, in (0, 1).
+
+    Returns
+    -------
+    CombinedEstimate
+        The estimate q_bar_m, variance T, degrees of freedom, interval, and the inputs
+        q_bar_m, b_m, u_bar_m, m (and a ``note`` for the fallback or the naive rule).
+
+    Raises
+    ------
+    DataError
+        ``q`` and ``u`` are empty, differ in length, hold NaN/inf, or a u_i is negative.
+    AssumptionError
+        ``level`` is outside (0, 1), the method is unknown, fully-synthetic with m < 2, or
+        plug-in/posterior-predictive without positive ``n_syn`` and ``n_org``.
+
+    Examples
+    --------
+    >>> q, u = [1.0, 1.2, 0.9, 1.1, 1.3], [0.01] * 5
+    >>> r = combine(q, u, method="fully-synthetic")  # b_m = 0.025: T_f = 1.2 * 0.025 - 0.01
+    >>> round(r.estimate, 4), round(r.variance, 4), round(r.df, 3), r.fallback
+    (1.1, 0.02, 1.778, False)
+    >>> r = combine(q, u, method="plug-in", n_syn=100, n_org=100)  # (1 + 1/5) * 0.01
+    >>> round(r.variance, 4), r.df, (round(r.lower, 3), round(r.upper, 3))
+    (0.012, inf, (0.885, 1.315))
     """
     q_a = np.asarray(q, dtype=float).ravel()
     u_a = np.asarray(u, dtype=float).ravel()

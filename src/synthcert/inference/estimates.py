@@ -69,7 +69,42 @@ def _numeric(table: pd.DataFrame, column: str, i: int) -> np.ndarray:
 
 
 def mean_estimates(tables: Sequence[pd.DataFrame] | pd.DataFrame, column: str) -> TableEstimates:
-    """q_i = mean of ``column`` in table i, u_i = s_i^2 / n_syn_i."""
+    """q_i = mean of ``column`` in table i, u_i = s_i^2 / n_syn_i (seed 004 §3.1).
+
+    s_i^2 is the sample variance (denominator n_syn_i - 1), so u_i is the usual estimate of
+    the variance of a mean, computed as if table i were real data; pass the result to
+    :meth:`TableEstimates.combine` (or :func:`combine`).
+
+    Parameters
+    ----------
+    tables : sequence of pandas.DataFrame, or one DataFrame
+        The m synthetic tables.
+    column : str
+        A numeric column without missing values.
+
+    Returns
+    -------
+    TableEstimates
+        ``q``, ``u`` and the table sizes ``n_syn``, for the estimand ``mean(column)``.
+
+    Raises
+    ------
+    DataError
+        No table, a table without ``column``, a non-numeric column or one with missing
+        values, or a table with fewer than 2 rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tables = [pd.DataFrame({"x": [1.0, 2, 3, 4]}), pd.DataFrame({"x": [2.0, 3, 4, 5]})]
+    >>> est = mean_estimates(tables, "x")
+    >>> est.estimand, est.q, est.n_syn
+    ('mean(x)', (2.5, 3.5), (4, 4))
+    >>> round(est.u[0], 4)  # s^2 = 5/3, over n = 4
+    0.4167
+    >>> est.combine(method="plug-in", n_org=4).estimate
+    3.0
+    """
     q, u, sizes = [], [], []
     for i, table in enumerate(_tables(tables)):
         x = _numeric(table, column, i)
@@ -106,7 +141,47 @@ def regression_estimates(
     *,
     intercept: bool = True,
 ) -> TableEstimates:
-    """q_i = OLS coefficient of ``coefficient`` in table i, u_i its estimate sigma^2 (X^T X)^-1."""
+    """q_i = OLS coefficient of ``coefficient`` in table i, u_i its estimate sigma^2 (X^T X)^-1.
+
+    For table i with design X (an intercept column first when ``intercept``) and outcome y,
+    beta_hat = (X^T X)^-1 X^T y and u_i = sigma_hat^2 [(X^T X)^-1]_jj with
+    sigma_hat^2 = ||y - X beta_hat||^2 / (n_syn_i - k), the textbook OLS variance computed
+    as if table i were real data (seed 004 §3.1).
+
+    Parameters
+    ----------
+    tables : sequence of pandas.DataFrame, or one DataFrame
+        The m synthetic tables.
+    outcome : str
+        The numeric response column.
+    predictors : sequence of str
+        The numeric predictor columns.
+    coefficient : str
+        The coefficient to estimate: a predictor's name, or ``"(intercept)"``.
+    intercept : bool, default True
+        Fit an intercept.
+
+    Returns
+    -------
+    TableEstimates
+        ``q``, ``u`` and the table sizes ``n_syn`` for ``beta[coefficient]``.
+
+    Raises
+    ------
+    DataError
+        ``coefficient`` is not in the model, a column is absent, non-numeric or has missing
+        values, a table has no more rows than coefficients, or the predictors are collinear.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> x = [0.0, 1.0, 2.0, 3.0]
+    >>> tables = [pd.DataFrame({"x": x, "y": [1.0, 3, 5, 8]}),
+    ...           pd.DataFrame({"x": x, "y": [0.0, 2, 4, 6.5]})]
+    >>> est = regression_estimates(tables, "y", ["x"], "x")
+    >>> [round(v, 4) for v in est.q], [round(v, 4) for v in est.u]
+    ([2.3, 2.15], [0.03, 0.0075])
+    """
     predictors = list(predictors)
     names = (["(intercept)"] if intercept else []) + predictors
     if coefficient not in names:

@@ -74,6 +74,14 @@ class PrivacyClaim(Result):
         Records released.
     assumptions : tuple of Assumption
         What the figures rest on.
+
+    Examples
+    --------
+    >>> claim = PrivacyClaim("approx-dp", GUARANTEE, "unbounded", epsilon=1.0, delta=1e-9)
+    >>> claim.is_guarantee, PrivacyClaim.from_dict(claim.to_dict()) == claim
+    (True, True)
+    >>> no_privacy_claim(n_out=10).is_guarantee
+    False
     """
 
     model: ClaimModel

@@ -209,6 +209,21 @@ def write_report(
     ------
     DataError
         As for :func:`render_report`, or ``out_path`` is one of ``protect``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from synthcert import Budget, release_frame
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> _, cert = release_frame(
+    ...     make_demo_table(20_000, seed=1), demo_schema(),
+    ...     Budget(sigma=0.01, min_rows=20_000, n_out=50), seed=7,
+    ... )
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     out = write_report(Path(tmp) / "report.html", certificate=cert)
+    ...     out.name, out.read_text(encoding="utf-8").lower().startswith("<!doctype html")
+    ('report.html', True)
     """
     html = render_report(
         certificate, evaluation, audit, provenance, schema=schema, internal=internal,

@@ -320,7 +320,7 @@ class GaussianSynthesizer(Synthesizer):
         Examples
         --------
         >>> import numpy as np
-        >>> from synthcert.data.accumulate import MomentAccumulator
+        >>> from synthcert.statistics.moments import MomentAccumulator
         >>> from synthcert.data.encode import EncodeReport
         >>> from synthcert.data.schema import NumericColumn, Schema
         >>> synth = GaussianSynthesizer(Schema((NumericColumn("x", -1, 1),)))

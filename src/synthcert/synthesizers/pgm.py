@@ -316,7 +316,38 @@ class AIMSynthesizer(_PGMSynthesizer):
 
     Defaults follow thesis Algorithm 4: all 2-way marginals as workload, MAX-SIZE 80 MB,
     T = 16 k, measure_share = 0.9. ``rounds`` overrides T under DP, and is the number of selection
-    rounds without DP (default k). Parameters as :class:`_PGMSynthesizer`.
+    rounds without DP (default k). The budget is accounted in rho-zCDP and converted to
+    (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (bounds, categories).
+    epsilon : float, optional
+        The (epsilon, delta)-DP budget, spent as rho-zCDP; None fits exactly (no DP).
+    delta : float, optional
+        Default 1e-5 under DP.
+    workload : sequence of sequences of str, optional
+        The marginals of interest (default: all 2-way marginals).
+    rounds : int, optional
+        T under DP (default 16 k); without DP, the number of selection rounds (default k).
+    max_model_size : float, optional
+        MAX-SIZE of the graphical model in MB (default 80).
+    pgm_iters : int, default 1000
+        Mirror-descent iterations of the final Private-PGM estimate.
+    round_iters : int, optional
+        Iterations inside the selection loop, warm-started (default ``pgm_iters``).
+    measure_share : float, default 0.9
+        Share of each round's budget spent on the Gaussian measurement (the rest on the
+        exponential-mechanism selection).
+    bins : int, default 20
+        Equal-width public bins of the numeric columns.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's selections and noise (default: OS entropy).
+    progress : callable, optional
+        Called with the progress of the mechanism.
 
     Examples
     --------
@@ -339,7 +370,36 @@ class MWEMPGMSynthesizer(_PGMSynthesizer):
 
     Each round spends rho/T, a share ``measure_share`` on the Gaussian measurement; the model-size
     limit grows as max_model_size * t / T (25 MB by default, as in the reference).
-    Parameters as :class:`_PGMSynthesizer`.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema (bounds, categories).
+    epsilon : float, optional
+        The (epsilon, delta)-DP budget, spent as rho-zCDP; None fits exactly (no DP).
+    delta : float, optional
+        Default 1e-5 under DP.
+    workload : sequence of sequences of str, optional
+        The marginals of interest (default: all 2-way marginals).
+    rounds : int, optional
+        T, the number of select-measure-estimate rounds (default k).
+    max_model_size : float, optional
+        Final model-size limit in MB (default 25).
+    pgm_iters : int, default 1000
+        Mirror-descent iterations of the final Private-PGM estimate.
+    round_iters : int, optional
+        Iterations inside the selection loop, warm-started (default ``pgm_iters``).
+    measure_share : float, default 0.9
+        Share of each round's budget spent on the Gaussian measurement (the rest on the
+        exponential-mechanism selection).
+    bins : int, default 20
+        Equal-width public bins of the numeric columns.
+    missing : {"model", "drop"}, default "model"
+        Missing-value policy.
+    seed : int, SeedSequence, Generator or None
+        The secret seed of the fit's selections and noise (default: OS entropy).
+    progress : callable, optional
+        Called with the progress of the mechanism.
 
     Examples
     --------

@@ -41,6 +41,40 @@ class UtilityEvaluation(Result):
     ``correlation`` and ``association`` (matrices), ``efficacy`` (per target, when one is given).
     An evaluation run on an engine has no ``association``, ``efficacy`` or ``n_holdout`` (they
     need the rows in memory) and says so in ``notes``; its JSON names the ``engine``.
+    ``from_dict(to_dict())`` reads both shapes back.
+
+    Attributes
+    ----------
+    columns : dict of str to ColumnDistance
+        Per column: L1, L2, Hellinger and Wasserstein distances of the one-way distributions.
+    summary : dict of str to float or None
+        Means of the distances over categorical and numeric columns (None when there is no
+        such column) and the mean and maximum absolute correlation/association differences.
+    correlation : MatrixDifference
+        Correlation matrices of the numeric columns and their absolute difference.
+    association : MatrixDifference or None
+        The mixed-type association matrices (None on an engine).
+    efficacy : dict of str to Efficacy
+        Machine-learning efficacy per target column (empty without a target).
+    bins : int
+        Bins per numeric column for the binned distances.
+    n_real, n_synthetic : int
+        Rows compared.
+    n_holdout : int or None
+        Held-out real rows for efficacy (None without one, and on an engine).
+    engine : str or None, default None
+        The engine the figures were computed on; None: in memory.
+    notes : tuple of str, default ()
+        What an engine run could not compute, and why.
+
+    Examples
+    --------
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> result = evaluate(make_demo_table(500, seed=1), make_demo_table(500, seed=2), demo_schema())
+    >>> result.n_real, result.bins, result.streamed, len(result.columns)
+    (500, 20, False, 6)
+    >>> 0 < result.summary["l1_numeric_mean"] < 0.5, result.summary["l1_categorical_mean"]
+    (True, None)
     """
 
     columns: dict[str, ColumnDistance]

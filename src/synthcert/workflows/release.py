@@ -44,7 +44,53 @@ class Certificate(Result):
     ``min_rows`` is the declared public lower bound on the table size (unbounded neighbours:
     the theorem is evaluated there); ``n`` is the table size, published only under bounded
     neighbours, whose definition makes it public. With ``sigma_source == "data"`` no figure is
-    published: ``guarantee`` says why.
+    published: ``guarantee`` says why. The figures are those of Theorem 3.1 / Corollary 3.2
+    (Theorems R1/R2 with a ridge), evaluated at public quantities only; ``to_dict()`` is the
+    JSON of ``NAME.certificate.json`` and ``from_dict`` reads it back.
+
+    Attributes
+    ----------
+    synthesizer : str
+        ``"gaussian"`` (the mechanism M_G).
+    model, guarantee, neighboring : str
+        The privacy model (``approx-dp``, ``inherent-rdp``, ``none``...), ``"differential
+        privacy"`` or ``"none: <why>"``, and ``"unbounded"`` (add/remove) or ``"bounded"``
+        (replacement) neighbours.
+    d : int
+        Encoded dimension of the schema.
+    sigma, sigma_source, ridge : float or None, str, float or None
+        The declared sigma (None when measured on the data), where it came from, and the ridge.
+    bounds_source : str
+        ``"public"``, or ``"data"`` when a bound came from the data.
+    min_rows, n : int or None
+        The public lower bound N on the table size (unbounded), and n (bounded only).
+    n_out : int
+        Synthetic rows released.
+    alpha, epsilon_rdp, epsilon_rdp_per_record : float or None
+        The Renyi order, epsilon_RDP of the release, and epsilon_RDP per released row.
+    delta, epsilon, conversion : float or None, float or None, str or None
+        The (epsilon, delta)-DP figures and the RDP-to-DP conversion used (``ckm``/``mironov``).
+    budget : dict or None
+        The budget the release was sized to, as stated.
+    assumptions : tuple of Assumption
+        What the figures rest on.
+    synthcert_version, date : str
+        The version that issued it and the UTC date (no time of day).
+    warnings : tuple of str
+        Public warnings about the release.
+
+    Examples
+    --------
+    >>> from synthcert import Budget, release_frame
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> _, cert = release_frame(
+    ...     make_demo_table(20_000, seed=1), demo_schema(),
+    ...     Budget(sigma=0.01, min_rows=20_000, n_out=50), seed=7,
+    ... )
+    >>> cert.synthesizer, cert.neighboring, cert.d, cert.n_out, cert.n
+    ('gaussian', 'unbounded', 6, 50, None)
+    >>> Certificate.from_dict(cert.to_dict()) == cert
+    True
     """
 
     synthesizer: str
@@ -322,13 +368,20 @@ def release(
 
     Examples
     --------
-    >>> from synthcert import Budget, TableSource, release
-    >>> result = release(
-    ...     TableSource("people.csv"), schema, "synthetic.parquet",
-    ...     Budget(sigma=0.01, min_rows=30_000, epsilon=1.0, delta=1e-9),
-    ... )  # doctest: +SKIP
-    >>> result.certificate.epsilon <= 1.0  # doctest: +SKIP
-    True
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from synthcert import Budget, release
+    >>> from synthcert.data.datasets import demo_schema, make_demo_table
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     make_demo_table(20_000, seed=1).to_csv(Path(tmp) / "people.csv", index=False)
+    ...     result = release(
+    ...         Path(tmp) / "people.csv", demo_schema(), Path(tmp) / "synthetic.csv",
+    ...         Budget(sigma=0.01, min_rows=20_000, epsilon=8.0, delta=1e-9), seed=7,
+    ...     )
+    ...     sorted(path.name for path in Path(tmp).iterdir())
+    ['people.csv', 'synthetic.certificate.json', 'synthetic.csv']
+    >>> result.certificate.epsilon <= 8.0, result.certificate.n_out
+    (True, 99)
     """
     from synthcert import engine as eng_mod
 

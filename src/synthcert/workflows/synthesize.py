@@ -334,13 +334,23 @@ def synthesize(
 
     Examples
     --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
     >>> from synthcert import Budget, synthesize
-    >>> result = synthesize(
-    ...     "people.csv", schema, "aim", "synthetic.csv",
-    ...     Budget(epsilon=1.0, delta=1e-6, min_rows=30_000),
-    ... )  # doctest: +SKIP
-    >>> result.summary.claim.epsilon  # doctest: +SKIP
-    1.0
+    >>> from synthcert.data.schema import CategoricalColumn, Schema
+    >>> schema = Schema((CategoricalColumn("a", ("x", "y")), CategoricalColumn("b", ("u", "v"))))
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     people = Path(tmp) / "people.csv"
+    ...     pd.DataFrame({"a": ["x", "y"] * 20, "b": ["u", "v"] * 20}).to_csv(people, index=False)
+    ...     result = synthesize(
+    ...         people, schema, "privbayes", Path(tmp) / "synthetic.csv",
+    ...         Budget(epsilon=1.0, delta=1e-6, n_out=10), seed=7,
+    ...     )
+    ...     len(pd.read_csv(Path(tmp) / "synthetic.csv"))
+    10
+    >>> result.summary.claim.model, result.summary.claim.epsilon, result.summary.rows_out
+    ('pure-dp', 1.0, 10)
     """
     from synthcert.engine import fit_moments, is_dataset_target, open_engine, sample_partitioned
 
