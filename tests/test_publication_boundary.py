@@ -415,22 +415,34 @@ def nullable_table(n: int = 300) -> pd.DataFrame:
     return t
 
 
-def test_dp_ctgan_with_nullable_columns_publishes_the_same_files(tmp_path, monkeypatch, request):
+@pytest.mark.parametrize("dp_bins", [False, True])
+def test_dp_ctgan_with_nullable_columns_publishes_the_same_files(
+    tmp_path, monkeypatch, request, dp_bins
+):
     """DP-CTGAN with nullable columns: the pattern histogram is a DP output and the noise
     multiplier recalibrated from public numbers only; the claim is the requested (epsilon,
     delta) with both mechanisms named, and every neighbour (a missing value is a pattern
-    here, not a refusal) publishes the same bytes."""
+    here, not a refusal) publishes the same bytes. With ``--dp-bins`` the histogram's rho is
+    a share of what the bins leave, and the whole fit stays within that rest."""
     import sys
 
     import torch
 
-    monkeypatch.setattr(sys.modules[__name__], "SCHEMA", NULLABLE_SCHEMA)
+    schema = NULLABLE_SCHEMA
+    if dp_bins:
+        from dataclasses import replace
+
+        schema = Schema(
+            tuple(replace(c, quantile_bins=4) if c.name == "income" else c for c in schema.columns)
+        )
+    monkeypatch.setattr(sys.modules[__name__], "SCHEMA", schema)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a shared 2-core machine
     request.addfinalizer(lambda: torch.set_num_threads(threads))
     table = nullable_table()
     args = ["synthesize", "--synthesizer", "ctgan", "--epsilon", "1", "--delta", "1e-6"]
     args += [*TINY_CTGAN, "--min-rows", "250", "--n-out", "200", *REPORT]
+    args += ["--dp-bins", "0.3"] if dp_bins else []
     base = run(tmp_path / "D", table, args, "s.parquet")
     assert "refused" not in base, base.get("refused")
     claim = json.loads(base["stdout"])["claim"]
@@ -440,6 +452,11 @@ def test_dp_ctgan_with_nullable_columns_publishes_the_same_files(tmp_path, monke
     assert "noise_multiplier" not in blob and "pattern_rho" not in blob
     ledger = base["record"]["ledger"]
     assert any("missing-pattern" in str(e.get("mechanism")) for e in ledger)
+    assert sum(e["epsilon"] for e in ledger if e.get("step") == "bins") == pytest.approx(
+        0.3 if dp_bins else 0.0
+    )
+    spent = base["record"]["facts"]["spent"]
+    assert spent["epsilon"] <= (0.7 if dp_bins else 1.0) + 1e-9 and spent["delta"] <= 1e-6
     assert base["rows"]["age"].isna().any() and base["rows"]["region"].isna().any()
     for kind in ALL:
         other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
