@@ -547,3 +547,30 @@ def test_dp_bins_refusals_depend_on_public_arguments_only(tmp_path):
             assert res.exit_code != 0, (extra, res.output)
             outputs.append(one_paragraph(res.output))
         assert outputs[0] == outputs[1], (extra, outputs)
+
+
+@pytest.mark.parametrize("nullable,missing", [(False, "model"), (True, "drop"), (True, "model")])
+def test_dp_ctgan_claim_names_the_pattern_histogram_only_when_it_ran(request, nullable, missing):
+    """Finding (claim accuracy, public inputs only): the DP-CTGAN claim listed the discrete
+    Gaussian pattern histogram among its mechanisms on every run, also where it never ran (no
+    nullable column, or ``missing="drop"``) and no budget went to it. The mechanisms a claim
+    names must be the ones in the ledger; which ones run depends on the schema and the
+    missing-value policy only (public), never on the data."""
+    pytest.importorskip("opacus")
+    import torch
+
+    from test_publication_boundary import NULLABLE_SCHEMA, nullable_table
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    schema = NULLABLE_SCHEMA if nullable else SCHEMA
+    table = nullable_table() if nullable else base_table(300)
+    synth = tiny_ctgan(schema, epsilon=1.0, delta=1e-6, min_rows=200, missing=missing)
+    synth.fit(table)
+    claim = synth.privacy_claim(50)
+    ran = any("missing-pattern" in e.mechanism for e in synth.accountant.ledger)
+    assert ran == (nullable and missing == "model")
+    named = any("missingness patterns" in m for m in claim.mechanisms)
+    assert named == ran, claim.mechanisms
+    assert any("DP-SGD" in m for m in claim.mechanisms)
