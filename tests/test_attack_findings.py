@@ -574,3 +574,25 @@ def test_dp_ctgan_claim_names_the_pattern_histogram_only_when_it_ran(request, nu
     named = any("missingness patterns" in m for m in claim.mechanisms)
     assert named == ran, claim.mechanisms
     assert any("DP-SGD" in m for m in claim.mechanisms)
+
+
+def test_dp_ctgan_too_few_rows_refusal_names_no_count():
+    """Finding (pre-existing, beside the pattern step): DP-CTGAN refused a table with fewer
+    than 2 complete rows saying "got {n}", the private number of complete rows (with
+    ``missing="drop"`` it counts the rows without a missing value). The refusal is a
+    public-assumption failure (n >= the declared minimum N); its message must be the same for
+    0 and 1 complete rows and carry no count."""
+    pytest.importorskip("opacus")
+    from synthcert.errors import DataError
+    from test_publication_boundary import NULLABLE_SCHEMA
+
+    messages = []
+    for complete in (0, 1):
+        t = base_table(3)
+        t.loc[complete:, "income"] = np.nan  # income is not nullable: those rows are dropped
+        synth = tiny_ctgan(NULLABLE_SCHEMA, epsilon=1.0, delta=1e-6, min_rows=200)
+        with pytest.raises(DataError) as err:
+            synth.fit(t)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1], messages
+    assert "got" not in messages[0] and "200" in messages[0], messages[0]

@@ -413,8 +413,12 @@ class CTGANSynthesizer(DPSynthesizer):
 
         codes, self.rows_dropped_missing_ = self.discretizer.transform_counted(table)
         n = len(codes)
-        if n < 2:
-            raise DataError(f"DP-CTGAN needs at least 2 complete rows, got {n}")
+        if n < 2:  # a public-assumption failure (n >= N): the message carries no count
+            raise DataError(
+                "DP-CTGAN needs at least 2 complete rows; this table has fewer, below the "
+                f"declared minimum table size N = {self.public_rows()} (rows with a missing "
+                "value in a column not declared nullable are dropped)"
+            )
         real = torch.from_numpy(self._one_hot(codes))
         dim = real.shape[1]
         init_seed, loader_seed, noise_seed, pattern_seed = torch_seeds(self.seed, 4)
