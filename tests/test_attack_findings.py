@@ -396,3 +396,203 @@ def test_bounded_dp_synthesis_from_a_folder_does_not_publish_rows_used(tmp_path,
     else:  # or the documented refusal, naming no value of the table
         message = one_paragraph(odd_res.output)
         assert "bounded" in message and "1499" not in message and "atlantis" not in message
+
+
+# -- 8. the two DP steps of 24 Nov: DP quantile bins, CTGAN's missingness patterns -----------
+# The attacks below found nothing (the steps hold); they stay as regression guards: each fails
+# if the sensitivity, the budget split, the claim or a refusal comes to depend on the data.
+def worst_pattern_shift(absent: np.ndarray, groups, relation: str) -> float:
+    """max ||h(D) - h(D')||_2 of the pattern histograms over D's neighbours under
+    ``relation`` (exhaustive over the rows of D and every pattern of a new record)."""
+    from itertools import product
+
+    from synthcert.synthesizers.ctgan_missing import pattern_counts
+
+    base = pattern_counts(absent, groups)
+    k = absent.shape[1]
+    records = [np.array(bits, dtype=bool) for bits in product((False, True), repeat=k)]
+    worst = 0.0
+    for i in range(len(absent)):
+        others = [np.delete(absent, i, axis=0)]  # remove row i
+        if relation == "bounded":  # replace row i by any record
+            others = [np.vstack([absent[:i], r[None], absent[i + 1 :]]) for r in records]
+        for other in others:
+            worst = max(worst, float(np.linalg.norm(pattern_counts(other, groups) - base)))
+    if relation == "unbounded":  # add any record
+        for r in records:
+            other = np.vstack([absent, r[None]])
+            worst = max(worst, float(np.linalg.norm(pattern_counts(other, groups) - base)))
+    return worst
+
+
+@pytest.mark.parametrize("max_group", [8, 2, 1])
+def test_pattern_histogram_sensitivity_covers_ctgan_declared_neighbours(max_group):
+    """Attack: under *replacement* one record leaves one cell and enters another in every
+    group, so the histogram moves by sqrt(2 G), not sqrt(G). The noise is calibrated to
+    sqrt(G), so it is only right if DP-CTGAN's claim is add/remove. The worst shift over
+    every neighbour of the relation CTGAN declares must not exceed the calibrated
+    sensitivity (and the replacement worst case shows the declaration matters)."""
+    from synthcert.synthesizers.ctgan import CTGANSynthesizer
+    from synthcert.synthesizers.ctgan_missing import column_groups, l2_sensitivity_of_groups
+
+    rng = np.random.default_rng(8)
+    absent = rng.random((12, 3)) < 0.4
+    groups = column_groups(3, max_group)
+    used = l2_sensitivity_of_groups(len(groups))
+    declared = CTGANSynthesizer.neighboring
+    assert worst_pattern_shift(absent, groups, declared) <= used
+    assert worst_pattern_shift(absent, groups, "unbounded") == pytest.approx(len(groups) ** 0.5)
+    assert worst_pattern_shift(absent, groups, "bounded") == pytest.approx((2 * len(groups)) ** 0.5)
+
+
+def tiny_ctgan(schema, **kw):
+    from synthcert.synthesizers.registry import make_synthesizer
+
+    return make_synthesizer(
+        "ctgan", schema, epochs=1, batch_size=100, embedding_dim=8, generator_dim=(8,),
+        discriminator_dim=(8,), **kw,
+    )  # fmt: skip
+
+
+def test_dp_ctgan_patterns_and_dp_sgd_compose_within_the_claim(request):
+    """The fitted DP-CTGAN with nullable columns: the histogram gets the discrete Gaussian at
+    the calibrated sensitivity and rho = 0.1 rho(epsilon, delta) (standard conversion), and
+    DP-SGD at the recorded (q, sigma, steps) composed with that rho is within the claimed
+    (epsilon, delta) by Google's dp-accounting (its own RDP code and conversion); the claim
+    states the requested budget, add/remove neighbours, both mechanisms."""
+    pytest.importorskip("opacus")
+    import torch
+    from dp_accounting import dp_event
+    from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
+
+    from synthcert.privacy.accountant import rho_from_epsilon_delta
+    from test_publication_boundary import NULLABLE_SCHEMA, nullable_table
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    eps, delta = 1.0, 1e-6
+    synth = tiny_ctgan(NULLABLE_SCHEMA, epsilon=eps, delta=delta, min_rows=250)
+    synth.fit(nullable_table())
+    assert synth.pattern_rho_ == pytest.approx(0.1 * rho_from_epsilon_delta(eps, delta))
+    entries = [e for e in synth.accountant.ledger if "missing-pattern" in e.mechanism]
+    assert len(entries) == 1 and entries[0].rho == pytest.approx(synth.pattern_rho_)
+    ref = RdpAccountant()
+    sgd = dp_event.PoissonSampledDpEvent(
+        synth.sample_rate_, dp_event.GaussianDpEvent(synth.noise_multiplier_)
+    )
+    ref.compose(dp_event.SelfComposedDpEvent(sgd, synth.steps_))
+    ref.compose(dp_event.ZCDpEvent(synth.pattern_rho_))
+    assert 0.9 * eps <= ref.get_epsilon(delta) <= eps + 1e-3
+    claim = synth.privacy_claim(100)
+    assert (claim.epsilon, claim.delta, claim.neighboring) == (eps, delta, "unbounded")
+    assert any("missingness patterns" in m for m in claim.mechanisms)
+
+
+def test_ctgan_without_dp_claims_no_privacy_with_nullable_columns(request):
+    """Without epsilon the exact pattern distribution is read from the data (no noise):
+    nothing may claim privacy, nothing may be recorded in a ledger."""
+    import torch
+
+    from test_publication_boundary import NULLABLE_SCHEMA, nullable_table
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    synth = tiny_ctgan(NULLABLE_SCHEMA, seed=np.random.SeedSequence())
+    synth.fit(nullable_table(200))
+    claim = synth.privacy_claim(50)
+    assert claim.model == "none" and claim.epsilon is None and claim.delta is None
+    assert claim.mechanisms == () and claim.neighboring == "none"
+    assert not synth.accountant.ledger
+    assert not hasattr(synth, "pattern_rho_") and not hasattr(synth, "noise_multiplier_")
+
+
+def test_dp_bins_refusals_depend_on_public_arguments_only(tmp_path):
+    """Every refusal of ``--dp-bins`` (no epsilon, no share, no column asking, a share leaving
+    nothing) is decided before the table is read: the same message for D and a neighbour,
+    and none for a table that cannot even be parsed."""
+    from dataclasses import replace
+
+    from synthcert.data.schema import Schema
+    from test_publication_boundary import SCHEMA as PLAIN
+
+    asking = Schema(
+        tuple(replace(c, quantile_bins=4) if c.name == "income" else c for c in PLAIN.columns)
+    )
+    cases = [
+        (asking, ["--dp-bins", "0.2"]),  # no epsilon
+        (asking, ["--epsilon", "1"]),  # no share
+        (PLAIN, ["--epsilon", "1", "--dp-bins", "0.2"]),  # no column asks
+        (asking, ["--epsilon", "1", "--dp-bins", "1"]),  # nothing left
+    ]
+    for i, (schema, extra) in enumerate(cases):
+        outputs = []
+        for name, content in (("D", None), ("garbage", "\x00not,a\ncsv\x00\n")):
+            folder = tmp_path / f"{i}{name}"
+            folder.mkdir()
+            if content is None:
+                base_table().to_csv(folder / "private_input.csv", index=False)
+            else:
+                (folder / "private_input.csv").write_text(content)
+            (folder / "schema.json").write_text(schema.to_json())
+            args = ["synthesize", "private_input.csv", "--schema", "schema.json"]
+            args += ["--synthesizer", "privbayes", "--out", "pub/s.csv", *extra]
+            cwd = os.getcwd()
+            os.chdir(folder)
+            try:
+                res = runner.invoke(app, args)
+            finally:
+                os.chdir(cwd)
+            assert res.exit_code != 0, (extra, res.output)
+            outputs.append(one_paragraph(res.output))
+        assert outputs[0] == outputs[1], (extra, outputs)
+
+
+@pytest.mark.parametrize("nullable,missing", [(False, "model"), (True, "drop"), (True, "model")])
+def test_dp_ctgan_claim_names_the_pattern_histogram_only_when_it_ran(request, nullable, missing):
+    """Finding (claim accuracy, public inputs only): the DP-CTGAN claim listed the discrete
+    Gaussian pattern histogram among its mechanisms on every run, also where it never ran (no
+    nullable column, or ``missing="drop"``) and no budget went to it. The mechanisms a claim
+    names must be the ones in the ledger; which ones run depends on the schema and the
+    missing-value policy only (public), never on the data."""
+    pytest.importorskip("opacus")
+    import torch
+
+    from test_publication_boundary import NULLABLE_SCHEMA, nullable_table
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    schema = NULLABLE_SCHEMA if nullable else SCHEMA
+    table = nullable_table() if nullable else base_table(300)
+    synth = tiny_ctgan(schema, epsilon=1.0, delta=1e-6, min_rows=200, missing=missing)
+    synth.fit(table)
+    claim = synth.privacy_claim(50)
+    ran = any("missing-pattern" in e.mechanism for e in synth.accountant.ledger)
+    assert ran == (nullable and missing == "model")
+    named = any("missingness patterns" in m for m in claim.mechanisms)
+    assert named == ran, claim.mechanisms
+    assert any("DP-SGD" in m for m in claim.mechanisms)
+
+
+def test_dp_ctgan_too_few_rows_refusal_names_no_count():
+    """Finding (pre-existing, beside the pattern step): DP-CTGAN refused a table with fewer
+    than 2 complete rows saying "got {n}", the private number of complete rows (with
+    ``missing="drop"`` it counts the rows without a missing value). The refusal is a
+    public-assumption failure (n >= the declared minimum N); its message must be the same for
+    0 and 1 complete rows and carry no count."""
+    pytest.importorskip("opacus")
+    from synthcert.errors import DataError
+    from test_publication_boundary import NULLABLE_SCHEMA
+
+    messages = []
+    for complete in (0, 1):
+        t = base_table(3)
+        t.loc[complete:, "income"] = np.nan  # income is not nullable: those rows are dropped
+        synth = tiny_ctgan(NULLABLE_SCHEMA, epsilon=1.0, delta=1e-6, min_rows=200)
+        with pytest.raises(DataError) as err:
+            synth.fit(t)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1], messages
+    assert "got" not in messages[0] and "200" in messages[0], messages[0]

@@ -308,3 +308,156 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
         if "refused" not in other:
             public = [v.decode("utf-8", "replace") for v in other["public"].values()]
             assert not any("1e+09" in x or "1000000000" in x for x in public), kind
+
+
+# -- DP quantile bins and CTGAN's missingness patterns ----------------------------------------
+def with_columns(**changes: dict) -> Schema:
+    """SCHEMA with some columns' declarations changed (``income={"quantile_bins": 5}``)."""
+    from dataclasses import replace
+
+    return Schema(tuple(replace(c, **changes.get(c.name, {})) for c in SCHEMA.columns))
+
+
+DP_BINS_SCHEMA = with_columns(income={"quantile_bins": 5}, score={"quantile_bins": 4})
+DP_BINS_CASES = {
+    "gaussian-copula": [],
+    "privbayes": [],
+    "mwem-pgm": ["--param", "rounds=3", "--param", "pgm_iters=50"],
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in DP_BINS_CASES],
+)
+def test_dp_quantile_bins_publish_the_same_files_for_every_neighbour(
+    tmp_path, table, name, monkeypatch
+):
+    """``--dp-bins``: the edges are DP outputs; they reach no published file (the schema with
+    the edges is in no public output), the claim states the requested total with the bins'
+    share and mechanism, and the neighbours publish the same bytes, refusals aside."""
+    import sys
+
+    monkeypatch.setattr(sys.modules[__name__], "SCHEMA", DP_BINS_SCHEMA)
+    args = ["synthesize", "--synthesizer", name, "--epsilon", "1", "--delta", "1e-6"]
+    args += [*DP_BINS_CASES[name], "--dp-bins", "0.2", "--min-rows", MIN_ROWS, *REPORT]
+    base = run(tmp_path / "D", table, args, "s.parquet")
+    assert "refused" not in base, base.get("refused")
+    claim = json.loads(base["stdout"])["claim"]
+    assert claim["guarantee"] == "differential privacy" and claim["epsilon"] == 1.0
+    assert "exponential mechanism (DP quantiles: bin edges)" in claim["mechanisms"]
+    bins = [a for a in claim["assumptions"] if a["name"] == "quantile_bins"]
+    assert bins == [
+        {
+            "name": "quantile_bins",
+            "value": {"columns": ["income", "score"], "share": 0.2},
+            "source": "dp-estimate",
+            "meaning": bins[0]["meaning"],
+        }
+    ]
+    ledger = [e for e in base["record"]["ledger"] if e.get("step") == "bins"]
+    assert len(ledger) == (5 - 1) + (4 - 1)  # one exponential mechanism per interior edge
+    assert sum(e["epsilon"] for e in ledger) == pytest.approx(0.2)
+    bounded = claim["neighboring"] == "bounded"
+    for kind in SAME_SIZE if bounded else ALL:
+        other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
+        check_neighbour(base, other, kind, bounded)
+
+
+def test_dp_quantile_bins_with_private_domain_publish_the_same_files(tmp_path, table, monkeypatch):
+    """``--private-domain`` then ``--dp-bins`` on a schema drafted from each table: the
+    domain's share, then the bins' share of the *requested* epsilon, the rest to the
+    synthesizer; the claim is the requested total and the neighbours publish the same bytes."""
+    import sys
+    from dataclasses import replace
+
+    from synthcert.data.schema import infer_schema
+
+    module = sys.modules[__name__]
+    args = ["synthesize", "--synthesizer", "gaussian-copula", "--epsilon", "2"]
+    args += ["--delta", "1e-6", "--private-domain", "0.3", "--dp-bins", "0.2", *REPORT]
+
+    def run_inferred(kind: str, t: pd.DataFrame) -> dict:
+        drafted = infer_schema(t)
+        cols = tuple(
+            replace(c, quantile_bins=5, bins=None) if c.name == "income" else c
+            for c in drafted.columns
+        )
+        monkeypatch.setattr(module, "SCHEMA", Schema(cols, drafted.drop, drafted.file_columns))
+        return run(tmp_path / kind, t, args, "s.parquet")
+
+    base = run_inferred("D", table)
+    assert "refused" not in base, base.get("refused")
+    claim = json.loads(base["stdout"])["claim"]
+    assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (2.0, 1e-6, "bounded")
+    ledger = base["record"]["ledger"]
+    domain = sum(e["epsilon"] for e in ledger if e.get("step") == "domain")
+    bins = sum(e["epsilon"] for e in ledger if e.get("step") == "bins")
+    assert domain == pytest.approx(0.6) and bins == pytest.approx(0.4)
+    assert base["record"]["facts"]["spent"]["epsilon"] <= 1.0 + 1e-9  # 2 - 0.6 - 0.4
+    for kind in ("replaced", "out_of_bounds"):
+        other = run_inferred(kind, neighbour(table, kind))
+        assert_same_publication(base, other, kind)
+
+
+NULLABLE_SCHEMA = with_columns(age={"nullable": True}, region={"nullable": True})
+TINY_CTGAN = ["--param", "epochs=1", "--param", "batch_size=100", "--param", "embedding_dim=8"]
+TINY_CTGAN += ["--param", "generator_dim=[16]", "--param", "discriminator_dim=[16]"]
+
+
+def nullable_table(n: int = 300) -> pd.DataFrame:
+    """base_table with missing ages and regions (the patterns to model)."""
+    t = base_table(n, seed=5)
+    rng = np.random.default_rng(6)
+    t["region"] = t["region"].astype(object)
+    t.loc[rng.random(n) < 0.3, "age"] = np.nan
+    t.loc[rng.random(n) < 0.2, "region"] = np.nan
+    return t
+
+
+@pytest.mark.parametrize("dp_bins", [False, True])
+def test_dp_ctgan_with_nullable_columns_publishes_the_same_files(
+    tmp_path, monkeypatch, request, dp_bins
+):
+    """DP-CTGAN with nullable columns: the pattern histogram is a DP output and the noise
+    multiplier recalibrated from public numbers only; the claim is the requested (epsilon,
+    delta) with both mechanisms named, and every neighbour (a missing value is a pattern
+    here, not a refusal) publishes the same bytes. With ``--dp-bins`` the histogram's rho is
+    a share of what the bins leave, and the whole fit stays within that rest."""
+    import sys
+
+    import torch
+
+    schema = NULLABLE_SCHEMA
+    if dp_bins:
+        from dataclasses import replace
+
+        schema = Schema(
+            tuple(replace(c, quantile_bins=4) if c.name == "income" else c for c in schema.columns)
+        )
+    monkeypatch.setattr(sys.modules[__name__], "SCHEMA", schema)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a shared 2-core machine
+    request.addfinalizer(lambda: torch.set_num_threads(threads))
+    table = nullable_table()
+    args = ["synthesize", "--synthesizer", "ctgan", "--epsilon", "1", "--delta", "1e-6"]
+    args += [*TINY_CTGAN, "--min-rows", "250", "--n-out", "200", *REPORT]
+    args += ["--dp-bins", "0.3"] if dp_bins else []
+    base = run(tmp_path / "D", table, args, "s.parquet")
+    assert "refused" not in base, base.get("refused")
+    claim = json.loads(base["stdout"])["claim"]
+    assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (1.0, 1e-6, "unbounded")
+    assert any("missingness patterns" in m for m in claim["mechanisms"])
+    blob = base["stdout"] + "".join(v.decode("utf-8", "replace") for v in base["public"].values())
+    assert "noise_multiplier" not in blob and "pattern_rho" not in blob
+    ledger = base["record"]["ledger"]
+    assert any("missing-pattern" in str(e.get("mechanism")) for e in ledger)
+    assert sum(e["epsilon"] for e in ledger if e.get("step") == "bins") == pytest.approx(
+        0.3 if dp_bins else 0.0
+    )
+    spent = base["record"]["facts"]["spent"]
+    assert spent["epsilon"] <= (0.7 if dp_bins else 1.0) + 1e-9 and spent["delta"] <= 1e-6
+    assert base["rows"]["age"].isna().any() and base["rows"]["region"].isna().any()
+    for kind in ALL:
+        other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
+        assert_same_publication(base, other, kind)

@@ -41,6 +41,7 @@ accounting.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import warnings
@@ -54,6 +55,7 @@ from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
+from synthcert.privacy.claims import PrivacyClaim
 from synthcert.seeding import Seed, int_seed, seed_sequence, torch_seeded, torch_seeds
 from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.copula import typed_frame
@@ -74,6 +76,10 @@ from synthcert.synthesizers.ctgan_missing import (
 
 DEFAULT_EPOCHS = 300  # ctgan's default; about 20 s per epoch on Adult (30k rows) here
 DEFAULT_DP_EPOCHS = 20
+DP_SGD_MECHANISM = "DP-SGD on the discriminator (Opacus, Poisson sampling)"
+PATTERN_MECHANISM = (
+    "discrete Gaussian histogram of the missingness patterns (nullable columns only)"
+)
 Progress = Callable[[int, int], None]
 
 
@@ -124,10 +130,7 @@ class CTGANSynthesizer(DPSynthesizer):
     description: ClassVar[str] = "Conditional tabular GAN (CTGAN); DP variant after DP-CTGAN."
     privacy_model: ClassVar[str] = "approx-dp"
     neighboring = "unbounded"
-    mechanisms = (
-        "DP-SGD on the discriminator (Opacus, Poisson sampling)",
-        "discrete Gaussian histogram of the missingness patterns (nullable columns only)",
-    )
+    mechanisms = (DP_SGD_MECHANISM, PATTERN_MECHANISM)
     default_delta: ClassVar[float | None] = DEFAULT_DELTA
 
     def __init__(
@@ -267,6 +270,16 @@ class CTGANSynthesizer(DPSynthesizer):
             out[PATTERN_COLUMN] = pattern_labels(matrix)
         return pd.DataFrame(out)
 
+    def privacy_claim(self, n_out: int) -> PrivacyClaim:
+        """The requested (epsilon, delta) (:meth:`DPSynthesizer.privacy_claim`), naming the
+        pattern histogram only when it ran: a nullable column and ``missing="model"``, both
+        public (the schema and the policy), so the list never depends on the data."""
+        claim = super().privacy_claim(n_out)
+        if claim.epsilon is None or self._pattern_names():
+            return claim
+        kept = tuple(m for m in claim.mechanisms if m != PATTERN_MECHANISM)
+        return dataclasses.replace(claim, mechanisms=kept)
+
     def _pattern_names(self) -> list[str]:
         """The columns of the missingness pattern: nullable ones, unless missing="drop"."""
         if self.missing == "drop":
@@ -400,8 +413,12 @@ class CTGANSynthesizer(DPSynthesizer):
 
         codes, self.rows_dropped_missing_ = self.discretizer.transform_counted(table)
         n = len(codes)
-        if n < 2:
-            raise DataError(f"DP-CTGAN needs at least 2 complete rows, got {n}")
+        if n < 2:  # a public-assumption failure (n >= N): the message carries no count
+            raise DataError(
+                "DP-CTGAN needs at least 2 complete rows; this table has fewer, below the "
+                f"declared minimum table size N = {self.public_rows()} (rows with a missing "
+                "value in a column not declared nullable are dropped)"
+            )
         real = torch.from_numpy(self._one_hot(codes))
         dim = real.shape[1]
         init_seed, loader_seed, noise_seed, pattern_seed = torch_seeds(self.seed, 4)

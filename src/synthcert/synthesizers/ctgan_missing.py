@@ -53,8 +53,16 @@ the RDP curve) and checks the sum. Everything after the noise is post-processing
 projection of the noisy counts onto the simplex, the patterns drawn for fake and synthetic
 rows, and the generator (which sees the data only through the private discriminator).
 
-Without nullable columns nothing here runs: no budget is spent on patterns and the fit is the
-one of :mod:`synthcert.synthesizers.ctgan` alone.
+Without nullable columns (or with ``missing="drop"``) nothing here runs: no budget is spent on
+patterns, the fit is the one of :mod:`synthcert.synthesizers.ctgan` alone, and the claim names
+DP-SGD only (which mechanisms a claim names follows from the schema and the policy, both
+public, never from the data).
+
+*Neighbouring relation, checked*: the sqrt(G) above is the add/remove sensitivity; under
+replacement one record leaves a cell and enters another in every group, sqrt(2 G). DP-CTGAN
+declares add/remove (``CTGANSynthesizer.neighboring``), and
+``tests/test_attack_findings.py`` checks the calibrated sensitivity against the worst shift
+over every neighbour of the declared relation.
 """
 
 from __future__ import annotations
