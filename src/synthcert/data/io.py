@@ -236,6 +236,17 @@ class ChunkedTableWriter:
         self._first = False
         self.rows += len(df)
 
+    def write_arrow(self, table: pa.Table) -> None:
+        """Append one chunk already converted with ``pa.Table.from_pandas(df,
+        preserve_index=False)`` (Parquet only: the same file as :meth:`write` of ``df``)."""
+        if not self._parquet:
+            raise DataError(f"{str(self.path)!r} is not Parquet: write frames to CSV")
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self._tmp, table.schema)
+        self._writer.write_table(table)
+        self._first = False
+        self.rows += table.num_rows
+
     def close(self, *, ok: bool = True) -> None:
         """Finish: rename into place if ``ok``, else delete the temporary file."""
         if self._writer is not None:
