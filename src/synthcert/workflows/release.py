@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from synthcert._result import Result
 from synthcert._version import __version__
@@ -364,9 +365,17 @@ def release(
         ],
     )
     synth = _model(schema, budget, missing)
-    with eng_mod.open_engine(
-        execution.engine, execution.scheduler, workers=execution.workers, notify=execution.notify
-    ) as eng:
+    # the engine's threads are the parallelism: BLAS threads on top only oversubscribe the
+    # cores (the (m, d) x (d, d) products give the same bits on one BLAS thread)
+    with (
+        threadpool_limits(1, user_api="blas"),
+        eng_mod.open_engine(
+            execution.engine,
+            execution.scheduler,
+            workers=execution.workers,
+            notify=execution.notify,
+        ) as eng,
+    ):
         t0 = time.perf_counter()
         try:
             moments = eng_mod.fit_moments(
