@@ -61,3 +61,18 @@ def test_write_arrow_refuses_csv(tmp_path):
     with pytest.raises(DataError, match="not Parquet"), ChunkedTableWriter(tmp_path / "o.csv") as w:
         w.write_arrow(tab)
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_parquet_writer_skips_dictionaries_of_floats_only(tmp_path):
+    import pyarrow.parquet as pq
+
+    from synthcert.data.io import parquet_writer
+
+    tab = pa.table({"x": [0.5, 0.5, 0.25], "k": pa.array(["a", "a", "b"]).dictionary_encode()})
+    with parquet_writer(tmp_path / "t.parquet", tab.schema) as w:
+        w.write_table(tab)
+    meta = pq.ParquetFile(tmp_path / "t.parquet").metadata.row_group(0)
+    encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(2)}
+    assert not any("DICT" in e for e in encodings["x"])
+    assert any("DICT" in e for e in encodings["k"])
+    assert pq.read_table(tmp_path / "t.parquet").equals(tab)
