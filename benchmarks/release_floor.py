@@ -6,6 +6,8 @@ processes, interleaved, ``--runs`` times each:
 
 - the floor: read the input with pyarrow, draw rows x 6 standard normals on all cores (one
   numpy Generator per thread) and write them with pyarrow to Parquet;
+- the strict floor: the same, written without dictionaries for the float columns (as
+  synthcert writes floats);
 - ``synthcert release input.parquet --schema S --sigma 0.05 --min-rows N --n-out rows``.
 
 Prints the medians, their ratio (target: within 1.25x) and each one's peak RSS (target: under
@@ -34,7 +36,7 @@ SIGMA = 0.05  # public lower bound on the smallest eigenvalue (about 0.16 * 0.7 
 FLOOR = """
 import sys, numpy as np, pyarrow as pa, pyarrow.parquet as pq
 from concurrent.futures import ThreadPoolExecutor
-src, out, rows = sys.argv[1], sys.argv[2], int(sys.argv[3])
+src, out, rows, plain = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "plain"
 table = pq.read_table(src)
 workers = 2
 seeds = np.random.SeedSequence(0).spawn(workers)
@@ -44,7 +46,7 @@ def draw(i):
 with ThreadPoolExecutor(workers) as pool:
     blocks = list(pool.map(draw, range(workers)))
 cols = {f"x{j}": pa.chunked_array([b[:, j] for b in blocks]) for j in range(6)}
-pq.write_table(pa.table(cols), out)
+pq.write_table(pa.table(cols), out, use_dictionary=not plain)
 """
 
 
@@ -97,29 +99,36 @@ def main() -> None:
         folder.mkdir(parents=True, exist_ok=True)
         data, schema = build_input(folder, rows)
         floor_out, ours_out = Path(tmp) / "floor.parquet", Path(tmp) / "ours.parquet"
-        floor = [sys.executable, "-c", FLOOR, str(data), str(floor_out), str(rows)]
+        floor = [sys.executable, "-c", FLOOR, str(data), str(floor_out), str(rows), "dict"]
+        strict = [*floor[:-1], "plain"]
         ours = [
             sys.executable, "-m", "synthcert", "release", str(data), "--schema", str(schema),
             "--sigma", str(SIGMA), "--min-rows", str(rows), "--n-out", str(rows),
             "--out", str(ours_out), "--seed", "7",
         ]  # fmt: skip
-        results: dict[str, list[tuple[float, float]]] = {"floor": [], "ours": []}
+        results: dict[str, list[tuple[float, float]]] = {"floor": [], "strict": [], "ours": []}
         load = os.getloadavg()
         for _ in range(args.runs):
             results["floor"].append(measure(floor))
+            results["strict"].append(measure(strict))
             results["ours"].append(measure(ours))
         load_after = os.getloadavg()
     f = statistics.median(s for s, _ in results["floor"])
     o = statistics.median(s for s, _ in results["ours"])
+    st = statistics.median(s for s, _ in results["strict"])
     f_mb = max(m for _, m in results["floor"])
+    st_mb = max(m for _, m in results["strict"])
     o_mb = max(m for _, m in results["ours"])
     print(f"rows {rows:,} x {D}, {args.runs} runs each, interleaved")
     print(f"load average before {load[0]:.2f}, after {load_after[0]:.2f} (1 min)")
     print(f"floor (read + draw on 2 threads + write)  median {f:.2f} s  peak RSS {f_mb:.0f} MiB")
+    print(f"strict floor (no float dictionaries)      median {st:.2f} s  peak RSS {st_mb:.0f} MiB")
     print(f"synthcert release                         median {o:.2f} s  peak RSS {o_mb:.0f} MiB")
     print(f"all runs: floor {[round(s, 2) for s, _ in results['floor']]}")
+    print(f"          strict {[round(s, 2) for s, _ in results['strict']]}")
     print(f"          release {[round(s, 2) for s, _ in results['ours']]}")
     print(f"ratio to the floor: {o / f:.2f}x (target: within 1.25x; peak under 1.5 GB)")
+    print(f"ratio to the strict floor: {o / st:.2f}x")
 
 
 if __name__ == "__main__":
