@@ -301,6 +301,19 @@ def _write_frame(df: pd.DataFrame, tmp: Path, *, parquet: bool) -> None:
         df.to_csv(tmp, index=False)
 
 
+def parquet_writer(path: str | os.PathLike, schema: pa.Schema) -> pq.ParquetWriter:
+    """A Parquet writer that dictionary-encodes every column but floating-point ones.
+
+    Continuous draws almost never repeat, so a dictionary for them is built and then
+    abandoned for every page: without it the file is smaller and written about 3x faster.
+    The values written are the same.
+    """
+    floats = {f.name for f in schema if pa.types.is_floating(f.type)}
+    return pq.ParquetWriter(
+        path, schema, use_dictionary=[f.name for f in schema if f.name not in floats]
+    )
+
+
 class ChunkedTableWriter:
     """Write a table chunk by chunk to CSV or Parquet at a temporary path; rename on close."""
 
@@ -318,12 +331,23 @@ class ChunkedTableWriter:
         if self._parquet:
             table = pa.Table.from_pandas(df, preserve_index=False)
             if self._writer is None:
-                self._writer = pq.ParquetWriter(self._tmp, table.schema)
+                self._writer = parquet_writer(self._tmp, table.schema)
             self._writer.write_table(table)
         else:
             df.to_csv(self._tmp, mode="w" if self._first else "a", header=self._first, index=False)
         self._first = False
         self.rows += len(df)
+
+    def write_arrow(self, table: pa.Table) -> None:
+        """Append one chunk already converted with ``pa.Table.from_pandas(df,
+        preserve_index=False)`` (Parquet only: the same file as :meth:`write` of ``df``)."""
+        if not self._parquet:
+            raise DataError(f"{str(self.path)!r} is not Parquet: write frames to CSV")
+        if self._writer is None:
+            self._writer = parquet_writer(self._tmp, table.schema)
+        self._writer.write_table(table)
+        self._first = False
+        self.rows += table.num_rows
 
     def close(self, *, ok: bool = True) -> None:
         """Finish: rename into place if ``ok``, else delete the temporary file."""

@@ -22,6 +22,7 @@ from synthcert.engine.ops import (
     open_engine,
     sample_frames,
     sample_partitioned,
+    sample_tables,
 )
 from synthcert.engine.partitioned import (
     Manifest,
@@ -48,4 +49,5 @@ __all__ = [
     "read_manifest",
     "sample_frames",
     "sample_partitioned",
+    "sample_tables",
 ]

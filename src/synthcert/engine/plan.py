@@ -171,6 +171,7 @@ def iter_partition(
             row_groups=list(part.row_groups),
             columns=columns,
         ):
-            yield pa.Table.from_batches([batch]).to_pandas()
+            # one block per column: no copy into a consolidated 2-D block (the same values)
+            yield pa.Table.from_batches([batch]).to_pandas(split_blocks=True)
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"cannot read Parquet file {part.file!r}: {exc}") from exc

@@ -147,6 +147,27 @@ def chunk_frame(chunk: ChunkSpec, model: SamplesChunks) -> pd.DataFrame:
     return model.sample_chunk(chunk.rows, chunk.seed)
 
 
+def chunk_table(chunk: ChunkSpec, model: SamplesChunks) -> pa.Table:
+    """One decoded chunk as an Arrow table, ``pa.Table.from_pandas(chunk_frame(...))``.
+
+    Built on the worker that draws the chunk, so the conversion overlaps with the writer
+    (the same table :class:`~synthcert.data.io.ChunkedTableWriter` builds from the frame).
+
+    Parameters
+    ----------
+    chunk : ChunkSpec
+        Which chunk.
+    model : SamplesChunks
+        The fitted model.
+
+    Returns
+    -------
+    pyarrow.Table
+        The chunk's rows, with pandas metadata and without the index.
+    """
+    return pa.Table.from_pandas(chunk_frame(chunk, model), preserve_index=False)
+
+
 def write_part(part: PartSpec, model: SamplesChunks) -> int:
     """Draw the part's chunks one at a time and write them to its Parquet file.
 
@@ -165,7 +186,7 @@ def write_part(part: PartSpec, model: SamplesChunks) -> int:
     writer: pq.ParquetWriter | None = None
     try:
         for chunk in part.chunks:
-            table = pa.Table.from_pandas(chunk_frame(chunk, model), preserve_index=False)
+            table = chunk_table(chunk, model)
             if writer is None:
                 writer = pq.ParquetWriter(part.path, table.schema)
             writer.write_table(table)

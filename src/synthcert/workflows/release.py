@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from synthcert._result import Result
 from synthcert._version import __version__
 from synthcert.data.encode import MissingPolicy
-from synthcert.data.io import ChunkedTableWriter, expand_inputs
+from synthcert.data.io import PARQUET_SUFFIXES, ChunkedTableWriter, expand_inputs
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.claims import Assumption, PrivacyClaim
@@ -417,9 +418,17 @@ def release(
         ],
     )
     synth = _model(schema, budget, missing)
-    with eng_mod.open_engine(
-        execution.engine, execution.scheduler, workers=execution.workers, notify=execution.notify
-    ) as eng:
+    # the engine's threads are the parallelism: BLAS threads on top only oversubscribe the
+    # cores (the (m, d) x (d, d) products give the same bits on one BLAS thread)
+    with (
+        threadpool_limits(1, user_api="blas"),
+        eng_mod.open_engine(
+            execution.engine,
+            execution.scheduler,
+            workers=execution.workers,
+            notify=execution.notify,
+        ) as eng,
+    ):
         t0 = time.perf_counter()
         try:
             moments = eng_mod.fit_moments(
@@ -438,16 +447,8 @@ def release(
                 engine=eng, protect=inputs, progress=execution.stage("sample"),
             )  # fmt: skip
         else:
-            frames = (
-                synth.sample_chunks(claim.n_out, seed=pub.seed)
-                if eng.name == "local"
-                else eng_mod.sample_frames(synth, claim.n_out, seed=pub.seed, engine=eng)
-            )
-            with ChunkedTableWriter(out, protect=inputs) as writer:
-                for frame in frames:
-                    writer.write(frame)
-                    if execution.progress:
-                        execution.progress("sample", writer.rows, claim.n_out)
+            _stream_rows(synth, claim.n_out, out, seed=pub.seed, engine=eng,
+                         protect=inputs, execution=execution)  # fmt: skip
         pub.timing("sample", time.perf_counter() - t0)
     certificate = make_certificate(synth, claim, budget_doc, per_record)
     pub.json(certificate, cert_path)
@@ -471,6 +472,40 @@ def release(
         None if private_record is None else str(private_record),
         params_path,
     )
+
+
+def _stream_rows(
+    synth: GaussianSynthesizer,
+    n: int,
+    out: Path,
+    *,
+    seed: np.random.SeedSequence,
+    engine: Any,
+    protect: list[Path],
+    execution: Execution,
+) -> None:
+    """Write the n rows of ``synth.sample(n, seed=seed)`` to one file, chunk by chunk.
+
+    The engine draws, decodes and (for Parquet) converts chunks to Arrow ahead of the writer,
+    which writes in this thread: drawing and writing overlap, the rows are the same.
+    """
+    from synthcert import engine as eng_mod
+
+    parquet = out.suffix.lower() in PARQUET_SUFFIXES
+    chunks = (
+        eng_mod.sample_tables(synth, n, seed=seed, engine=engine)
+        if parquet
+        else eng_mod.sample_frames(synth, n, seed=seed, engine=engine)
+    )
+    synth.n_sampled_ = n
+    with ChunkedTableWriter(out, protect=protect) as writer:
+        for chunk in chunks:
+            if parquet:
+                writer.write_arrow(chunk)
+            else:
+                writer.write(chunk)
+            if execution.progress:
+                execution.progress("sample", writer.rows, n)
 
 
 @dataclass(frozen=True)
