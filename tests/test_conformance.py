@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -61,12 +62,13 @@ CASES = [
 @pytest.mark.parametrize(("name", "params"), CASES)
 def test_registered_synthesizer_conforms(name, params):
     ok, missing = available_synthesizers([name])
-    if not ok:
+    if not ok:  # an optional extra is not installed; CI installs them all, so never there
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} is registered but cannot be built in CI: {missing[name]}")
         pytest.skip(missing[name])
     synth = make_synthesizer(name, fixture_schema(), **params)
     report = check_synthesizer(synth)
-    must_pass = {c.__name__ for c in CHECKS} - {"check_sample_chunk"}
-    assert must_pass <= set(report.passed), report
+    assert {c.__name__ for c in CHECKS} == set(report.passed), report
     params_back = synth.get_params()
     clone = type(synth)(**params_back)
     assert clone.get_params().keys() == params_back.keys()
