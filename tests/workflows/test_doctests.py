@@ -13,6 +13,7 @@ MODULES = [
     "synthcert.workflows.synthesize",
     "synthcert.workflows.evaluate",
     "synthcert.workflows.audit",
+    "synthcert.workflows.demo",
     "synthcert.utility.evaluate",
 ]
 
@@ -21,5 +22,5 @@ MODULES = [
 def test_docstring_examples_run(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
-    if name.endswith(("values", "release", "synthesize", "utility.evaluate")):
+    if name.endswith(("values", "release", "synthesize", "demo", "utility.evaluate")):
         assert result.attempted > 0  # the examples that can run without files do run

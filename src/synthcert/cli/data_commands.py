@@ -127,37 +127,16 @@ def demo(
     The table's size is public here (its generator is), so it is declared as --min-rows.
     """
     from synthcert.cli.release_command import print_release
-    from synthcert.data.datasets import DEMO_SIGMA, demo_schema, make_demo_table
-    from synthcert.data.io import write_table, write_text
-    from synthcert.workflows.release import release
-    from synthcert.workflows.values import Budget
+    from synthcert.workflows.demo import run_demo
 
-    out.mkdir(parents=True, exist_ok=True)
-    table_path, schema_path = out / "demo_input.parquet", out / "demo_schema.json"
-    schema = demo_schema()
-    write_table(make_demo_table(rows, seed=seed), table_path)
-    write_text(schema.to_json(), schema_path)
-    # The demo table's generator is public, so a lower bound on its encoded covariance's
-    # smallest eigenvalue (about 0.021) is public knowledge: declare sigma = 0.02.
-    full = release(
-        table_path,
-        schema,
-        out / "synthetic_all_rows.csv",
-        Budget(sigma=DEMO_SIGMA, min_rows=rows),
-        command="synthcert demo",
-    )
-    budgeted = release(
-        table_path,
-        schema,
-        out / "synthetic_eps1.csv",
-        Budget(epsilon=1.0, delta=1e-10, sigma=DEMO_SIGMA, min_rows=rows),
-        command="synthcert demo",
-    )
+    run = run_demo(out, rows=rows, table_seed=seed)
     if json_out:
-        emit_json({"all_rows": full.certificate, "budget_eps1": budgeted.certificate})
+        emit_json({"all_rows": run.full.certificate, "budget_eps1": run.budgeted.certificate})
         return
-    console.print(f"[bold]Demo table:[/bold] {table_path} ({rows:,} rows), schema {schema_path}\n")
+    console.print(
+        f"[bold]Demo table:[/bold] {run.table_path} ({rows:,} rows), schema {run.schema_path}\n"
+    )
     console.print("[bold]1. Release as many rows as the input:[/bold]")
-    print_release(full)
+    print_release(run.full)
     console.print("\n[bold]2. Release what an (epsilon = 1, delta = 1e-10) budget allows:[/bold]")
-    print_release(budgeted)
+    print_release(run.budgeted)
