@@ -34,7 +34,7 @@ from synthcert.synthesizers.base import (
     NotFittedError,
     Synthesizer,
     constructor_params,
-    schema_dtypes,
+    frame_mismatch,
 )
 
 FIXTURE_ROWS = 120
@@ -262,13 +262,8 @@ def check_sample_before_fit(s: Subject) -> None:
 
 
 def _check_frame(synth: Any, out: Any, n: int, what: str) -> None:
-    schema = synth.schema
-    assert isinstance(out, pd.DataFrame), f"{what} returned {type(out).__name__}"
-    assert len(out) == n, f"{what} returned {len(out)} rows, not {n}"
-    assert list(out.columns) == schema.names, f"{what} columns {list(out.columns)}"
-    want = schema_dtypes(schema)
-    bad = [c for c, a, b in zip(schema.names, out.dtypes, want, strict=True) if a != b]
-    assert not bad, f"{what}: column(s) {bad} not in the schema's dtypes"
+    problem = frame_mismatch(out, synth.schema, n)
+    assert problem is None, f"{what} {problem}"
 
 
 def check_sample_shape(s: Subject) -> None:

@@ -126,6 +126,22 @@ def schema_dtypes(schema: Schema) -> list[Any]:
     return list(typed_frame(schema, empty).dtypes)
 
 
+def frame_mismatch(out: Any, schema: Schema, n: int) -> str | None:
+    """What keeps ``out`` from being ``n`` rows of ``schema`` (columns in order, declared
+    dtypes), or None; the base class refuses such a sample and ``check_synthesizer`` fails it."""
+    if not isinstance(out, pd.DataFrame):
+        return f"returned {type(out).__name__}, not a DataFrame"
+    if len(out) != n:
+        return f"returned {len(out)} rows, not {n}"
+    if list(out.columns) != schema.names:
+        return f"returned columns {list(out.columns)}, not the schema's {schema.names}"
+    want = schema_dtypes(schema)
+    bad = [c for c, a, b in zip(schema.names, out.dtypes, want, strict=True) if a != b]
+    if bad:
+        return f"returned column(s) {bad} in other dtypes than the schema declares"
+    return None
+
+
 def typed_empty(col: Any) -> Any:
     """No values of a column: float (NaN-able) for numbers, int codes for categories."""
     return np.empty(0, np.int64 if isinstance(col, CategoricalColumn) else np.float64)
@@ -378,20 +394,9 @@ class Synthesizer(ABC):
 
     def _check_output(self, out: pd.DataFrame, n: int) -> None:
         """A sampled frame must have ``n`` rows and the schema's columns in their dtypes."""
-        if not isinstance(out, pd.DataFrame) or len(out) != n:
-            raise SynthcertError(f"{type(self).__name__}._sample did not return {n} rows")
-        if list(out.columns) != self.schema.names:
-            raise SynthcertError(
-                f"{type(self).__name__}._sample returned columns {list(out.columns)}, not the "
-                f"schema's {self.schema.names}"
-            )
-        want = schema_dtypes(self.schema)
-        bad = [c for c, a, b in zip(self.schema.names, out.dtypes, want, strict=True) if a != b]
-        if bad:
-            raise SynthcertError(
-                f"{type(self).__name__}._sample returned column(s) {bad} in other dtypes than "
-                "the schema declares"
-            )
+        problem = frame_mismatch(out, self.schema, n)
+        if problem is not None:
+            raise SynthcertError(f"{type(self).__name__}._sample {problem}")
 
     def sample_chunk(self, rows: int, seed: np.random.SeedSequence) -> pd.DataFrame:
         """One chunk of a chunked release: ``rows`` rows drawn from the child seed ``seed``.
