@@ -45,5 +45,17 @@ class ParameterError(SynthcertError, ValueError):
     """
 
 
+def check_choice(what: str, value: object, choices: tuple[str, ...] | list[str]) -> None:
+    """Refuse an option value outside its choices, naming them (a :class:`ParameterError`).
+
+    >>> check_choice("noise", "gaussian", ("laplace", "staircase"))
+    Traceback (most recent call last):
+    ...
+    synthcert.errors.ParameterError: unknown noise 'gaussian'; choose one of laplace, staircase
+    """
+    if value not in choices:
+        raise ParameterError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+
+
 class BudgetError(SynthcertError, ValueError):
     """A privacy budget cannot be met (for example it allows zero records)."""

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, ParameterError
+from synthcert.errors import AssumptionError, ParameterError, check_choice
 
 Conversion = Literal["mironov", "ckm"]
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
@@ -47,10 +47,7 @@ def check_conversion(conversion: str) -> None:
     ParameterError
         When ``conversion`` is not one of :data:`CONVERSIONS`.
     """
-    if conversion not in CONVERSIONS:
-        raise ParameterError(
-            f"unknown conversion {conversion!r}; choose one of " + ", ".join(CONVERSIONS)
-        )
+    check_choice("conversion", conversion, CONVERSIONS)
 
 
 def conversion_offset(alpha: ArrayLike, delta: float, conversion: Conversion = "ckm") -> np.ndarray:

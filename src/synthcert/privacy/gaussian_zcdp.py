@@ -21,7 +21,7 @@ import numpy as np
 from scipy import stats
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, BudgetError, ParameterError
+from synthcert.errors import AssumptionError, BudgetError, ParameterError, check_choice
 
 Conversion = Literal["bun-steinke", "cks", "tight"]
 Neighbouring = Literal["bounded", "unbounded"]
@@ -490,10 +490,7 @@ def multivariate_bridge_rho(
             assumption="public covariance with smallest eigenvalue >= sigma > 0",
             admissible="sigma > 0 (e.g. 0.01 for Adult's numeric columns in [-1,1])",
         )
-    if neighbouring not in ("bounded", "unbounded"):
-        raise ParameterError(
-            f"unknown neighbouring {neighbouring!r}; choose 'bounded' or 'unbounded'"
-        )
+    check_choice("neighbouring", neighbouring, ("bounded", "unbounded"))
     # both relations: the removal pair (n - 1, n) dominates the addition pair (n, n + 1)
     return n_out * (4.0 * d / n**2) / (2.0 * min_eigenvalue)
 

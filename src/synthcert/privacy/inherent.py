@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, ParameterError
+from synthcert.errors import AssumptionError, check_choice
 from synthcert.privacy.numerics import log1p_minus_x
 
 Neighboring = Literal["unbounded", "bounded", "bounded-direct"]
@@ -154,11 +154,7 @@ def check_method(method: str) -> None:
     ParameterError
         When ``method`` is not one of :data:`BOUNDED_METHODS`.
     """
-    if method not in BOUNDED_METHODS:
-        raise ParameterError(
-            f"unknown method {method!r} for the bounded relation; choose one of "
-            + ", ".join(BOUNDED_METHODS)
-        )
+    check_choice("method for the bounded relation", method, BOUNDED_METHODS)
 
 
 def check_neighboring(neighboring: str) -> None:
@@ -169,11 +165,7 @@ def check_neighboring(neighboring: str) -> None:
     ParameterError
         When ``neighboring`` is not one of :data:`NEIGHBORINGS`.
     """
-    if neighboring not in NEIGHBORINGS:
-        raise ParameterError(
-            f"unknown neighbouring relation {neighboring!r}; choose one of "
-            + ", ".join(NEIGHBORINGS)
-        )
+    check_choice("neighbouring relation", neighboring, NEIGHBORINGS)
 
 
 # --------------------------------------------------------------------------------------------

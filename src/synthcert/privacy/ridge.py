@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, ParameterError
+from synthcert.errors import AssumptionError, check_choice
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
@@ -86,11 +86,7 @@ def public_assumptions(n: int, d: int, rho: float, neighboring: str) -> tuple[st
 # --------------------------------------------------------------------------------------------
 def _check(n: float, d: float, rho: float, neighboring: str) -> None:
     """Refuse malformed inputs (these are input errors, not failed theorem assumptions)."""
-    if neighboring not in RIDGE_NEIGHBORINGS:
-        raise ParameterError(
-            f"unknown neighbouring relation {neighboring!r} for the ridged release; choose "
-            + " or ".join(RIDGE_NEIGHBORINGS)
-        )
+    check_choice("neighbouring relation for the ridged release", neighboring, RIDGE_NEIGHBORINGS)
     if not (math.isfinite(n) and n >= 2 and n == math.floor(n)):
         raise AssumptionError(
             f"the minimum table size must be a whole number ≥ 2 (got {n!r})",

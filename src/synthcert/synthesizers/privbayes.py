@@ -20,7 +20,7 @@ import pandas as pd
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
-from synthcert.errors import DataError, ParameterError
+from synthcert.errors import DataError, ParameterError, check_choice
 from synthcert.privacy.mechanisms import (
     StaircaseForm,
     exponential_mechanism,
@@ -189,19 +189,15 @@ class PrivBayesSynthesizer(DPSynthesizer):
         >>> PrivBayesSynthesizer(schema, noise="gaussian").validate_params()
         Traceback (most recent call last):
         ...
-        synthcert.errors.ParameterError: unknown noise 'gaussian'; choose laplace or staircase
+        synthcert.errors.ParameterError: unknown noise 'gaussian'; choose one of laplace, staircase
         """
         super().validate_params()
         if self.degree is not None and self.degree < 0:
             raise ParameterError(f"degree must be >= 0, got {self.degree}")
         if not 0 < self.structure_share < 1:
             raise ParameterError(f"structure_share must lie in (0, 1), got {self.structure_share}")
-        if self.noise not in ("laplace", "staircase"):
-            raise ParameterError(f"unknown noise {self.noise!r}; choose laplace or staircase")
-        if self.staircase_form not in ("l1", "coordinate"):
-            raise ParameterError(
-                f"unknown staircase_form {self.staircase_form!r}; choose l1 or coordinate"
-            )
+        check_choice("noise", self.noise, ("laplace", "staircase"))
+        check_choice("staircase_form", self.staircase_form, ("l1", "coordinate"))
         if not self.theta > 0:
             raise ParameterError(f"theta must be positive, got {self.theta}")
         if not self.bins >= 2:

@@ -17,7 +17,7 @@ from typing import ClassVar, Self
 import numpy as np
 
 from synthcert._result import Result
-from synthcert.errors import ParameterError
+from synthcert.errors import ParameterError, check_choice
 
 
 @dataclass(frozen=True)
@@ -189,8 +189,7 @@ def parse_attacks(spec: str | Sequence[str]) -> list[str]:
 def make_attack(name: str) -> Attack:
     """A fresh, untrained attack called ``name``."""
     reg = _registry()
-    if name not in reg:
-        raise ParameterError(f"unknown attack {name!r}; choose from {', '.join(ATTACK_NAMES)}")
+    check_choice("attack", name, ATTACK_NAMES)
     return reg[name]()
 
 
