@@ -83,7 +83,7 @@ def run_ours(name: str, eps: float | None, df: pd.DataFrame, schema: Schema, arg
     out = syn.sample(len(df), seed=args.seed + 1)
     t_sample = time.perf_counter() - t1
     one, two = marginal_l1(schema, df, out)
-    priv = syn.privacy
+    priv = syn.privacy_claim(len(df))
     return {
         "synthesizer": name,
         "epsilon": "inf" if eps is None else eps,

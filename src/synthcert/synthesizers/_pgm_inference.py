@@ -10,12 +10,11 @@ the seed only (mbi's own sampler draws from numpy's global state).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
 import numpy as np
-from scipy.special import logsumexp
 
 from synthcert.synthesizers._pgm_backend import load_mbi
 
@@ -127,55 +126,184 @@ class CalibratedTree:
         return upward(root).transpose(query)
 
 
+@dataclass(frozen=True)
+class Placement:
+    """How a table over ``attrs`` broadcasts into a table over a target's attributes:
+    transpose by ``perm`` (None when already in target order), then reshape to ``shape``."""
+
+    perm: tuple[int, ...] | None
+    shape: tuple[int, ...]
+
+    @classmethod
+    def of(cls, attrs: Sequence[str], target: Sequence[str], sizes: Mapping[str, int]) -> Placement:
+        """The placement of a table over ``attrs`` (a subset of ``target``)."""
+        attrs = list(attrs)
+        perm = tuple(attrs.index(a) for a in target if a in attrs)
+        shape = tuple(sizes[a] if a in attrs else 1 for a in target)
+        return cls(None if perm == tuple(range(len(perm))) else perm, shape)
+
+    def apply(self, table: np.ndarray) -> np.ndarray:
+        """``table`` transposed and reshaped to broadcast against the target."""
+        if self.perm is not None:
+            table = table.transpose(self.perm)
+        return table.reshape(self.shape)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """Summing a table over some of its axes, planned once: the kept axes are moved first and
+    the rest flattened into one contiguous trailing axis (numpy's sum over several strided
+    axes can be ten times slower), so every reduction is one pass in the same order."""
+
+    perm: tuple[int, ...]  # kept axes, then reduced axes
+    shape: tuple[int, ...]  # the transposed table's shape
+    kept: tuple[int, ...]  # the kept axes' sizes, in table order
+
+    @classmethod
+    def of(cls, shape: Sequence[int], axes: Iterable[int]) -> Reduction:
+        """The reduction of a table of ``shape`` over ``axes``."""
+        out = set(axes)
+        keep = [i for i in range(len(shape)) if i not in out]
+        perm = (*keep, *sorted(out))
+        return cls(perm, tuple(shape[i] for i in perm), tuple(shape[i] for i in keep))
+
+    def matrix(self, table: np.ndarray) -> np.ndarray:
+        """``table`` as a (kept cells, reduced cells) matrix."""
+        rows = int(np.prod(self.kept, dtype=np.int64))
+        return table.transpose(self.perm).reshape(rows, -1)
+
+    def table(self, matrix: np.ndarray) -> np.ndarray:
+        """The inverse of :meth:`matrix`: a table in the original axis order."""
+        return matrix.reshape(self.shape).transpose(np.argsort(self.perm))
+
+    def sum(self, table: np.ndarray) -> np.ndarray:
+        """``table`` summed over the reduced axes (kept axes in table order)."""
+        return self.matrix(table).sum(axis=1).reshape(self.kept)
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """A node and its parent in the schedule, with the separator's placements both ways."""
+
+    node: int
+    parent: int
+    reduce: Reduction  # the node's table onto the separator
+    parent_reduce: Reduction  # the parent's table onto the separator
+    up: Placement  # the separator (in node order) onto the parent's axes
+    down: Placement  # the separator (in parent order) onto the node's axes
+
+
+class JunctionTree:
+    """The junction tree of a set of cliques, with its message schedule planned once.
+
+    mbi builds the tree (``make_junction_tree``: a greedy elimination order, then a maximum
+    spanning tree of the triangulated graph's cliques); the schedule (collect towards each
+    component's smallest node, then distribute) and every axis permutation are planned here
+    once, so :meth:`marginals` is plain numpy calls: cheap enough for every iteration of
+    mirror descent, with nothing to compile.
+
+    Parameters
+    ----------
+    sizes : mapping of str to int
+        Every attribute's number of codes (the model's domain).
+    cliques : sequence of tuples of str
+        The cliques the potentials live on.
+    """
+
+    def __init__(self, sizes: Mapping[str, int], cliques: Sequence[Attrs]) -> None:
+        mbi = load_mbi()
+        names = list(sizes)
+        domain = mbi.Domain(names, [sizes[a] for a in names])
+        tree, _ = mbi.junction_tree.make_junction_tree(domain, [tuple(c) for c in cliques])
+        self.sizes = dict(sizes)
+        self.tree: nx.Graph = tree
+        self.nodes: list[Attrs] = sorted(tuple(n) for n in tree.nodes)
+        index = {n: i for i, n in enumerate(self.nodes)}
+        self.roots: list[int] = []
+        self.edges: list[_Edge] = []  # children before parents (post-order)
+        for component in sorted(nx.connected_components(tree), key=min):
+            root = min(component)  # not set order, which follows str hashing (varies by process)
+            self.roots.append(index[root])
+            parent = dict(nx.bfs_predecessors(tree, root))
+            for node in nx.dfs_postorder_nodes(tree, root):
+                if node == root:
+                    continue
+                up = parent[node]
+                self.edges.append(
+                    _Edge(
+                        index[node],
+                        index[up],
+                        Reduction.of(
+                            [sizes[a] for a in node], [i for i, a in enumerate(node) if a not in up]
+                        ),
+                        Reduction.of(
+                            [sizes[a] for a in up], [i for i, a in enumerate(up) if a not in node]
+                        ),
+                        Placement.of([a for a in node if a in up], up, sizes),
+                        Placement.of([a for a in up if a in node], node, sizes),
+                    )
+                )
+
+    def home(self, clique: Sequence[str]) -> int:
+        """The index of the smallest node whose attributes cover ``clique``."""
+        covering = [i for i, n in enumerate(self.nodes) if set(clique) <= set(n)]
+        return min(covering, key=lambda i: (self.cells(i), i))
+
+    def cells(self, node: int) -> int:
+        """The number of cells of node ``node``'s table."""
+        return int(np.prod([self.sizes[a] for a in self.nodes[node]], dtype=np.int64))
+
+    def marginals(self, psi: Sequence[np.ndarray], total: float) -> list[np.ndarray]:
+        """Every node's marginal (counts summing to ``total``) from its log-potential ``psi``.
+
+        Sum-product on the tree (Koller & Friedman 2009, section 10.2), collect then
+        distribute. Collect, children first: a node's belief A_c is its potential plus the
+        messages of its children; it sends its parent m_c = log sum_{c \\ s} exp A_c (each
+        slice shifted by its maximum, so nothing overflows or underflows to an empty slice)
+        and keeps the conditional exp(A_c - m_c) = p(c \\ s | s). Distribute, parents first:
+        a root's marginal is its normalised belief, and a child's is its conditional times
+        its parent's marginal on the separator s, p(c) = p(c \\ s | s) p(s). One exponential
+        per node, no division by a marginal (so no 0/0 where a separator has no mass).
+        """
+        belief = list(psi)
+        conditional: list[np.ndarray] = [np.empty(0)] * len(psi)
+        for e in self.edges:
+            a = e.reduce.matrix(belief[e.node])  # (separator cells, the rest)
+            top = a.max(axis=1, keepdims=True)
+            shifted = np.exp(a - top)
+            mass = shifted.sum(axis=1, keepdims=True)
+            conditional[e.node] = shifted / mass
+            message = (np.log(mass) + top).reshape(e.reduce.kept)
+            belief[e.parent] = belief[e.parent] + e.up.apply(message)
+        out: list[np.ndarray] = [np.empty(0)] * len(psi)
+        for r in self.roots:
+            shifted = np.exp(belief[r] - belief[r].max())
+            out[r] = shifted * (total / shifted.sum())
+        for e in reversed(self.edges):
+            separator = e.down.apply(e.parent_reduce.sum(out[e.parent]))
+            joint = conditional[e.node] * separator.transpose(e.reduce.perm).reshape(-1, 1)
+            out[e.node] = e.reduce.table(joint)
+        return out
+
+    def calibrated(self, marginals: Sequence[np.ndarray], total: float) -> CalibratedTree:
+        """The tree with its node ``marginals`` as a :class:`CalibratedTree`."""
+        factors = {n: Factor(n, m) for n, m in zip(self.nodes, marginals, strict=True)}
+        return CalibratedTree(self.tree, factors, dict(self.sizes), float(total))
+
+
 def calibrate(
     log_potentials: dict[Attrs, np.ndarray], sizes: dict[str, int], total: float
 ) -> CalibratedTree:
-    """Sum-product (Shafer-Shenoy, log space) on the junction tree of the potentials' cliques.
+    """Sum-product on the junction tree of the potentials' cliques (:class:`JunctionTree`).
 
     Koller & Friedman (2009) Algorithm 10.2; marginals are scaled to sum to ``total``.
     """
-    mbi = load_mbi()
-    junction_tree = mbi.junction_tree
-    attrs = list(sizes)
-    domain = mbi.Domain(attrs, [sizes[a] for a in attrs])
-    tree, _ = junction_tree.make_junction_tree(domain, list(log_potentials))
-    nodes: list[Attrs] = [tuple(n) for n in tree.nodes]
-    psi = {n: np.zeros([sizes[a] for a in n]) for n in nodes}
+    jt = JunctionTree(sizes, list(log_potentials))
+    psi = [np.zeros([sizes[a] for a in n]) for n in jt.nodes]
     for clique, table in log_potentials.items():
-        home = next(n for n in nodes if set(clique) <= set(n))
-        psi[home] = psi[home] + Factor(tuple(clique), table).aligned(home)
-
-    messages: dict[tuple[Attrs, Attrs], Factor] = {}
-
-    def send(src: Attrs, dst: Attrs) -> None:
-        belief = psi[src]
-        for nb in tree.neighbors(src):
-            if nb != dst:
-                belief = belief + messages[(nb, src)].aligned(src)
-        sep = tuple(a for a in src if a in dst)
-        axes = tuple(i for i, a in enumerate(src) if a not in dst)
-        messages[(src, dst)] = Factor(sep, logsumexp(belief, axis=axes) if axes else belief)
-
-    for component in sorted(nx.connected_components(tree), key=min):
-        root = min(component)  # not set order, which follows str hashing (varies by process)
-        order = list(nx.dfs_postorder_nodes(tree, root))
-        parent = dict(nx.bfs_predecessors(tree, root))
-        for node in order:  # collect
-            if node != root:
-                send(node, parent[node])
-        for node in reversed(order):  # distribute
-            for nb in tree.neighbors(node):
-                if parent.get(nb) == node:
-                    send(node, nb)
-
-    marginals = {}
-    for n in nodes:
-        belief = psi[n]
-        for nb in tree.neighbors(n):
-            belief = belief + messages[(nb, n)].aligned(n)
-        p = np.exp(belief - logsumexp(belief))
-        marginals[n] = Factor(n, p * total)
-    return CalibratedTree(tree, marginals, dict(sizes), float(total))
+        home = jt.home(clique)
+        psi[home] = psi[home] + Placement.of(clique, jt.nodes[home], sizes).apply(table)
+    return jt.calibrated(jt.marginals(psi, total), total)
 
 
 def sample_codes(

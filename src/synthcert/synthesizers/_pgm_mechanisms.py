@@ -2,7 +2,7 @@
 
 Both mechanisms alternate: select a marginal (exponential mechanism on a noisy quality
 score, or argmax without DP), measure it (Gaussian noise, or exactly without DP), and
-re-estimate the graphical model with Private-PGM (mbi's mirror descent, warm-started).
+re-estimate the graphical model with Private-PGM's mirror descent (warm-started).
 Neighbouring is *unbounded* (add/remove one record): a count marginal then has L1 and L2
 sensitivity 1, and a score w_r * ||x_r - y_r||_1 has sensitivity w_r. The data enter only as
 the count tables of ``needed_marginals`` (asked of a CountSource in one request by the caller).
@@ -22,6 +22,11 @@ from synthcert.errors import AssumptionError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 from synthcert.synthesizers._pgm_backend import load_mbi
+from synthcert.synthesizers._pgm_estimation import (
+    Measurement,
+    MirrorDescent,
+    minimum_variance_total,
+)
 from synthcert.synthesizers._pgm_inference import CalibratedTree, calibrate
 
 Clique = tuple[str, ...]
@@ -34,8 +39,8 @@ class PGMState:
     """What one run leaves behind: the measurements, the model, and a trace of the rounds."""
 
     sizes: dict[str, int]
-    measurements: list = field(default_factory=list)
-    model: object | None = None
+    measurements: list[Measurement] = field(default_factory=list)
+    potentials: dict[Clique, np.ndarray] | None = None
     calib: CalibratedTree | None = None
     selected: list[Clique] = field(default_factory=list)
     sigmas: list[float] = field(default_factory=list)
@@ -77,13 +82,12 @@ def cells(sizes: dict[str, int], clique: Clique) -> int:
 
 # -- the model -----------------------------------------------------------------------------
 class Estimator:
-    """Private-PGM estimation (mbi mirror descent) and our numpy calibration of its result."""
+    """Private-PGM estimation (:mod:`synthcert.synthesizers._pgm_estimation`, warm-started)."""
 
     def __init__(self, sizes: dict[str, int], iters: int, known_total: float | None) -> None:
-        mbi = load_mbi()
-        self.mbi = mbi
+        self.mbi = load_mbi()
         self.sizes = sizes
-        self.domain = mbi.Domain(list(sizes), [sizes[a] for a in sizes])
+        self.domain = self.mbi.Domain(list(sizes), [sizes[a] for a in sizes])
         self.iters = iters
         self.known_total = known_total
 
@@ -91,29 +95,18 @@ class Estimator:
         """theta_t = argmin sum_i ||M_{r_i} p - y_i||^2 / sigma_i^2 over the marginal polytope.
 
         Algorithm 4 line 16 writes the weights as 1/sigma_i; the Gaussian log-likelihood (and
-        Private-PGM) weights squared residuals by 1/sigma_i^2, which we use.
+        Private-PGM) weights squared residuals by 1/sigma_i^2, which we use. The total is the
+        known number of rows without DP, else estimated from the noisy measurements.
         """
-        est = self.mbi.estimation.MirrorDescent()
-        state.model = est.estimate(
-            self.domain,
-            list(state.measurements),
-            known_total=self.known_total,
-            iters=iters or self.iters,
-            warm_start=state.model,
-        )
-        pots = state.model.potentials
-        logp = {tuple(cl): np.asarray(pots[cl].values, dtype=np.float64) for cl in pots.cliques}
-        # marginals are scaled to the model's total (estimated from the noisy measurements)
-        state.calib = calibrate(logp, self.sizes, float(state.model.total))
+        total = self.known_total or minimum_variance_total(state.measurements)
+        problem = MirrorDescent(self.sizes, state.measurements, total)
+        state.potentials, state.calib = problem.run(iters or self.iters, warm=state.potentials)
         return state.calib
 
     def measure(self, state: PGMState, clique: Clique, y: np.ndarray, sigma: float) -> None:
         """Add a (noisy) measurement of the marginal on ``clique`` with noise scale ``sigma``."""
-        state.measurements.append(
-            self.mbi.LinearMeasurement(
-                np.asarray(y, dtype=np.float64).ravel(), clique, stddev=float(sigma)
-            )
-        )
+        y = np.asarray(y, dtype=np.float64).ravel()
+        state.measurements.append(Measurement(clique, y, float(sigma)))
         state.selected.append(clique)
         state.sigmas.append(float(sigma))
 
