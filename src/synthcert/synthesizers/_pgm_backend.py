@@ -12,10 +12,12 @@ from types import ModuleType
 def load_mbi() -> ModuleType:
     """Import mbi with JAX in float64 and the persistent compilation cache off.
 
-    mbi warns that float32 can stall its estimators for large N and that the persistent cache
-    is counterproductive for its many small programs; we follow both recommendations before
-    the import, so neither warning fires. JIT compilations stay in memory for the process, so
-    repeated fits with the same clique structure pay the compilation once.
+    synthcert uses mbi for its domains and junction trees (``make_junction_tree``,
+    ``hypothetical_model_size``); the estimation runs in numpy
+    (:mod:`synthcert.synthesizers._pgm_estimation`), so nothing is JIT-compiled per fit. mbi
+    imports JAX and warns, at import, that float32 can stall its estimators for large N and
+    that the persistent compilation cache is counterproductive for its many small programs; we
+    follow both recommendations before the import, so neither warning fires.
     """
     import jax
 
