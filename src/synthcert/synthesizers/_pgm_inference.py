@@ -158,6 +158,7 @@ class Reduction:
     perm: tuple[int, ...]  # kept axes, then reduced axes
     shape: tuple[int, ...]  # the transposed table's shape
     kept: tuple[int, ...]  # the kept axes' sizes, in table order
+    inverse: tuple[int, ...]  # the transpose back to the table's order
 
     @classmethod
     def of(cls, shape: Sequence[int], axes: Iterable[int]) -> Reduction:
@@ -165,7 +166,8 @@ class Reduction:
         out = set(axes)
         keep = [i for i in range(len(shape)) if i not in out]
         perm = (*keep, *sorted(out))
-        return cls(perm, tuple(shape[i] for i in perm), tuple(shape[i] for i in keep))
+        inverse = tuple(int(i) for i in np.argsort(perm))
+        return cls(perm, tuple(shape[i] for i in perm), tuple(shape[i] for i in keep), inverse)
 
     def matrix(self, table: np.ndarray) -> np.ndarray:
         """``table`` as a (kept cells, reduced cells) matrix."""
@@ -174,7 +176,7 @@ class Reduction:
 
     def table(self, matrix: np.ndarray) -> np.ndarray:
         """The inverse of :meth:`matrix`: a table in the original axis order."""
-        return matrix.reshape(self.shape).transpose(np.argsort(self.perm))
+        return matrix.reshape(self.shape).transpose(self.inverse)
 
     def sum(self, table: np.ndarray) -> np.ndarray:
         """``table`` summed over the reduced axes (kept axes in table order)."""
