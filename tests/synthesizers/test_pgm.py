@@ -159,8 +159,7 @@ def test_registry_and_refusals(small):
         AIMSynthesizer(schema, measure_share=1.0).fit(df)
 
 
-# -- Adult at every budget of the issue (slow) -----------------------------------------
-@pytest.mark.slow
+# -- Adult at every budget of the issue (each under 15 s since the numpy estimator) -------
 @pytest.mark.parametrize("cls", [AIMSynthesizer, MWEMPGMSynthesizer])
 @pytest.mark.parametrize("epsilon", [None, 8.0, 4.0, 2.0, 1.0])
 def test_adult_all_budgets(adult, cls, epsilon):
