@@ -362,3 +362,141 @@ def nearest_category(block: np.ndarray) -> np.ndarray:
     best = np.argmax(block, axis=1)
     top = block[np.arange(block.shape[0]), best]
     return np.where(top > 0, best + 1, 0).astype(np.int64)
+
+
+# -- Arrow record batches ----------------------------------------------------------------------
+# The Parquet fit reads record batches; a batch whose columns are all plain numbers is encoded
+# here straight from its Arrow buffers (no pandas frame), with the same arithmetic as
+# Encoder.encode. Anything else (dates, categories, text, a refusal to raise) takes the frame.
+
+
+def _arrow_float64(array: object) -> np.ndarray | None:
+    """The column as float64 with NaN for a null, when Arrow holds it as plain numbers.
+
+    The same numbers as ``numeric_values`` of the column converted to pandas: integers and
+    float32 are widened by the same IEEE conversion, a null or NaN gives NaN, booleans without
+    nulls give 0/1. None for any other type (text, dates, dictionaries, decimals, float16,
+    booleans with nulls): those go through pandas.
+    """
+    import pyarrow as pa
+
+    t = array.type  # type: ignore[attr-defined]
+    plain = pa.types.is_integer(t) or t in (pa.float32(), pa.float64())
+    if not plain and not (pa.types.is_boolean(t) and array.null_count == 0):  # type: ignore[attr-defined]
+        return None
+    values = array.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    return np.asarray(values, dtype=np.float64)
+
+
+def _arrow_absent(array: object) -> np.ndarray | None:
+    """True where a column outside the schema is missing (``isna`` of its pandas values), for
+    numbers, booleans and text; None for other types (they go through pandas)."""
+    import pyarrow as pa
+
+    t = array.type  # type: ignore[attr-defined]
+    if pa.types.is_floating(t) and t != pa.float16():
+        return array.is_null(nan_is_null=True).to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    kinds = (pa.types.is_integer, pa.types.is_boolean, pa.types.is_string, pa.types.is_large_string)
+    if any(kind(t) for kind in kinds):
+        return array.is_null().to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    return None
+
+
+def encode_arrow(
+    encoder: Encoder, batch: object, *, row_offset: int = 0
+) -> tuple[np.ndarray, EncodeReport] | None:
+    """Encode an Arrow record batch as ``encoder.encode`` encodes its pandas frame, or None.
+
+    Handles a batch whose schema columns are all numeric (not dates) and held by Arrow as
+    integers, float32/float64 or booleans without nulls, and whose other columns are numbers,
+    booleans or text: the values are read from the Arrow buffers (without a copy for float64
+    without nulls), a null or NaN is a missing value as in :func:`prepare_frame`, and each
+    column is encoded by the same operations as :meth:`Encoder.encode` (Miura et al.'s
+    encoding to [-1, 1]^d), so X and the report are the same numbers, bit for bit.
+
+    Returns None, and does nothing, when the batch needs the frame: another column type, a
+    schema column absent or duplicated, or a missing value that ``missing="fail"`` refuses
+    (the caller then encodes the frame, which raises the same refusal).
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The public encoding and missing-value policy.
+    batch : pyarrow.RecordBatch
+        Consecutive rows of the table.
+    row_offset : int
+        Index of the batch's first row within its table (unused unless refused).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, EncodeReport) or None
+        X of shape (kept rows, d) and the report, as ``encoder.encode`` gives them.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> enc = Encoder(Schema((NumericColumn("age", 0, 100),)), missing="drop")
+    >>> X, report = encode_arrow(enc, pa.record_batch({"age": pa.array([25, None, 150])}))
+    >>> X.tolist(), report.rows_dropped_missing, report.values_clipped
+    ([[-0.5], [1.0]], 1, {'age': 1})
+    """
+    schema = encoder.schema
+    names = [str(n) for n in batch.schema.names]  # type: ignore[attr-defined]
+    if len(set(names)) != len(names) or any(n not in names for n in schema.names):
+        return None
+    declared = {c.name: c for c in schema.columns}
+    skip = set(schema.drop)
+    values: dict[str, np.ndarray] = {}
+    masks: list[np.ndarray] = []
+    for i, name in enumerate(names):
+        if name in skip:
+            continue
+        array = batch.column(i)  # type: ignore[attr-defined]
+        col = declared.get(name)
+        if col is None:
+            absent = _arrow_absent(array)
+            if absent is None:
+                return None
+            masks.append(absent)
+            continue
+        if not isinstance(col, NumericColumn) or isinstance(col, DatetimeColumn):
+            return None
+        x = _arrow_float64(array)
+        if x is None:
+            return None
+        values[name] = x
+        if encoder.missing == "drop" or not col.nullable:
+            masks.append(np.isnan(x))
+    rows_in = int(batch.num_rows)  # type: ignore[attr-defined]
+    n_missing = 0
+    if masks:
+        is_missing = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0]
+        n_missing = int(np.count_nonzero(is_missing))
+        if n_missing and encoder.missing == "fail":
+            return None  # the frame raises the refusal (same message, same private detail)
+        if n_missing:
+            keep = ~is_missing
+            values = {k: v[keep] for k, v in values.items()}
+    n = rows_in - n_missing
+    out = np.empty((n, encoder.dim), dtype=np.float64)
+    clipped: dict[str, int] = {}
+    tmp = np.empty(n, dtype=np.float64)  # each column in contiguous memory, then one copy
+    j = 0
+    for col in schema.columns:
+        x = values[col.name]
+        absent = np.isnan(x)
+        clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
+        lo, hi = col.model_bounds
+        # the operations of Encoder.encode, in the same order: the same bits
+        with np.errstate(invalid="ignore"):
+            np.subtract(col.to_model(x), lo, out=tmp)
+            np.multiply(tmp, 2.0 / (hi - lo), out=tmp)
+        tmp -= 1.0
+        np.clip(tmp, -1.0, 1.0, out=tmp)
+        out[:, j] = tmp
+        if col.nullable:
+            out[absent, j : j + 1] = MISSING_FILL
+            out[:, j + 1] = np.where(absent, 1.0, -1.0)
+        j += col.width
+    return out, EncodeReport(rows_in, n, n_missing, clipped)
