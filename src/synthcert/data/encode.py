@@ -500,3 +500,58 @@ def encode_arrow(
             out[:, j + 1] = np.where(absent, 1.0, -1.0)
         j += col.width
     return out, EncodeReport(rows_in, n, n_missing, clipped)
+
+
+def arrow_table(schema: Schema, columns: dict[str, np.ndarray]) -> object | None:
+    """Decoded columns as the Arrow table of their frame, built without the frame, or None.
+
+    For a schema of numeric columns (not dates) the table equals
+    ``pa.Table.from_pandas(typed_frame(schema, columns), preserve_index=False)``, pandas
+    metadata included: float64 values (a NaN is a null, as pandas converts it), int64, or int64
+    with nulls for a nullable integer column. The arrays share the decoded buffers where there
+    is no null. Decoding is post-processing (the module docstring). None for any other column
+    (categories, dates): convert their frame.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    columns : dict of str to numpy.ndarray
+        Decoded values per column (:meth:`Encoder.decode_columns`).
+
+    Returns
+    -------
+    pyarrow.Table or None
+        The rows, in the schema's column order.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("k", 0, 9, integer=True)))
+    >>> cols = {"x": np.array([0.5, 0.25]), "k": np.array([3, 7])}
+    >>> table = arrow_table(schema, cols)
+    >>> table.equals(pa.Table.from_pandas(typed_frame(schema, cols), preserve_index=False))
+    True
+    """
+    import pyarrow as pa
+
+    numeric = [
+        isinstance(c, NumericColumn) and not isinstance(c, DatetimeColumn) for c in schema.columns
+    ]
+    if not all(numeric):
+        return None
+    empty = {c.name: np.empty(0, _decoded_dtype(c)) for c in schema.columns}
+    target = pa.Table.from_pandas(typed_frame(schema, empty), preserve_index=False).schema
+    arrays = []
+    for col in schema.columns:
+        x = np.asarray(columns[col.name])
+        if x.dtype.kind != "f":  # int64 of a non-nullable integer column: no missing value
+            arrays.append(pa.array(x, type=pa.int64()))
+            continue
+        absent = np.isnan(x)
+        mask = absent if absent.any() else None
+        if col.integer:  # nullable integers: whole numbers (decoded with rint) or missing
+            x = np.where(absent, 0.0, x).astype(np.int64)
+        arrays.append(pa.array(x, mask=mask))
+    return pa.Table.from_arrays(arrays, schema=target)
