@@ -225,3 +225,27 @@ def test_release_rows_and_certificate_equal_the_frame_route(messy, tmp_path, mon
     pd.testing.assert_frame_equal(rows, rows_frames, check_exact=True)
     assert result.certificate == result_frames.certificate
     assert result.record.facts == result_frames.record.facts
+
+
+def test_files_written_by_pandas_follow_their_metadata(tmp_path):
+    """pandas' metadata decides the frame (a stored index, Float64, Int64): the fit follows it."""
+    rng = np.random.default_rng(8)
+    n = 3_000
+    x = rng.normal(0.0, 0.7, n)
+    x[rng.uniform(size=n) < 0.05] = np.nan
+    k = pd.array(np.where(rng.uniform(size=n) < 0.05, None, rng.integers(0, 99, n)), "Int64")
+    schema = Schema((NumericColumn("x", -1.0, 1.0), NumericColumn("k", 0, 90, integer=True)))
+    enc = Encoder(schema, missing="drop")
+    cases = {
+        "plain": (pd.DataFrame({"x": x, "k": k, "t": rng.choice(["a", None], n)}), True),
+        "index": (pd.DataFrame({"x": x, "k": k}, index=pd.Index(x, name="i")), False),
+        "float_ext": (pd.DataFrame({"x": pd.array(x, "Float64"), "k": k}), False),
+    }
+    for name, (df, arrow) in cases.items():
+        path = tmp_path / f"{name}.parquet"
+        df.to_parquet(path, row_group_size=1_000)
+        batch = next(pq.ParquetFile(path).iter_batches())
+        assert (encode_arrow(enc, batch) is not None) == arrow, name
+        got = fit_moments(path, enc, partition_rows=2_000, chunk_rows=700)
+        assert_same_partial(got, frame_fit(path, enc, partition_rows=2_000, chunk_rows=700))
+        assert got.report.rows_dropped_missing > 0

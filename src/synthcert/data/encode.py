@@ -402,6 +402,41 @@ def _arrow_absent(array: object) -> np.ndarray | None:
     return None
 
 
+_PLAIN_NUMPY_TYPES = frozenset(
+    [f"{p}{b}" for p in ("int", "uint", "Int", "UInt") for b in (8, 16, 32, 64)]
+    + ["float32", "float64", "bool"]
+)
+
+
+def _plain_pandas_metadata(schema: object) -> bool:
+    """True when pandas would turn the batch into the frame of its plain columns: no stored
+    index, each column named by its field, in a numpy number dtype, a nullable integer dtype
+    (``Int64``...: NA is NaN once converted, as a null is here) or text.
+
+    A file written by pandas keeps its dtypes in the schema's metadata, and ``to_pandas``
+    follows it (an index column leaves the columns, ``Float64`` or ``boolean`` change what is
+    missing): such batches go through their frame.
+    """
+    meta = schema.pandas_metadata  # type: ignore[attr-defined]
+    if not meta:
+        return True
+    if any(not isinstance(i, dict) for i in meta.get("index_columns", [])):
+        return False
+    if len(meta.get("column_indexes", [])) > 1:
+        return False
+    for entry in meta.get("columns", []):
+        name, field, numpy_type = (
+            entry.get("name"),
+            entry.get("field_name"),
+            entry.get("numpy_type"),
+        )
+        if not isinstance(name, str) or name != field:
+            return False
+        if numpy_type not in _PLAIN_NUMPY_TYPES and entry.get("pandas_type") != "unicode":
+            return False
+    return True
+
+
 def encode_arrow(
     encoder: Encoder, batch: object, *, row_offset: int = 0
 ) -> tuple[np.ndarray, EncodeReport] | None:
@@ -444,6 +479,8 @@ def encode_arrow(
     schema = encoder.schema
     names = [str(n) for n in batch.schema.names]  # type: ignore[attr-defined]
     if len(set(names)) != len(names) or any(n not in names for n in schema.names):
+        return None
+    if not _plain_pandas_metadata(batch.schema):  # type: ignore[attr-defined]
         return None
     declared = {c.name: c for c in schema.columns}
     skip = set(schema.drop)
