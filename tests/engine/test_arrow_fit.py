@@ -130,25 +130,67 @@ def test_fail_policy_without_holes_encodes_from_arrow():
     assert np.array_equal(got[0], X) and got[1] == report
 
 
+HYBRID = [
+    (  # a categorical column, text with a null and a value outside the categories
+        Schema((NumericColumn("x", 0.0, 1.0), CategoricalColumn("note", ("a", "b", "c")))),
+        pa.table({"x": [0.5, 2.0, None, 0.25], "note": ["a", "b", "zz", None]}),
+    ),
+    (  # a nullable categorical column held as an Arrow dictionary
+        Schema((CategoricalColumn("note", ("a", "b"), nullable=True),)),
+        pa.table({"note": pa.array(["a", None, "b", "a"]).dictionary_encode()}),
+    ),
+    (  # integer categories
+        Schema((CategoricalColumn("k", ("1", "2", "3"), dtype="integer"),)),
+        pa.table({"k": pa.array([1, 2, None, 3, 7])}),
+    ),
+    (  # a date column held as timestamps, one missing
+        Schema((DatetimeColumn("d", 0.0, 30_000.0), NumericColumn("x", 0.0, 1.0))),
+        pa.table(
+            {
+                "d": pa.array([0, 86_400_000 * 20_000, None], pa.timestamp("ms")),
+                "x": [0.1, 0.2, 0.3],
+            }
+        ),
+    ),
+    (  # dates held as text, one unparsable
+        Schema((DatetimeColumn("d", 0.0, 30_000.0),)),
+        pa.table({"d": ["2001-02-03", "not a date", "1999-12-31"]}),
+    ),
+    (  # numbers held as text: pandas' parsing rule
+        Schema((NumericColumn("x", 0.0, 1.0),)),
+        pa.table({"x": ["0.5", "oops", " 0.25", "3"]}),
+    ),
+    (  # booleans with a null: pandas makes them objects
+        Schema((NumericColumn("x", 0.0, 1.0),)),
+        pa.table({"x": pa.array([True, None, False])}),
+    ),
+]
+
+
+@pytest.mark.parametrize("missing", ["model", "drop"])
+@pytest.mark.parametrize("case", range(len(HYBRID)))
+def test_other_schema_columns_are_read_by_the_frames_rules(case, missing):
+    """Categories, dates and text are converted one column at a time: the frame's numbers."""
+    schema, table = HYBRID[case]
+    if missing == "model":
+        schema = Schema(tuple(replace_nullable(c) for c in schema.columns))
+    enc = Encoder(schema, missing=missing)
+    batch = table.to_batches()[0]
+    got = encode_arrow(enc, batch, row_offset=4)
+    assert got is not None
+    X, report = enc.encode(arrow_frame(batch), row_offset=4)
+    assert np.array_equal(got[0], X) and got[1] == report
+
+
+def replace_nullable(col):
+    from dataclasses import replace
+
+    return replace(col, nullable=True)
+
+
 @pytest.mark.parametrize(
     ("schema", "table"),
     [
-        (  # a categorical column: through pandas
-            Schema((CategoricalColumn("note", ("a", "b", "c")),)),
-            pa.table({"note": ["a", "b"]}),
-        ),
-        (  # a date column: through pandas
-            Schema((DatetimeColumn("d", 0.0, 30_000.0),)),
-            pa.table({"d": pa.array([0, 86_400_000], pa.timestamp("ms"))}),
-        ),
-        (  # numbers held as text: pandas' parsing rule
-            Schema((NumericColumn("x", 0.0, 1.0),)),
-            pa.table({"x": ["0.5", "oops"]}),
-        ),
-        (  # booleans with a null: pandas makes them objects
-            Schema((NumericColumn("x", 0.0, 1.0),)),
-            pa.table({"x": pa.array([True, None])}),
-        ),
         (  # a column the schema needs is absent: the frame's error
             Schema((NumericColumn("x", 0.0, 1.0),)),
             pa.table({"y": [0.5]}),
@@ -159,7 +201,7 @@ def test_fail_policy_without_holes_encodes_from_arrow():
         ),
     ],
 )
-def test_other_columns_go_through_pandas(schema, table):
+def test_other_batches_go_through_pandas(schema, table):
     assert encode_arrow(Encoder(schema, missing="drop"), table.to_batches()[0]) is None
 
 
@@ -194,7 +236,7 @@ def test_fit_moments_arrow_path_is_taken(messy, monkeypatch):
     assert part.acc.count == part.report.rows_kept == 47_000 - part.report.rows_dropped_missing
 
 
-def test_mixed_schema_uses_frames_and_gives_their_moments(tmp_path):
+def test_mixed_schema_gives_the_frame_routes_moments(tmp_path):
     schema = Schema((NumericColumn("x", -1.0, 1.0), CategoricalColumn("note", ("a", "b", "c"))))
     table = messy_table(9_000, seed=3).select(["x", "note"])
     pq.write_table(table, tmp_path / "m.parquet", row_group_size=2_000)
@@ -249,3 +291,18 @@ def test_files_written_by_pandas_follow_their_metadata(tmp_path):
         got = fit_moments(path, enc, partition_rows=2_000, chunk_rows=700)
         assert_same_partial(got, frame_fit(path, enc, partition_rows=2_000, chunk_rows=700))
         assert got.report.rows_dropped_missing > 0
+
+
+@pytest.mark.parametrize("missing", ["model", "drop"])
+def test_adult_parquet_mixed_schema_equals_the_frame_route(
+    adult_files, adult_mixed_schema, missing
+):
+    """Adult's numeric and categorical columns (text from pandas, with holes), in 3 files."""
+    folder, df = adult_files
+    enc = Encoder(adult_mixed_schema, missing=missing)
+    src = str(folder / "*.parquet")
+    got = fit_moments(src, enc, partition_rows=8_000, chunk_rows=3_000)
+    assert_same_partial(got, frame_fit(src, enc, partition_rows=8_000, chunk_rows=3_000))
+    assert got.report.rows_in == len(df)
+    batch = next(pq.ParquetFile(folder / "adult-0.parquet").iter_batches())
+    assert encode_arrow(enc, batch) is not None  # the Arrow route was taken

@@ -432,7 +432,10 @@ def _plain_pandas_metadata(schema: object) -> bool:
         )
         if not isinstance(name, str) or name != field:
             return False
-        if numpy_type not in _PLAIN_NUMPY_TYPES and entry.get("pandas_type") != "unicode":
+        pandas_type = entry.get("pandas_type")
+        if pandas_type == "unicode":
+            continue
+        if numpy_type not in _PLAIN_NUMPY_TYPES or pandas_type not in _PLAIN_NUMPY_TYPES:
             return False
     return True
 
@@ -442,16 +445,20 @@ def encode_arrow(
 ) -> tuple[np.ndarray, EncodeReport] | None:
     """Encode an Arrow record batch as ``encoder.encode`` encodes its pandas frame, or None.
 
-    Handles a batch whose schema columns are all numeric (not dates) and held by Arrow as
-    integers, float32/float64 or booleans without nulls, and whose other columns are numbers,
-    booleans or text: the values are read from the Arrow buffers (without a copy for float64
-    without nulls), a null or NaN is a missing value as in :func:`prepare_frame`, and each
-    column is encoded by the same operations as :meth:`Encoder.encode` (Miura et al.'s
-    encoding to [-1, 1]^d), so X and the report are the same numbers, bit for bit.
+    A numeric schema column (not a date) held by Arrow as integers, float32/float64 or
+    booleans without nulls is read from the Arrow buffers (without a copy for float64 without
+    nulls), a null or NaN being a missing value as in :func:`prepare_frame`; any other schema
+    column (categories, dates, numbers held as text) is converted to pandas on its own and
+    read by the frame's rules (:func:`missing_mask`, :func:`category_codes`,
+    :func:`numeric_values`, on the kept rows as there). Columns outside the schema must be
+    numbers, booleans or text. Each column is encoded by the same operations as
+    :meth:`Encoder.encode` (Miura et al.'s encoding to [-1, 1]^d), so X and the report are the
+    same numbers, bit for bit.
 
-    Returns None, and does nothing, when the batch needs the frame: another column type, a
-    schema column absent or duplicated, or a missing value that ``missing="fail"`` refuses
-    (the caller then encodes the frame, which raises the same refusal).
+    Returns None, and does nothing, when the batch needs the frame: a column outside the schema
+    of another type, a schema column absent or duplicated, pandas metadata that changes the
+    frame, or a missing value that ``missing="fail"`` refuses (the caller then encodes the
+    frame, which raises the same refusal).
 
     Parameters
     ----------
@@ -485,6 +492,7 @@ def encode_arrow(
     declared = {c.name: c for c in schema.columns}
     skip = set(schema.drop)
     values: dict[str, np.ndarray] = {}
+    frames: dict[str, pd.Series] = {}
     masks: list[np.ndarray] = []
     for i, name in enumerate(names):
         if name in skip:
@@ -497,14 +505,18 @@ def encode_arrow(
                 return None
             masks.append(absent)
             continue
-        if not isinstance(col, NumericColumn) or isinstance(col, DatetimeColumn):
-            return None
-        x = _arrow_float64(array)
-        if x is None:
-            return None
-        values[name] = x
-        if encoder.missing == "drop" or not col.nullable:
-            masks.append(np.isnan(x))
+        plain = isinstance(col, NumericColumn) and not isinstance(col, DatetimeColumn)
+        x = _arrow_float64(array) if plain else None
+        counted = encoder.missing == "drop" or not col.nullable
+        if x is not None:
+            values[name] = x
+            if counted:
+                masks.append(np.isnan(x))
+            continue
+        series = array.to_pandas()  # this column only, as the frame converts it
+        frames[name] = series
+        if counted:
+            masks.append(missing_mask(series, col))
     rows_in = int(batch.num_rows)  # type: ignore[attr-defined]
     n_missing = 0
     if masks:
@@ -515,13 +527,20 @@ def encode_arrow(
         if n_missing:
             keep = ~is_missing
             values = {k: v[keep] for k, v in values.items()}
+            frames = {k: v.loc[keep] for k, v in frames.items()}
     n = rows_in - n_missing
     out = np.empty((n, encoder.dim), dtype=np.float64)
     clipped: dict[str, int] = {}
     tmp = np.empty(n, dtype=np.float64)  # each column in contiguous memory, then one copy
     j = 0
     for col in schema.columns:
-        x = values[col.name]
+        if col.name in frames and isinstance(col, CategoricalColumn):
+            j += _categorical_block(col, frames[col.name], out, j, row_offset)
+            continue
+        if col.name in frames:
+            x = numeric_values(frames[col.name], col, row_offset)
+        else:
+            x = values[col.name]
         absent = np.isnan(x)
         clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
         lo, hi = col.model_bounds
@@ -592,3 +611,21 @@ def arrow_table(schema: Schema, columns: dict[str, np.ndarray]) -> object | None
             x = np.where(absent, 0.0, x).astype(np.int64)
         arrays.append(pa.array(x, mask=mask))
     return pa.Table.from_arrays(arrays, schema=target)
+
+
+def _categorical_block(
+    col: CategoricalColumn, series: pd.Series, out: np.ndarray, j: int, row_offset: int
+) -> int:
+    """Write a categorical column's dummy coordinates (and indicator) at ``out[:, j:]`` as
+    :meth:`Encoder.encode` writes them; returns the column's width."""
+    values = col.width - int(col.nullable)
+    codes = category_codes(series, col, row_offset)
+    absent = codes < 0
+    block = out[:, j : j + values]
+    block.fill(-1.0)
+    rows = np.flatnonzero(codes > 0)
+    block[rows, codes[rows] - 1] = 1.0
+    if col.nullable:
+        out[absent, j : j + values] = MISSING_FILL
+        out[:, j + values] = np.where(absent, 1.0, -1.0)
+    return col.width
