@@ -8,7 +8,10 @@ processes, interleaved, ``--runs`` times each:
   numpy Generator per thread) and write them with pyarrow to Parquet;
 - the strict floor: the same, written without dictionaries for the float columns (as
   synthcert writes floats);
-- ``synthcert release input.parquet --schema S --sigma 0.05 --min-rows N --n-out rows``.
+- ``synthcert release input.parquet --schema S --sigma 0.05 --min-rows N --n-out rows``;
+- the fit phase alone, timed inside its process (no start-up): synthcert's ``fit_moments``
+  (read record batches, encode from Arrow, Chan et al.'s moments, on the engine's threads)
+  against its floor, reading the file with pyarrow and summing X^T X and X in numpy.
 
 Prints the medians, their ratio (target: within 1.25x) and each one's peak RSS (target: under
 1.5 GB), read from ``os.wait4`` of the child, and the load average (the machine is shared).
@@ -49,6 +52,31 @@ cols = {f"x{j}": pa.chunked_array([b[:, j] for b in blocks]) for j in range(6)}
 pq.write_table(pa.table(cols), out, use_dictionary=not plain)
 """
 
+FIT_FLOOR = """
+import sys, time, numpy as np, pyarrow.parquet as pq
+t0 = time.perf_counter()
+table = pq.read_table(sys.argv[1])
+gram, total = np.zeros((6, 6)), np.zeros(6)
+for batch in table.to_batches(max_chunksize=1 << 19):
+    X = np.column_stack([c.to_numpy() for c in batch.columns])
+    gram += X.T @ X
+    total += X.sum(axis=0)
+print(time.perf_counter() - t0)
+"""
+
+FIT_OURS = """
+import json, sys, time
+from threadpoolctl import threadpool_limits
+from synthcert.data.encode import Encoder
+from synthcert.data.schema import Schema
+from synthcert.engine import fit_moments
+schema = Schema.from_dict(json.loads(open(sys.argv[2]).read()))
+with threadpool_limits(1, user_api="blas"):
+    t0 = time.perf_counter()
+    fit_moments(sys.argv[1], Encoder(schema, missing="model"))
+    print(time.perf_counter() - t0)
+"""
+
 
 def build_input(folder: Path, rows: int) -> tuple[Path, Path]:
     """Write the input Parquet file and its public schema (once; reused when present)."""
@@ -87,6 +115,14 @@ def measure(cmd: list[str]) -> tuple[float, float]:
     return seconds, usage.ru_maxrss / 1024.0
 
 
+def measure_inside(cmd: list[str]) -> float:
+    """Seconds a process prints as its last line (time measured inside it, no start-up)."""
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stderr}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e7)
@@ -106,12 +142,17 @@ def main() -> None:
             "--sigma", str(SIGMA), "--min-rows", str(rows), "--n-out", str(rows),
             "--out", str(ours_out), "--seed", "7",
         ]  # fmt: skip
+        fit_floor = [sys.executable, "-c", FIT_FLOOR, str(data)]
+        fit_ours = [sys.executable, "-c", FIT_OURS, str(data), str(schema)]
         results: dict[str, list[tuple[float, float]]] = {"floor": [], "strict": [], "ours": []}
+        fits: dict[str, list[float]] = {"floor": [], "ours": []}
         load = os.getloadavg()
         for _ in range(args.runs):
             results["floor"].append(measure(floor))
             results["strict"].append(measure(strict))
             results["ours"].append(measure(ours))
+            fits["floor"].append(measure_inside(fit_floor))
+            fits["ours"].append(measure_inside(fit_ours))
         load_after = os.getloadavg()
     f = statistics.median(s for s, _ in results["floor"])
     o = statistics.median(s for s, _ in results["ours"])
@@ -129,6 +170,12 @@ def main() -> None:
     print(f"          release {[round(s, 2) for s, _ in results['ours']]}")
     print(f"ratio to the floor: {o / f:.2f}x (target: within 1.25x; peak under 1.5 GB)")
     print(f"ratio to the strict floor: {o / st:.2f}x")
+    ff, fo = statistics.median(fits["floor"]), statistics.median(fits["ours"])
+    print(f"fit phase (in-process): read with pyarrow + X^T X in numpy  median {ff:.2f} s")
+    print(f"                        synthcert fit_moments               median {fo:.2f} s")
+    print(f"          all runs: floor {[round(x, 2) for x in fits['floor']]}")
+    print(f"                    fit_moments {[round(x, 2) for x in fits['ours']]}")
+    print(f"fit ratio: {fo / ff:.2f}x")
 
 
 if __name__ == "__main__":

@@ -362,3 +362,270 @@ def nearest_category(block: np.ndarray) -> np.ndarray:
     best = np.argmax(block, axis=1)
     top = block[np.arange(block.shape[0]), best]
     return np.where(top > 0, best + 1, 0).astype(np.int64)
+
+
+# -- Arrow record batches ----------------------------------------------------------------------
+# The Parquet fit reads record batches; a batch whose columns are all plain numbers is encoded
+# here straight from its Arrow buffers (no pandas frame), with the same arithmetic as
+# Encoder.encode. Anything else (dates, categories, text, a refusal to raise) takes the frame.
+
+
+def _arrow_float64(array: object) -> np.ndarray | None:
+    """The column as float64 with NaN for a null, when Arrow holds it as plain numbers.
+
+    The same numbers as ``numeric_values`` of the column converted to pandas: integers and
+    float32 are widened by the same IEEE conversion, a null or NaN gives NaN, booleans without
+    nulls give 0/1. None for any other type (text, dates, dictionaries, decimals, float16,
+    booleans with nulls): those go through pandas.
+    """
+    import pyarrow as pa
+
+    t = array.type  # type: ignore[attr-defined]
+    plain = pa.types.is_integer(t) or t in (pa.float32(), pa.float64())
+    if not plain and not (pa.types.is_boolean(t) and array.null_count == 0):  # type: ignore[attr-defined]
+        return None
+    values = array.to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    return np.asarray(values, dtype=np.float64)
+
+
+def _arrow_absent(array: object) -> np.ndarray | None:
+    """True where a column outside the schema is missing (``isna`` of its pandas values), for
+    numbers, booleans and text; None for other types (they go through pandas)."""
+    import pyarrow as pa
+
+    t = array.type  # type: ignore[attr-defined]
+    if pa.types.is_floating(t) and t != pa.float16():
+        return array.is_null(nan_is_null=True).to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    kinds = (pa.types.is_integer, pa.types.is_boolean, pa.types.is_string, pa.types.is_large_string)
+    if any(kind(t) for kind in kinds):
+        return array.is_null().to_numpy(zero_copy_only=False)  # type: ignore[attr-defined]
+    return None
+
+
+_PLAIN_NUMPY_TYPES = frozenset(
+    [f"{p}{b}" for p in ("int", "uint", "Int", "UInt") for b in (8, 16, 32, 64)]
+    + ["float32", "float64", "bool"]
+)
+
+
+def _plain_pandas_metadata(schema: object) -> bool:
+    """True when pandas would turn the batch into the frame of its plain columns: no stored
+    index, each column named by its field, in a numpy number dtype, a nullable integer dtype
+    (``Int64``...: NA is NaN once converted, as a null is here) or text.
+
+    A file written by pandas keeps its dtypes in the schema's metadata, and ``to_pandas``
+    follows it (an index column leaves the columns, ``Float64`` or ``boolean`` change what is
+    missing): such batches go through their frame.
+    """
+    meta = schema.pandas_metadata  # type: ignore[attr-defined]
+    if not meta:
+        return True
+    if any(not isinstance(i, dict) for i in meta.get("index_columns", [])):
+        return False
+    if len(meta.get("column_indexes", [])) > 1:
+        return False
+    for entry in meta.get("columns", []):
+        name, field, numpy_type = (
+            entry.get("name"),
+            entry.get("field_name"),
+            entry.get("numpy_type"),
+        )
+        if not isinstance(name, str) or name != field:
+            return False
+        pandas_type = entry.get("pandas_type")
+        if pandas_type == "unicode":
+            continue
+        if numpy_type not in _PLAIN_NUMPY_TYPES or pandas_type not in _PLAIN_NUMPY_TYPES:
+            return False
+    return True
+
+
+def encode_arrow(
+    encoder: Encoder, batch: object, *, row_offset: int = 0
+) -> tuple[np.ndarray, EncodeReport] | None:
+    """Encode an Arrow record batch as ``encoder.encode`` encodes its pandas frame, or None.
+
+    A numeric schema column (not a date) held by Arrow as integers, float32/float64 or
+    booleans without nulls is read from the Arrow buffers (without a copy for float64 without
+    nulls), a null or NaN being a missing value as in :func:`prepare_frame`; any other schema
+    column (categories, dates, numbers held as text) is converted to pandas on its own and
+    read by the frame's rules (:func:`missing_mask`, :func:`category_codes`,
+    :func:`numeric_values`, on the kept rows as there). Columns outside the schema must be
+    numbers, booleans or text. Each column is encoded by the same operations as
+    :meth:`Encoder.encode` (Miura et al.'s encoding to [-1, 1]^d), so X and the report are the
+    same numbers, bit for bit.
+
+    Returns None, and does nothing, when the batch needs the frame: a column outside the schema
+    of another type, a schema column absent or duplicated, pandas metadata that changes the
+    frame, or a missing value that ``missing="fail"`` refuses (the caller then encodes the
+    frame, which raises the same refusal).
+
+    Parameters
+    ----------
+    encoder : Encoder
+        The public encoding and missing-value policy.
+    batch : pyarrow.RecordBatch
+        Consecutive rows of the table.
+    row_offset : int
+        Index of the batch's first row within its table (unused unless refused).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, EncodeReport) or None
+        X of shape (kept rows, d) and the report, as ``encoder.encode`` gives them.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> enc = Encoder(Schema((NumericColumn("age", 0, 100),)), missing="drop")
+    >>> X, report = encode_arrow(enc, pa.record_batch({"age": pa.array([25, None, 150])}))
+    >>> X.tolist(), report.rows_dropped_missing, report.values_clipped
+    ([[-0.5], [1.0]], 1, {'age': 1})
+    """
+    schema = encoder.schema
+    names = [str(n) for n in batch.schema.names]  # type: ignore[attr-defined]
+    if len(set(names)) != len(names) or any(n not in names for n in schema.names):
+        return None
+    if not _plain_pandas_metadata(batch.schema):  # type: ignore[attr-defined]
+        return None
+    declared = {c.name: c for c in schema.columns}
+    skip = set(schema.drop)
+    values: dict[str, np.ndarray] = {}
+    frames: dict[str, pd.Series] = {}
+    masks: list[np.ndarray] = []
+    for i, name in enumerate(names):
+        if name in skip:
+            continue
+        array = batch.column(i)  # type: ignore[attr-defined]
+        col = declared.get(name)
+        if col is None:
+            absent = _arrow_absent(array)
+            if absent is None:
+                return None
+            masks.append(absent)
+            continue
+        plain = isinstance(col, NumericColumn) and not isinstance(col, DatetimeColumn)
+        x = _arrow_float64(array) if plain else None
+        counted = encoder.missing == "drop" or not col.nullable
+        if x is not None:
+            values[name] = x
+            if counted:
+                masks.append(np.isnan(x))
+            continue
+        series = array.to_pandas()  # this column only, as the frame converts it
+        frames[name] = series
+        if counted:
+            masks.append(missing_mask(series, col))
+    rows_in = int(batch.num_rows)  # type: ignore[attr-defined]
+    n_missing = 0
+    if masks:
+        is_missing = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0]
+        n_missing = int(np.count_nonzero(is_missing))
+        if n_missing and encoder.missing == "fail":
+            return None  # the frame raises the refusal (same message, same private detail)
+        if n_missing:
+            keep = ~is_missing
+            values = {k: v[keep] for k, v in values.items()}
+            frames = {k: v.loc[keep] for k, v in frames.items()}
+    n = rows_in - n_missing
+    out = np.empty((n, encoder.dim), dtype=np.float64)
+    clipped: dict[str, int] = {}
+    tmp = np.empty(n, dtype=np.float64)  # each column in contiguous memory, then one copy
+    j = 0
+    for col in schema.columns:
+        if col.name in frames and isinstance(col, CategoricalColumn):
+            j += _categorical_block(col, frames[col.name], out, j, row_offset)
+            continue
+        if col.name in frames:
+            x = numeric_values(frames[col.name], col, row_offset)
+        else:
+            x = values[col.name]
+        absent = np.isnan(x)
+        clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
+        lo, hi = col.model_bounds
+        # the operations of Encoder.encode, in the same order: the same bits
+        with np.errstate(invalid="ignore"):
+            np.subtract(col.to_model(x), lo, out=tmp)
+            np.multiply(tmp, 2.0 / (hi - lo), out=tmp)
+        tmp -= 1.0
+        np.clip(tmp, -1.0, 1.0, out=tmp)
+        out[:, j] = tmp
+        if col.nullable:
+            out[absent, j : j + 1] = MISSING_FILL
+            out[:, j + 1] = np.where(absent, 1.0, -1.0)
+        j += col.width
+    return out, EncodeReport(rows_in, n, n_missing, clipped)
+
+
+def arrow_table(schema: Schema, columns: dict[str, np.ndarray]) -> object | None:
+    """Decoded columns as the Arrow table of their frame, built without the frame, or None.
+
+    For a schema of numeric columns (not dates) the table equals
+    ``pa.Table.from_pandas(typed_frame(schema, columns), preserve_index=False)``, pandas
+    metadata included: float64 values (a NaN is a null, as pandas converts it), int64, or int64
+    with nulls for a nullable integer column. The arrays share the decoded buffers where there
+    is no null. Decoding is post-processing (the module docstring). None for any other column
+    (categories, dates): convert their frame.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema.
+    columns : dict of str to numpy.ndarray
+        Decoded values per column (:meth:`Encoder.decode_columns`).
+
+    Returns
+    -------
+    pyarrow.Table or None
+        The rows, in the schema's column order.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> schema = Schema((NumericColumn("x", 0, 1), NumericColumn("k", 0, 9, integer=True)))
+    >>> cols = {"x": np.array([0.5, 0.25]), "k": np.array([3, 7])}
+    >>> table = arrow_table(schema, cols)
+    >>> table.equals(pa.Table.from_pandas(typed_frame(schema, cols), preserve_index=False))
+    True
+    """
+    import pyarrow as pa
+
+    numeric = [
+        isinstance(c, NumericColumn) and not isinstance(c, DatetimeColumn) for c in schema.columns
+    ]
+    if not all(numeric):
+        return None
+    empty = {c.name: np.empty(0, _decoded_dtype(c)) for c in schema.columns}
+    target = pa.Table.from_pandas(typed_frame(schema, empty), preserve_index=False).schema
+    arrays = []
+    for col in schema.columns:
+        x = np.asarray(columns[col.name])
+        if x.dtype.kind != "f":  # int64 of a non-nullable integer column: no missing value
+            arrays.append(pa.array(x, type=pa.int64()))
+            continue
+        absent = np.isnan(x)
+        mask = absent if absent.any() else None
+        if col.integer:  # nullable integers: whole numbers (decoded with rint) or missing
+            x = np.where(absent, 0.0, x).astype(np.int64)
+        arrays.append(pa.array(x, mask=mask))
+    return pa.Table.from_arrays(arrays, schema=target)
+
+
+def _categorical_block(
+    col: CategoricalColumn, series: pd.Series, out: np.ndarray, j: int, row_offset: int
+) -> int:
+    """Write a categorical column's dummy coordinates (and indicator) at ``out[:, j:]`` as
+    :meth:`Encoder.encode` writes them; returns the column's width."""
+    values = col.width - int(col.nullable)
+    codes = category_codes(series, col, row_offset)
+    absent = codes < 0
+    block = out[:, j : j + values]
+    block.fill(-1.0)
+    rows = np.flatnonzero(codes > 0)
+    block[rows, codes[rows] - 1] = 1.0
+    if col.nullable:
+        out[absent, j : j + values] = MISSING_FILL
+        out[:, j + values] = np.where(absent, 1.0, -1.0)
+    return col.width

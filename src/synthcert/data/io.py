@@ -168,6 +168,25 @@ def _parquet_chunks(file: Path, chunk_rows: int | None) -> Iterator[pd.DataFrame
         raise DataError(f"cannot read Parquet file {str(file)!r}: {exc}") from exc
 
 
+def arrow_frame(batch: pa.RecordBatch) -> pd.DataFrame:
+    """A Parquet record batch as the pandas frame the streamed paths encode.
+
+    One block per column (``split_blocks=True``): no copy into a consolidated 2-D block, the
+    same values.
+
+    Parameters
+    ----------
+    batch : pyarrow.RecordBatch
+        Consecutive rows read from a Parquet file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows and columns.
+    """
+    return pa.Table.from_batches([batch]).to_pandas(split_blocks=True)
+
+
 def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator[pd.DataFrame]:
     if file.stat().st_size == 0:
         raise DataError(f"input file {str(file)!r} is empty")

@@ -16,7 +16,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from synthcert._result import Result
-from synthcert.data.io import PARQUET_SUFFIXES, CsvOptions, expand_inputs, iter_table_chunks
+from synthcert.data.io import (
+    PARQUET_SUFFIXES,
+    CsvOptions,
+    arrow_frame,
+    expand_inputs,
+    iter_table_chunks,
+)
 from synthcert.errors import DataError, ParameterError
 from synthcert.statistics.chunks import CHUNK_ROWS
 
@@ -160,18 +166,76 @@ def iter_partition(
     if part.kind == "csv":
         yield from iter_table_chunks(part.file, csv=csv, chunk_rows=chunk_rows)
         return
+    for batch in iter_partition_batches(part, drop=drop, chunk_rows=chunk_rows):
+        yield batch_frame(part, batch)
+
+
+def batch_frame(part: Partition, batch: pa.RecordBatch) -> pd.DataFrame:
+    """The frame of one of the partition's batches (:func:`~synthcert.data.io.arrow_frame`).
+
+    Parameters
+    ----------
+    part : Partition
+        The partition the batch was read from (named in an error).
+    batch : pyarrow.RecordBatch
+        The rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows and columns.
+
+    Raises
+    ------
+    DataError
+        Arrow cannot convert a column.
+    """
+    try:
+        return arrow_frame(batch)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"cannot read Parquet file {part.file!r}: {exc}") from exc
+
+
+def iter_partition_batches(
+    part: Partition, *, drop: Sequence[str] = (), chunk_rows: int = CHUNK_ROWS
+) -> Iterator[pa.RecordBatch]:
+    """Yield a Parquet partition's rows as Arrow record batches of at most ``chunk_rows`` rows.
+
+    The batches :func:`iter_partition` turns into frames (the same rows and columns): the
+    Parquet fit encodes them without building a frame
+    (:func:`~synthcert.data.encode.encode_arrow`).
+
+    Parameters
+    ----------
+    part : Partition
+        A Parquet partition.
+    drop : sequence of str
+        Columns not to read.
+    chunk_rows : int
+        Rows per batch at most.
+
+    Yields
+    ------
+    pyarrow.RecordBatch
+        Consecutive rows of the partition.
+
+    Raises
+    ------
+    ValueError
+        ``part`` is a CSV partition.
+    DataError
+        The file cannot be read.
+    """
+    if part.kind != "parquet":
+        raise ValueError(f"{part.file!r} is not a Parquet partition")
     if not part.row_groups:
         return
     try:
         pf = pq.ParquetFile(part.file)
         skip = set(drop)
         columns = [c for c in pf.schema_arrow.names if c not in skip] if skip else None
-        for batch in pf.iter_batches(
-            batch_size=chunk_rows,
-            row_groups=list(part.row_groups),
-            columns=columns,
-        ):
-            # one block per column: no copy into a consolidated 2-D block (the same values)
-            yield pa.Table.from_batches([batch]).to_pandas(split_blocks=True)
+        yield from pf.iter_batches(
+            batch_size=chunk_rows, row_groups=list(part.row_groups), columns=columns
+        )
     except (pa.ArrowInvalid, OSError) as exc:
         raise DataError(f"cannot read Parquet file {part.file!r}: {exc}") from exc

@@ -10,17 +10,19 @@ integer sums for the counts); this module only reads partitions and orders the m
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
+import numpy as np
+
 from synthcert.data.discretize import Discretizer
-from synthcert.data.encode import Encoder
+from synthcert.data.encode import Encoder, EncodeReport, encode_arrow
 from synthcert.data.io import CsvOptions
-from synthcert.engine.plan import Partition, iter_partition
+from synthcert.engine.plan import Partition, batch_frame, iter_partition, iter_partition_batches
 from synthcert.errors import DataError
 from synthcert.statistics.chunks import CHUNK_ROWS
 from synthcert.statistics.counts import HistogramAccumulator, MarginalCounts
-from synthcert.statistics.moments import MomentPartial, encoded_moments
+from synthcert.statistics.moments import MomentPartial, encoded_moments, reduce_encoded
 
 T = TypeVar("T")
 C = TypeVar("C", HistogramAccumulator, MarginalCounts)
@@ -63,11 +65,28 @@ def partition_moments(
     DataError
         The partition cannot be read or does not match the schema (the message names the file).
     """
-    frames = iter_partition(part, drop=encoder.schema.drop, csv=csv, chunk_rows=chunk_rows)
     try:
+        if part.kind == "parquet":
+            return reduce_encoded(encoder.dim, _encoded_batches(part, encoder, chunk_rows))
+        frames = iter_partition(part, drop=encoder.schema.drop, csv=csv, chunk_rows=chunk_rows)
         return encoded_moments(encoder, frames, row_offset=part.file_offset)
     except DataError as exc:
         raise _located(part, exc) from None
+
+
+def _encoded_batches(
+    part: Partition, encoder: Encoder, chunk_rows: int
+) -> Iterator[tuple[np.ndarray, EncodeReport]]:
+    """Each record batch of a Parquet partition encoded straight from Arrow when its columns
+    allow (:func:`~synthcert.data.encode.encode_arrow`), else through its frame: the same
+    X and report either way."""
+    offset = part.file_offset
+    for batch in iter_partition_batches(part, drop=encoder.schema.drop, chunk_rows=chunk_rows):
+        encoded = encode_arrow(encoder, batch, row_offset=offset)
+        if encoded is None:
+            encoded = encoder.encode(batch_frame(part, batch), row_offset=offset)
+        yield encoded
+        offset += batch.num_rows
 
 
 def _count_codes(

@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from synthcert.data.io import parquet_writer
 from synthcert.errors import ParameterError
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import chunk_sizes
@@ -150,6 +151,9 @@ def chunk_frame(chunk: ChunkSpec, model: SamplesChunks) -> pd.DataFrame:
 def chunk_table(chunk: ChunkSpec, model: SamplesChunks) -> pa.Table:
     """One decoded chunk as an Arrow table, ``pa.Table.from_pandas(chunk_frame(...))``.
 
+    A model with ``sample_chunk_table(rows, seed)`` (M_G) returns that table itself, decoded
+    without a frame where its columns allow.
+
     Built on the worker that draws the chunk, so the conversion overlaps with the writer
     (the same table :class:`~synthcert.data.io.ChunkedTableWriter` builds from the frame).
 
@@ -165,11 +169,17 @@ def chunk_table(chunk: ChunkSpec, model: SamplesChunks) -> pa.Table:
     pyarrow.Table
         The chunk's rows, with pandas metadata and without the index.
     """
+    table_of = getattr(model, "sample_chunk_table", None)
+    if table_of is not None:  # decoded straight into Arrow (the same table)
+        return table_of(chunk.rows, chunk.seed)
     return pa.Table.from_pandas(chunk_frame(chunk, model), preserve_index=False)
 
 
 def write_part(part: PartSpec, model: SamplesChunks) -> int:
     """Draw the part's chunks one at a time and write them to its Parquet file.
+
+    Floating-point columns are written without dictionaries, as the single-file release
+    writes them (:func:`~synthcert.data.io.parquet_writer`): the same values, a smaller file.
 
     Parameters
     ----------
@@ -188,11 +198,12 @@ def write_part(part: PartSpec, model: SamplesChunks) -> int:
         for chunk in part.chunks:
             table = chunk_table(chunk, model)
             if writer is None:
-                writer = pq.ParquetWriter(part.path, table.schema)
+                writer = parquet_writer(part.path, table.schema)
             writer.write_table(table)
         if writer is None:  # an empty release still gets a readable (empty) part
-            empty = chunk_frame(ChunkSpec(0, 0, np.random.SeedSequence(0)), model)
-            pq.write_table(pa.Table.from_pandas(empty, preserve_index=False), part.path)
+            empty = chunk_table(ChunkSpec(0, 0, np.random.SeedSequence(0)), model)
+            writer = parquet_writer(part.path, empty.schema)
+            writer.write_table(empty)
     finally:
         if writer is not None:
             writer.close()

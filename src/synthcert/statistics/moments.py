@@ -10,7 +10,7 @@ needs for its public-assumption checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -197,15 +197,52 @@ def encoded_moments(
     >>> part.acc.count, part.acc.mean.round(6).tolist()
     (3, [0.0])
     """
-    acc = MomentAccumulator(encoder.dim)
-    reports: list[EncodeReport] = []
     offset = int(row_offset)
-    for frame in frames:
-        X, report = encoder.encode(frame, row_offset=offset)
-        offset += len(frame)
+
+    def encoded() -> Iterator[tuple[np.ndarray, EncodeReport]]:
+        nonlocal offset
+        for frame in frames:
+            yield encoder.encode(frame, row_offset=offset)
+            offset += len(frame)
+
+    return reduce_encoded(encoder.dim, encoded())
+
+
+def reduce_encoded(dim: int, encoded: Iterable[tuple[np.ndarray, EncodeReport]]) -> MomentPartial:
+    """Accumulate the moments of encoded chunks, in chunk order, and merge their reports.
+
+    The one reduction of :func:`encoded_moments` (frames) and of the Parquet fit (record
+    batches encoded by :func:`~synthcert.data.encode.encode_arrow`): each chunk is added by
+    :meth:`MomentAccumulator.update`, so the same chunks give the same numbers whatever
+    read them.
+
+    Parameters
+    ----------
+    dim : int
+        d, the encoded dimension.
+    encoded : iterable of (numpy.ndarray, EncodeReport)
+        Each chunk's kept encoded rows, shape (m, d), and its report (one held at a time).
+
+    Returns
+    -------
+    MomentPartial
+        The moments of the rows and the merged report.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthcert.data.encode import EncodeReport
+    >>> X = np.array([[0.5], [-0.5]])
+    >>> part = reduce_encoded(1, [(X, EncodeReport(3, 2, 1, {"x": 0}))])
+    >>> part.acc.count, part.report.rows_dropped_missing
+    (2, 1)
+    """
+    acc = MomentAccumulator(dim)
+    reports: list[EncodeReport] = []
+    for X, report in encoded:
         acc.update(X)
         reports.append(report)
     return MomentPartial(acc, merge_reports(reports))
 
 
-__all__ = ["MomentAccumulator", "MomentPartial", "encoded_moments"]
+__all__ = ["MomentAccumulator", "MomentPartial", "encoded_moments", "reduce_encoded"]
