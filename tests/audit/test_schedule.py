@@ -57,7 +57,7 @@ def test_a_failing_job_raises_its_error():
 
 def test_two_workers_use_this_process_and_a_process_pool():
     with open_slots(2) as slots:
-        assert [s.capacity for s in slots] == [1, 1]
+        assert [(s.capacity, s.prefetch) for s in slots] == [(1, 0), (1, 1)]
         got: dict[int, int] = {}
         run_jobs(
             [Job((i,), i, _square, (i,)) for i in range(20)],

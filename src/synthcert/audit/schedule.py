@@ -47,6 +47,9 @@ class Slot:
 
     ``local`` marks the thread of this process: it takes heavy jobs before the others. A slot
     that is not local takes the light jobs first, and heavy ones only when ``heavy`` is set.
+    ``prefetch`` more light jobs may wait in the executor's queue while more than one is ready,
+    so a worker process starts its next job at once instead of waiting for this process to
+    see the result and send the next job (each step waits for the GIL, up to 5 ms).
     """
 
     executor: Executor
@@ -54,6 +57,7 @@ class Slot:
     running: int = 0
     local: bool = False
     heavy: bool = True
+    prefetch: int = 0
 
 
 # what a light job needs (a heavy job imports the model libraries itself, when a worker first
@@ -99,7 +103,7 @@ def open_slots(workers: int, engine: str = "local", scheduler: Any = None) -> It
             pool = get_reusable_executor(max_workers=workers - 1, reuse=True, env=one)
             for _ in range(workers - 1):
                 pool.submit(_warm)
-            slots.append(Slot(pool, workers - 1, heavy=workers > 2))
+            slots.append(Slot(pool, workers - 1, heavy=workers > 2, prefetch=workers - 1))
         yield slots
 
 
@@ -121,6 +125,9 @@ def run_jobs(jobs: Iterable[Job], on_result: OnResult, slots: list[Slot]) -> Non
             heapq.heappush(heavy if job.heavy else light, (job, next(tie)))
 
     def take(slot: Slot) -> Job | None:
+        if slot.running >= slot.capacity:  # a queued job: light, and not the last one ready
+            ok = slot.running < slot.capacity + slot.prefetch and len(light) > 1
+            return heapq.heappop(light)[0] if ok else None
         order = (heavy, light) if slot.local else (light, heavy) if slot.heavy else (light,)
         for queue in order:
             if queue:
@@ -131,7 +138,7 @@ def run_jobs(jobs: Iterable[Job], on_result: OnResult, slots: list[Slot]) -> Non
     running: dict[Future, tuple[Job, Slot]] = {}
     while light or heavy or running:
         for slot in slots:
-            while slot.running < slot.capacity and (job := take(slot)) is not None:
+            while (job := take(slot)) is not None:
                 future = slot.executor.submit(_single_threaded, job.func, *job.args)
                 running[future] = (job, slot)
                 slot.running += 1
