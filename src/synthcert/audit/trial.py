@@ -83,11 +83,8 @@ class GameSetup:
 
     def for_side(self, role: Role) -> GameSetup:
         """The same setup with only the table side ``role`` is fitted on (what its job needs)."""
-        return (
-            dataclasses.replace(self, d_neg=None)
-            if SIDES[role].data == "d_pos"
-            else (dataclasses.replace(self, d_pos=None))
-        )
+        other = "d_neg" if SIDES[role].data == "d_pos" else "d_pos"
+        return dataclasses.replace(self, **{other: None})
 
     def view(self, frame: pd.DataFrame, needs_codes: bool) -> SyntheticTable:
         """Encode (and discretise) a synthetic frame for the attacks."""
