@@ -116,3 +116,22 @@ def test_this_process_takes_heavy_jobs_first_and_other_slots_light_jobs_first():
 def test_a_slot_set_that_takes_no_heavy_job_is_refused():
     with ThreadPoolExecutor(1) as pool, pytest.raises(ValueError, match="heavy"):
         run_jobs([Job((0,), 0, _square, (0,))], lambda k, r: [], [Slot(pool, 1, heavy=False)])
+
+
+def _blas_threads(x: int) -> int:
+    from threadpoolctl import threadpool_info
+
+    return max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"), default=1)
+
+
+def test_jobs_run_with_one_blas_thread_and_the_limit_is_lifted_after():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from synthcert.audit.schedule import _single_threaded
+
+    with threadpool_limits(2, user_api="blas"):
+        before = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+        for _ in range(3):  # the second and third reuse the libraries found by the first
+            assert _single_threaded(_blas_threads, 0) == 1
+        after = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    assert after == before

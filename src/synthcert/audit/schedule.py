@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
+import threading
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager, suppress
@@ -65,11 +67,29 @@ class Slot:
 WARM_MODULES = ("synthcert.audit.trial", "synthcert.synthesizers.registry")
 
 
+_controller: tuple[int, Any] | None = None  # (len(sys.modules) when found, ThreadpoolController)
+_controller_lock = threading.Lock()
+
+
+def _thread_pools() -> Any:
+    """This process's BLAS and OpenMP libraries, found again only after new imports.
+
+    Finding them walks every loaded shared library (milliseconds, against microseconds to
+    limit them), and the game runs a hundred jobs or more: each process looks once per set of
+    loaded modules.
+    """
+    global _controller
+    from threadpoolctl import ThreadpoolController
+
+    with _controller_lock:
+        if _controller is None or _controller[0] != len(sys.modules):
+            _controller = (len(sys.modules), ThreadpoolController())
+        return _controller[1]
+
+
 def _single_threaded(func: Callable[..., Any], *args: Any) -> Any:
     """``func(*args)`` with BLAS and OpenMP held to one thread (the slots are the parallelism)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
+    with _thread_pools().limit(limits=1):
         return func(*args)
 
 
