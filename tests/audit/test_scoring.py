@@ -37,6 +37,47 @@ def test_bootstrap_interval_covers_the_auc():
     assert lo < auc(pos, neg) < hi and 0.05 < hi - lo < 0.15
 
 
+def _rank_bootstrap(pos, neg, n_boot, seed, level=0.95):
+    """Independent reference: the same resamples, each AUC from scipy's average ranks."""
+    rng = np.random.default_rng(seed)
+    batch = max(1, 2_000_000 // (pos.size + neg.size))
+    aucs = []
+    for start in range(0, n_boot, batch):
+        b = min(batch, n_boot - start)
+        ip = rng.integers(pos.size, size=(b, pos.size))
+        ineg = rng.integers(neg.size, size=(b, neg.size))
+        ranks = stats.rankdata(np.concatenate([pos[ip], neg[ineg]], axis=1), axis=1)
+        u = ranks[:, : pos.size].sum(axis=1) - pos.size * (pos.size + 1) / 2.0
+        aucs.append(u / (pos.size * neg.size))
+    a = (1.0 - level) / 2.0
+    return float(np.quantile(np.concatenate(aucs), a)), float(
+        np.quantile(np.concatenate(aucs), 1 - a)
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-4, 4), min_size=1, max_size=80),
+    st.lists(st.integers(-4, 4), min_size=1, max_size=80),
+    st.integers(1, 300),
+    st.integers(0, 2**31 - 1),
+)
+def test_bootstrap_counts_give_exactly_the_rank_sum_aucs(pos, neg, n_boot, seed):
+    """The counting U statistic equals the rank-sum one bit for bit, ties included."""
+    pos, neg = np.array(pos, float) / 2, np.array(neg, float) / 2  # many ties
+    got = auc_bootstrap_ci(pos, neg, n_boot=n_boot, seed=seed)
+    assert got == _rank_bootstrap(pos, neg, n_boot, seed)
+
+
+def test_bootstrap_counts_match_ranks_across_memory_batches():
+    rng = np.random.default_rng(5)
+    pos = np.round(rng.normal(0.2, 1, 1500), 2)
+    neg = np.round(rng.normal(0.0, 1, 1700), 2)
+    neg[:5] = np.inf
+    # 2e6 // 3200 = 625 resamples a batch: two batches
+    assert auc_bootstrap_ci(pos, neg, n_boot=900, seed=3) == _rank_bootstrap(pos, neg, 900, 3)
+
+
 def test_tpr_at_fpr():
     neg = np.arange(100.0)  # FPR ≤ 1 % allows one negative above the threshold
     pos = np.array([98.5] * 5 + [200.0] * 5)

@@ -187,9 +187,8 @@ def run_audit(
         )
         setup = GameSetup(spec, D, d_neg, names, ctx, seed, generations, len(D))
 
-        blocks = min(generations, max(4, 2 * sum(x.capacity for x in slots)))
         play = GamePlay(
-            setup.without_data(), trials, generations, progress, bound_delta, confidence, blocks
+            setup.without_data(), trials, generations, progress, bound_delta, confidence
         )
         run_jobs(preparation_jobs(setup, trials), play.on_result, slots)
 

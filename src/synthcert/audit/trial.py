@@ -2,9 +2,13 @@
 
 A trial prepares both sides (Algorithm 8, lines 1-4: a shadow fit on D_pos or D_neg and its c2
 shadow tables; Algorithm 7, lines 8-9: the game's fit on the same table), trains every attack
-on the shadow features (Algorithm 8, line 5) and scores blocks of generations (Algorithm 7,
-lines 10-15). Each step is a pure function of a :class:`GameSetup` and its inputs, so it runs
-in any process; every draw is seeded from ``SeedSequence(seed, spawn_key=(trial, role, i))``.
+on the shadow features (Algorithm 8, line 5), draws the generations of each side and reduces
+them to the attacks' features (Algorithm 7, lines 10-13), and scores blocks of generations with
+the trained attacks (lines 14-15). Drawing needs only the game's fits, not the trained attacks,
+so it runs beside the training, and without the model libraries. Each step is a pure function
+of its inputs, so it runs in any process; every draw is seeded from
+``SeedSequence(seed, spawn_key=(trial, role, i))``, per table, so no result depends on how the
+generations are split into jobs.
 """
 
 from __future__ import annotations
@@ -77,6 +81,11 @@ class GameSetup:
         """The same setup without the two tables (cheaper to send to a worker)."""
         return dataclasses.replace(self, d_pos=None, d_neg=None)
 
+    def for_side(self, role: Role) -> GameSetup:
+        """The same setup with only the table side ``role`` is fitted on (what its job needs)."""
+        other = "d_neg" if SIDES[role].data == "d_pos" else "d_pos"
+        return dataclasses.replace(self, **{other: None})
+
     def view(self, frame: pd.DataFrame, needs_codes: bool) -> SyntheticTable:
         """Encode (and discretise) a synthetic frame for the attacks."""
         X, _ = Encoder(self.spec.schema, missing="drop").encode(frame)
@@ -97,15 +106,14 @@ class PreparedSide:
     privacy: dict[str, Any] | None
 
 
-@dataclass
-class TrainedTrial:
-    """A trial ready to play: trained attacks and the two fitted synthesizers."""
+@dataclass(frozen=True)
+class DrawnBlock:
+    """Output of a drawing job: the attacks' features of generations ``gens`` of one side."""
 
     trial: int
-    attacks: list[Attack]
-    synth_pos: Any
-    synth_neg: Any
-    privacy: dict[str, Any] | None
+    role: Role  # Role.GEN_POS or Role.GEN_NEG
+    gens: list[int]
+    features: list[list[np.ndarray]]  # [generation][attack]
 
 
 @dataclass(frozen=True)
@@ -166,21 +174,42 @@ def train_attack(
     return attack
 
 
-def score_block(setup: GameSetup, trained: TrainedTrial, gens: Sequence[int]) -> ScoredBlock:
-    """Algorithm 7, lines 10-15, for generations ``gens`` of one trial: IMs of every attack."""
-    attacks, t = trained.attacks, trained.trial
+def draw_block(
+    setup: GameSetup, trial: int, role: Role, synth: Any, gens: Sequence[int]
+) -> DrawnBlock:
+    """Algorithm 7, lines 10-13, for generations ``gens`` of one side: tables and features.
+
+    ``synth`` is the side's game fit (Algorithm 7, line 8 or 9); ``role`` is ``GEN_POS`` or
+    ``GEN_NEG``. Generation j's table is drawn with seed ``(trial, role, j)`` and its features
+    with ``(trial, role, j, feature key)``, as in :func:`prepare_side`.
+    """
+    attacks = [make_attack(name) for name in setup.attack_names]
     codes = any(a.needs_codes for a in attacks)
-    per_side: dict[Role, list[list[np.ndarray]]] = {Role.GEN_POS: [], Role.GEN_NEG: []}
+    features = []
     for j in gens:
-        for role, synth in ((Role.GEN_POS, trained.synth_pos), (Role.GEN_NEG, trained.synth_neg)):
-            frame = draw_table(
-                synth, setup.n, derive_seed(setup.seed, t, role, j), setup.spec.schema
-            )
-            table = setup.view(frame, codes)
-            per_side[role].append(_table_features(attacks, table, setup, (t, role, j), False))
+        frame = draw_table(
+            synth, setup.n, derive_seed(setup.seed, trial, role, j), setup.spec.schema
+        )
+        table = setup.view(frame, codes)
+        features.append(_table_features(attacks, table, setup, (trial, role, j), False))
+    return DrawnBlock(trial, role, list(gens), features)
+
+
+def score_block(
+    trial: int,
+    attacks: Sequence[Attack],
+    gens: Sequence[int],
+    pos: Sequence[list[np.ndarray]],
+    neg: Sequence[list[np.ndarray]],
+) -> ScoredBlock:
+    """Algorithm 7, lines 14-15: IMs of every trained attack on the features of ``gens``.
+
+    ``pos`` and ``neg`` hold, per generation of ``gens`` in order, the features of the tables
+    drawn from the D_pos and D_neg fits (:func:`draw_block`). Each side is one batch per attack.
+    """
     ims = {}
     for i, attack in enumerate(attacks):
-        pos = attack.score([f[i] for f in per_side[Role.GEN_POS]])
-        neg = attack.score([f[i] for f in per_side[Role.GEN_NEG]])
-        ims[attack.name] = (np.asarray(pos, float), np.asarray(neg, float))
-    return ScoredBlock(t, list(gens), ims)
+        p = attack.score([f[i] for f in pos])
+        q = attack.score([f[i] for f in neg])
+        ims[attack.name] = (np.asarray(p, float), np.asarray(q, float))
+    return ScoredBlock(trial, list(gens), ims)
