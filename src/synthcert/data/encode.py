@@ -284,12 +284,8 @@ class Encoder:
                 out[:, j] -= 1.0
                 np.clip(out[:, j], -1.0, 1.0, out=out[:, j])
             else:
-                codes = category_codes(series, col, row_offset)
-                absent = codes < 0
-                block = out[:, j : j + values]
-                block.fill(-1.0)
-                rows = np.flatnonzero(codes > 0)
-                block[rows, codes[rows] - 1] = 1.0
+                j += _categorical_block(col, series, out, j, row_offset)
+                continue
             if col.nullable:
                 out[absent, j : j + values] = MISSING_FILL
                 out[:, j + values] = np.where(absent, 1.0, -1.0)
