@@ -15,7 +15,7 @@ number of generations only, never on the workers, so neither do the IMs.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import partial
@@ -228,7 +228,7 @@ class GamePlay:
     def _block_of(self, generation: int) -> int:
         return next(b for b, r in enumerate(self.blocks) if generation in r)
 
-    def _score_jobs(self, t: int, candidates: Any) -> list[Job]:
+    def _score_jobs(self, t: int, candidates: Iterable[int]) -> list[Job]:
         """Scoring jobs of the blocks in ``candidates`` whose features are all drawn."""
         state = self.trials[t]
         attacks = [state.attacks[i] for i in range(state.n_attacks)]

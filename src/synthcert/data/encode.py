@@ -270,25 +270,15 @@ class Encoder:
         n = len(frame)
         out = np.empty((n, self.dim), dtype=np.float64)
         clipped: dict[str, int] = {}
+        tmp = np.empty(n, dtype=np.float64)
         j = 0
         for col in self.schema.columns:
             series = frame[col.name]
-            values = col.width - int(col.nullable)  # value coordinates
             if isinstance(col, NumericColumn):
                 x = numeric_values(series, col, row_offset)
-                absent = np.isnan(x)
-                clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
-                lo, hi = col.model_bounds
-                with np.errstate(invalid="ignore"):
-                    np.multiply(col.to_model(x) - lo, 2.0 / (hi - lo), out=out[:, j])
-                out[:, j] -= 1.0
-                np.clip(out[:, j], -1.0, 1.0, out=out[:, j])
+                clipped[col.name] = _numeric_block(col, x, out, j, tmp)
             else:
-                j += _categorical_block(col, series, out, j, row_offset)
-                continue
-            if col.nullable:
-                out[absent, j : j + values] = MISSING_FILL
-                out[:, j + values] = np.where(absent, 1.0, -1.0)
+                _categorical_block(col, series, out, j, row_offset)
             j += col.width
         report = EncodeReport(len(df), n, n_missing, clipped)
         return out, report
@@ -531,25 +521,14 @@ def encode_arrow(
     j = 0
     for col in schema.columns:
         if col.name in frames and isinstance(col, CategoricalColumn):
-            j += _categorical_block(col, frames[col.name], out, j, row_offset)
+            _categorical_block(col, frames[col.name], out, j, row_offset)
+            j += col.width
             continue
         if col.name in frames:
             x = numeric_values(frames[col.name], col, row_offset)
         else:
             x = values[col.name]
-        absent = np.isnan(x)
-        clipped[col.name] = int(np.count_nonzero((x < col.lower) | (x > col.upper)))
-        lo, hi = col.model_bounds
-        # the operations of Encoder.encode, in the same order: the same bits
-        with np.errstate(invalid="ignore"):
-            np.subtract(col.to_model(x), lo, out=tmp)
-            np.multiply(tmp, 2.0 / (hi - lo), out=tmp)
-        tmp -= 1.0
-        np.clip(tmp, -1.0, 1.0, out=tmp)
-        out[:, j] = tmp
-        if col.nullable:
-            out[absent, j : j + 1] = MISSING_FILL
-            out[:, j + 1] = np.where(absent, 1.0, -1.0)
+        clipped[col.name] = _numeric_block(col, x, out, j, tmp)
         j += col.width
     return out, EncodeReport(rows_in, n, n_missing, clipped)
 
@@ -609,11 +588,33 @@ def arrow_table(schema: Schema, columns: dict[str, np.ndarray]) -> object | None
     return pa.Table.from_arrays(arrays, schema=target)
 
 
+def _numeric_block(
+    col: NumericColumn, x: np.ndarray, out: np.ndarray, j: int, tmp: np.ndarray
+) -> int:
+    """Write a numeric column's coordinate (and missing indicator) at ``out[:, j:]``.
+
+    2 (g(x) - lo) / (hi - lo) - 1 clipped to [-1, 1] (Miura et al.'s encoding, g the column's
+    model scale), computed in the contiguous buffer ``tmp`` then copied into the column;
+    returns the number of values outside the public bounds (clipped).
+    """
+    absent = np.isnan(x)
+    lo, hi = col.model_bounds
+    with np.errstate(invalid="ignore"):
+        np.subtract(col.to_model(x), lo, out=tmp)
+        np.multiply(tmp, 2.0 / (hi - lo), out=tmp)
+    tmp -= 1.0
+    np.clip(tmp, -1.0, 1.0, out=tmp)
+    out[:, j] = tmp
+    if col.nullable:
+        out[absent, j] = MISSING_FILL
+        out[:, j + 1] = np.where(absent, 1.0, -1.0)
+    return int(np.count_nonzero((x < col.lower) | (x > col.upper)))
+
+
 def _categorical_block(
     col: CategoricalColumn, series: pd.Series, out: np.ndarray, j: int, row_offset: int
-) -> int:
-    """Write a categorical column's dummy coordinates (and indicator) at ``out[:, j:]`` as
-    :meth:`Encoder.encode` writes them; returns the column's width."""
+) -> None:
+    """Write a categorical column's dummy coordinates (and indicator) at ``out[:, j:]``."""
     values = col.width - int(col.nullable)
     codes = category_codes(series, col, row_offset)
     absent = codes < 0
@@ -624,4 +625,3 @@ def _categorical_block(
     if col.nullable:
         out[absent, j : j + values] = MISSING_FILL
         out[:, j + values] = np.where(absent, 1.0, -1.0)
-    return col.width

@@ -22,7 +22,7 @@ from synthcert.data.io import parquet_writer
 from synthcert.errors import ParameterError
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import chunk_sizes
-from synthcert.statistics.protocols import SamplesChunks
+from synthcert.statistics.protocols import SamplesChunks, SamplesChunkTables
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,8 @@ def chunk_frame(chunk: ChunkSpec, model: SamplesChunks) -> pd.DataFrame:
 def chunk_table(chunk: ChunkSpec, model: SamplesChunks) -> pa.Table:
     """One decoded chunk as an Arrow table, ``pa.Table.from_pandas(chunk_frame(...))``.
 
-    A model with ``sample_chunk_table(rows, seed)`` (M_G) returns that table itself, decoded
-    without a frame where its columns allow.
+    A :class:`~synthcert.statistics.protocols.SamplesChunkTables` model (M_G) returns that table
+    itself, decoded without a frame where its columns allow.
 
     Built on the worker that draws the chunk, so the conversion overlaps with the writer
     (the same table :class:`~synthcert.data.io.ChunkedTableWriter` builds from the frame).
@@ -169,9 +169,8 @@ def chunk_table(chunk: ChunkSpec, model: SamplesChunks) -> pa.Table:
     pyarrow.Table
         The chunk's rows, with pandas metadata and without the index.
     """
-    table_of = getattr(model, "sample_chunk_table", None)
-    if table_of is not None:  # decoded straight into Arrow (the same table)
-        return table_of(chunk.rows, chunk.seed)
+    if isinstance(model, SamplesChunkTables):  # decoded straight into Arrow (the same table)
+        return model.sample_chunk_table(chunk.rows, chunk.seed)
     return pa.Table.from_pandas(chunk_frame(chunk, model), preserve_index=False)
 
 

@@ -20,7 +20,12 @@ from synthcert.statistics.counts import (
     clique_counts,
 )
 from synthcert.statistics.moments import MomentAccumulator, MomentPartial, encoded_moments
-from synthcert.statistics.protocols import FitsFromCounts, FitsFromMoments, SamplesChunks
+from synthcert.statistics.protocols import (
+    FitsFromCounts,
+    FitsFromMoments,
+    SamplesChunks,
+    SamplesChunkTables,
+)
 from synthcert.statistics.sources import (
     CachedCounts,
     CodesCounts,
@@ -41,6 +46,7 @@ __all__ = [
     "MarginalCounts",
     "MomentAccumulator",
     "MomentPartial",
+    "SamplesChunkTables",
     "SamplesChunks",
     "check_cardinalities",
     "chunk_sizes",

@@ -46,6 +46,33 @@ class SamplesChunks(Protocol):
 
 
 @runtime_checkable
+class SamplesChunkTables(Protocol):
+    """A :class:`SamplesChunks` model that also gives a chunk as Arrow, built without a frame.
+
+    ``sample_chunk_table(rows, seed)`` must equal
+    ``pa.Table.from_pandas(sample_chunk(rows, seed), preserve_index=False)``: the engine writes
+    it in place of the frame's table.
+    """
+
+    def sample_chunk_table(self, rows: int, seed: np.random.SeedSequence) -> Any:
+        """The chunk :meth:`SamplesChunks.sample_chunk` draws, as a ``pyarrow.Table``.
+
+        Parameters
+        ----------
+        rows : int
+            Rows of the chunk.
+        seed : numpy.random.SeedSequence
+            The chunk's child of the run's secret seed.
+
+        Returns
+        -------
+        pyarrow.Table
+            The chunk's rows, with pandas metadata and without an index.
+        """
+        ...
+
+
+@runtime_checkable
 class FitsFromMoments(Protocol):
     """A model fitted from merged moments of the encoded table (count, sum, cross-products)."""
 
@@ -87,4 +114,4 @@ class FitsFromCounts(Protocol):
         ...
 
 
-__all__ = ["FitsFromCounts", "FitsFromMoments", "SamplesChunks"]
+__all__ = ["FitsFromCounts", "FitsFromMoments", "SamplesChunkTables", "SamplesChunks"]

@@ -33,6 +33,7 @@ from synthcert.synthesizers._pgm_inference import (
     JunctionTree,
     Placement,
     Reduction,
+    smallest_cover,
 )
 
 Clique = tuple[str, ...]
@@ -101,11 +102,8 @@ class MirrorDescent:
         self.total = float(total)
         self.cliques = maximal_cliques([m.clique for m in measurements])
         self.tree = JunctionTree(sizes, self.cliques)
-        self.homes = [self.tree.home(cl) for cl in self.cliques]
-        self.into_node = [
-            Placement.of(cl, self.tree.nodes[h], sizes)
-            for cl, h in zip(self.cliques, self.homes, strict=True)
-        ]
+        self.placed = self.tree.placements(self.cliques)
+        self.homes = [home for home, _ in self.placed]
         # marginal of a clique from its home node's table: sum out the rest, reorder
         self.from_node = [
             (
@@ -127,8 +125,7 @@ class MirrorDescent:
 
     def _owner(self, clique: Sequence[str]) -> int:
         """The smallest maximal clique covering ``clique`` (first of equal sizes)."""
-        covering = [i for i, cl in enumerate(self.cliques) if set(clique) <= set(cl)]
-        return min(covering, key=lambda i: (np.prod(self.shapes[i], dtype=np.float64), i))
+        return smallest_cover(clique, self.cliques, self.sizes)
 
     def _merge(self, measurements: Sequence[Measurement]) -> list[_Term]:
         """One term per measured marginal (as a set of attributes), on its smallest maximal
@@ -165,10 +162,7 @@ class MirrorDescent:
 
     def node_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The junction tree's node marginals (counts) of the model with potentials ``theta``."""
-        psi = [np.zeros([self.sizes[a] for a in n]) for n in self.tree.nodes]
-        for table, home, place in zip(theta, self.homes, self.into_node, strict=True):
-            psi[home] = psi[home] + place.apply(table)
-        return self.tree.marginals(psi, self.total)
+        return self.tree.marginals(self.tree.log_potentials(theta, self.placed), self.total)
 
     def clique_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
         """mu(theta) on each maximal clique (counts, axes in clique order)."""

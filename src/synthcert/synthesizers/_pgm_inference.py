@@ -126,6 +126,16 @@ class CalibratedTree:
         return upward(root).transpose(query)
 
 
+def smallest_cover(
+    clique: Sequence[str], candidates: Sequence[Sequence[str]], sizes: Mapping[str, int]
+) -> int:
+    """The index of the candidate with the fewest cells that contains every attribute of
+    ``clique`` (the first of equal sizes)."""
+    covering = [i for i, c in enumerate(candidates) if set(clique) <= set(c)]
+    cells = [float(np.prod([sizes[a] for a in candidates[i]])) for i in covering]
+    return min(zip(cells, covering, strict=True))[1]
+
+
 @dataclass(frozen=True)
 class Placement:
     """How a table over ``attrs`` broadcasts into a table over a target's attributes:
@@ -248,12 +258,24 @@ class JunctionTree:
 
     def home(self, clique: Sequence[str]) -> int:
         """The index of the smallest node whose attributes cover ``clique``."""
-        covering = [i for i, n in enumerate(self.nodes) if set(clique) <= set(n)]
-        return min(covering, key=lambda i: (self.cells(i), i))
+        return smallest_cover(clique, self.nodes, self.sizes)
 
-    def cells(self, node: int) -> int:
-        """The number of cells of node ``node``'s table."""
-        return int(np.prod([self.sizes[a] for a in self.nodes[node]], dtype=np.int64))
+    def placements(self, cliques: Sequence[Attrs]) -> list[tuple[int, Placement]]:
+        """Each clique's home node and how its table broadcasts into that node's table."""
+        homes = [self.home(c) for c in cliques]
+        return [
+            (h, Placement.of(c, self.nodes[h], self.sizes))
+            for c, h in zip(cliques, homes, strict=True)
+        ]
+
+    def log_potentials(
+        self, tables: Sequence[np.ndarray], placed: Sequence[tuple[int, Placement]]
+    ) -> list[np.ndarray]:
+        """Every node's log-potential: the sum of the clique tables placed on it (zeros else)."""
+        psi = [np.zeros([self.sizes[a] for a in n]) for n in self.nodes]
+        for table, (home, place) in zip(tables, placed, strict=True):
+            psi[home] = psi[home] + place.apply(table)
+        return psi
 
     def marginals(self, psi: Sequence[np.ndarray], total: float) -> list[np.ndarray]:
         """Every node's marginal (counts summing to ``total``) from its log-potential ``psi``.
@@ -300,11 +322,9 @@ def calibrate(
 
     Koller & Friedman (2009) Algorithm 10.2; marginals are scaled to sum to ``total``.
     """
-    jt = JunctionTree(sizes, list(log_potentials))
-    psi = [np.zeros([sizes[a] for a in n]) for n in jt.nodes]
-    for clique, table in log_potentials.items():
-        home = jt.home(clique)
-        psi[home] = psi[home] + Placement.of(clique, jt.nodes[home], sizes).apply(table)
+    cliques = list(log_potentials)
+    jt = JunctionTree(sizes, cliques)
+    psi = jt.log_potentials(list(log_potentials.values()), jt.placements(cliques))
     return jt.calibrated(jt.marginals(psi, total), total)
 
 
