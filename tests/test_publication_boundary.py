@@ -457,7 +457,11 @@ def test_dp_ctgan_with_nullable_columns_publishes_the_same_files(
     )
     spent = base["record"]["facts"]["spent"]
     assert spent["epsilon"] <= (0.7 if dp_bins else 1.0) + 1e-9 and spent["delta"] <= 1e-6
-    assert base["rows"]["age"].isna().any() and base["rows"]["region"].isna().any()
+    # missing values come only where the schema declares them; how often they come is a
+    # random DP output here (sigma ~ 24 on counts of 18 and 42 can zero a pattern), so the
+    # shares are asserted with fixed seeds in tests/synthesizers/test_ctgan_missing.py
+    assert not base["rows"][["income", "score"]].isna().any().any()
+    assert base["rows"][["age", "region"]].notna().any().all()
     for kind in ALL:
         other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
         assert_same_publication(base, other, kind)
