@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,6 +30,14 @@ def schema_infer(
     drop: Annotated[
         list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")
     ] = None,
+    log: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--log",
+            help='Declare "scale": "log" for this numeric column (repeatable): public knowledge'
+            " such as amounts with a long right tail. The reasons hint at columns that look so.",
+        ),
+    ] = None,
     max_categories: Annotated[
         int, typer.Option(help="Text columns with more distinct values are dropped as free text.")
     ] = 50,
@@ -52,7 +61,8 @@ def schema_infer(
     read from the data and marked so: replace them with public ones (a codebook, legal
     ranges) and set "source": "public" before a DP synthesis or a release. The decisions go
     to stderr as a table (stdout keeps the schema JSON), or with --json to stdout with the
-    schema.
+    schema. A non-negative column whose median lies in the lowest 5% of its range gets a
+    hint (scale_hint "log"), never a scale: declare it with --log if it is public knowledge.
     """
     from synthcert.data.infer import draft_schema
     from synthcert.data.io import iter_table_chunks, write_text
@@ -68,6 +78,7 @@ def schema_infer(
         max_categories=max_categories,
         max_integer_categories=max_integer_categories,
         drop=tuple(drop or ()),
+        log_scale=tuple(log or ()),
     )
     if json_out:
         if out is not None and draft.schema is not None:
@@ -78,6 +89,10 @@ def schema_infer(
     if draft.schema is None:
         raise DataError("no column can be modelled: every column was dropped (see the reasons)")
     warn("all bounds, categories and missing shares were taken from the data; replace them")
+    hinted = [d.name for d in draft.decisions if d.scale_hint and d.name not in (log or ())]
+    if hinted:
+        flags = " ".join(f"--log {shlex.quote(name)}" for name in hinted)
+        warn(f"long right tails in {', '.join(hinted)}: add {flags} if that is public knowledge")
     if json_out:
         return
     if out is None:

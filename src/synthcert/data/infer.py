@@ -8,7 +8,12 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
 3. numbers (at least 95% of the present values parse): ``identifier`` when the values are
    distinct integers on a near-contiguous range or the name says id/key (dropped);
    ``categorical`` with dtype integer when they are at most ``max_integer_categories``
-   distinct integers (numeric codes such as 0/1 or 1..5); else ``numeric`` (integer or not);
+   distinct integers (numeric codes such as 0/1 or 1..5); else ``numeric`` (integer or not),
+   with the hint ``scale_hint="log"`` when its values are non-negative and half of them lie in
+   the lowest ``TAIL_SPAN`` of its range (a long right tail, where equal-width bins would put
+   half the rows in one bin). The draft itself stays linear: a scale is a public declaration,
+   and one chosen from the data would leak through the grids of ``--private-domain`` and the
+   bins;
 4. dates (at least 95% of the present values parse as ISO dates): ``datetime`` with its range;
 5. text: ``categorical`` up to ``max_categories`` distinct values, else ``identifier`` when
    (nearly) every value is distinct, else ``free text`` (both dropped).
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -43,6 +48,9 @@ UNIQUE_SHARE = 0.95  # distinct / present at or above which a column looks like 
 DISTINCT_CAP = 1_000_000  # distinct values tracked per column
 ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
 DEFAULT_MAX_ROWS = 200_000
+TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
+PER_OCTAVE = 8  # magnitude buckets per doubling of 1 + x (the median is bounded within 9%)
+MAGNITUDES = 1024 * PER_OCTAVE + 1  # the last bucket holds every x >= 2^1024 - 1
 
 
 @dataclass
@@ -60,6 +68,8 @@ class ColumnStats:
     date_upper: float = -np.inf
     midnight: bool = True
     boolean: bool = True
+    negative: int = 0  # numbers below 0
+    magnitudes: np.ndarray | None = None  # counts of the non-negative numbers' buckets
     distinct: set[str] = field(default_factory=set)
     overflow: bool = False
 
@@ -85,6 +95,7 @@ class ColumnStats:
                 self.integer &= bool(np.all(np.mod(ok, 1) == 0))
                 self.lower = min(self.lower, float(ok.min()))
                 self.upper = max(self.upper, float(ok.max()))
+                self._update_magnitudes(ok)
         if self.numeric < len(present) and not self.boolean:
             self._update_dates(present)
         if not self.overflow:
@@ -92,6 +103,32 @@ class ColumnStats:
             if len(self.distinct) > DISTINCT_CAP:
                 self.overflow = True
         return self
+
+    def _update_magnitudes(self, numbers: np.ndarray) -> None:
+        """Count the numbers below 0, and the others in buckets floor(8 log2(1 + x))."""
+        below = numbers < 0
+        self.negative += int(below.sum())
+        with np.errstate(over="ignore"):
+            buckets = np.floor(PER_OCTAVE * np.log2(1.0 + numbers[~below]))
+        buckets = np.minimum(buckets, MAGNITUDES - 1).astype(np.int64)
+        counts = np.bincount(buckets, minlength=MAGNITUDES)
+        self.magnitudes = counts if self.magnitudes is None else self.magnitudes + counts
+
+    def median_at_most(self) -> float:
+        """An upper bound on the median of the numbers: the top of the median's bucket.
+
+        Bucket b holds 2^(b/8) - 1 <= x < 2^((b+1)/8) - 1; inf when a number is negative.
+        """
+        if self.negative or self.magnitudes is None:
+            return np.inf
+        b = int(np.searchsorted(np.cumsum(self.magnitudes), (self.numeric + 1) // 2))
+        return float(2.0 ** ((b + 1) / PER_OCTAVE) - 1)
+
+    def long_tailed(self) -> bool:
+        """Non-negative numbers whose median lies in the lowest TAIL_SPAN of their range."""
+        if self.numeric == 0 or self.lower < 0 or self.upper <= self.lower:
+            return False
+        return self.median_at_most() <= self.lower + TAIL_SPAN * (self.upper - self.lower)
 
     def _update_dates(self, present: pd.Series) -> None:
         if pd.api.types.is_datetime64_any_dtype(present):
@@ -124,6 +161,7 @@ class ColumnDecision(Result):
     reason: str
     nullable: bool = False
     missing_share: float = 0.0
+    scale_hint: str | None = None  # "log" for a long right tail; never applied to the draft
 
 
 @dataclass(frozen=True)
@@ -186,11 +224,11 @@ def decide(
     null_kw = {"nullable": nullable, "missing_share": round(share, 4) if nullable else None}
     note = f"; {share:.1%} missing" if nullable else ""
     if unparsed:
-        note += f" (including {unparsed / st.rows:.1%} unparsable text, treated as missing)"
+        note += f" (including {_percent(unparsed / st.rows)} unparsable text, treated as missing)"
     unique = st.overflow or distinct >= UNIQUE_SHARE * present
 
-    def out(decision: str, kept: bool, reason: str, column: Column | None):
-        return ColumnDecision(name, decision, kept, reason + note, nullable, share), column
+    def out(decision: str, kept: bool, reason: str, column: Column | None, hint: str | None = None):
+        return ColumnDecision(name, decision, kept, reason + note, nullable, share, hint), column
 
     if st.boolean:
         col = CategoricalColumn(name, ("False", "True"), "data", dtype="boolean", **null_kw)
@@ -216,7 +254,14 @@ def decide(
             return out("constant", False, "a single numeric value", None)
         col = NumericColumn(name, st.lower, st.upper, st.integer, "data", **null_kw)
         kind = "integers" if st.integer else "numbers"
-        return out("numeric", True, f"{kind} in [{st.lower:g}, {st.upper:g}]", col)
+        reason = f"{kind} in [{st.lower:g}, {st.upper:g}]"
+        if not st.long_tailed():
+            return out("numeric", True, reason, col)
+        reason += (
+            f"; long right tail (median in the lowest {TAIL_SPAN:.0%} of the range): declare"
+            ' "scale": "log" if that is known without this table'
+        )
+        return out("numeric", True, reason, col, "log")
     if date_ok:
         unit = "D" if st.midnight else "s"
         per = 86_400.0 if unit == "D" else 1.0
@@ -239,6 +284,11 @@ def decide(
     )
 
 
+def _percent(share: float) -> str:
+    """A share as a percentage with one decimal, "<0.1%" for a positive share below it."""
+    return "<0.1%" if 0 < share < 0.0005 else f"{share:.1%}"
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
@@ -254,11 +304,19 @@ def draft_schema(
     max_categories: int = 50,
     max_integer_categories: int = 10,
     drop: tuple[str, ...] = (),
+    log_scale: tuple[str, ...] = (),
 ) -> SchemaDraft:
     """Decide every column of a table (a frame or its chunks) in one pass; never stops early.
 
     ``drop`` names columns to leave out whatever they hold. Dropped columns go to the
     schema's ``drop`` list, so their missing values never make a row incomplete.
+    ``log_scale`` names numeric columns declared ``scale: log`` by the user (public
+    knowledge, unlike the decisions' ``scale_hint``, which is read from the data).
+
+    Raises
+    ------
+    DataError
+        A ``log_scale`` column is not a kept numeric column of the draft.
     """
     if isinstance(chunks, pd.DataFrame):
         chunks = [chunks]
@@ -273,8 +331,17 @@ def draft_schema(
             name, st, max_categories=max_categories, max_integer_categories=max_integer_categories
         )
         decisions.append(dec)
+        if col is not None and name in log_scale:
+            if not isinstance(col, NumericColumn):
+                raise DataError(
+                    f"--log {name!r}: the draft's column is {dec.decision}, not numeric"
+                )
+            col = replace(col, scale="log")
         if col is not None:
             columns.append(col)
+    missing = sorted(set(log_scale) - {c.name for c in columns} - set(drop))
+    if missing:
+        raise DataError(f"--log names columns the draft does not keep: {', '.join(missing)}")
     dropped = tuple(d.name for d in decisions if not d.kept)
     schema = Schema(tuple(columns), dropped) if columns else None
     return SchemaDraft(schema, tuple(decisions), rows)
