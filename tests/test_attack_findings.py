@@ -20,8 +20,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from synthcert.cli import app
-from test_publication_boundary import MIN_ROWS, SCHEMA, SIGMA, N, base_table
+from test_publication_boundary import MIN_ROWS, SCHEMA, SIGMA, N, base_table, invoke_in
 
 runner = CliRunner()
 
@@ -32,12 +31,7 @@ def invoke(folder: Path, args: list[str], *, table: pd.DataFrame | None = None):
     if table is not None:
         table.to_csv(folder / "private_input.csv", index=False)
     (folder / "schema.json").write_text(SCHEMA.to_json())
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        return runner.invoke(app, args)
-    finally:
-        os.chdir(cwd)
+    return invoke_in(folder, args)
 
 
 def one_paragraph(text: str) -> str:
@@ -295,12 +289,7 @@ def test_bounded_refusal_advice_declare_nullable_is_possible(tmp_path):
     (folder / "nullable_schema.json").write_text(json.dumps(schema))
     args = ["release", "private_input.csv", "--schema", "nullable_schema.json", "--sigma", SIGMA]
     args += ["--neighboring", "bounded", "--out", "pub/syn.csv"]
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        res = runner.invoke(app, args)
-    finally:
-        os.chdir(cwd)
+    res = invoke_in(folder, args)
     message = one_paragraph(res.output)
     assert res.exit_code == 0 or "nullable" not in message, message
 
@@ -538,12 +527,7 @@ def test_dp_bins_refusals_depend_on_public_arguments_only(tmp_path):
             (folder / "schema.json").write_text(schema.to_json())
             args = ["synthesize", "private_input.csv", "--schema", "schema.json"]
             args += ["--synthesizer", "privbayes", "--out", "pub/s.csv", *extra]
-            cwd = os.getcwd()
-            os.chdir(folder)
-            try:
-                res = runner.invoke(app, args)
-            finally:
-                os.chdir(cwd)
+            res = invoke_in(folder, args)
             assert res.exit_code != 0, (extra, res.output)
             outputs.append(one_paragraph(res.output))
         assert outputs[0] == outputs[1], (extra, outputs)

@@ -19,6 +19,7 @@ README) and its message carries no private value.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -86,24 +87,27 @@ def neighbour(table: pd.DataFrame, kind: str) -> pd.DataFrame:
     return t
 
 
+def invoke_in(folder: Path, args: list[str]):
+    """Run the CLI inside ``folder`` (relative paths, as an operator would type them)."""
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        return runner.invoke(app, args)
+    finally:
+        os.chdir(cwd)
+
+
 def run(folder: Path, table: pd.DataFrame, args: list[str], out_name: str) -> dict:
     """Run one command on ``table`` inside ``folder`` with the same relative public arguments;
     return what was published (files under pub/ and stdout), the rows and the private record.
     """
-    import os
-
     folder.mkdir(parents=True, exist_ok=True)
     table.to_csv(folder / "private_input.csv", index=False)
     (folder / "schema.json").write_text(SCHEMA.to_json())
     (folder / "pub").mkdir()
     cmd = [args[0], "private_input.csv", "--schema", "schema.json", *args[1:]]
     cmd += ["--out", f"pub/{out_name}", "--private-record", "private_record.json", "--json"]
-    cwd = os.getcwd()
-    os.chdir(folder)
-    try:
-        res = runner.invoke(app, cmd)
-    finally:
-        os.chdir(cwd)
+    res = invoke_in(folder, cmd)
     if res.exit_code != 0:
         return {"refused": " ".join(res.output.split())}
     pub = folder / "pub"
