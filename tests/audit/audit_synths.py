@@ -14,6 +14,8 @@ from synthcert.privacy.claims import PrivacyClaim, dp_claim, no_privacy_claim
 class UniformSynth:
     """Samples the public domain uniformly: its output does not depend on the input at all."""
 
+    deterministic_fit = True  # fit does nothing: every table is an independent run
+
     def __init__(self, schema: Schema) -> None:
         self.schema = schema
 
@@ -27,6 +29,8 @@ class UniformSynth:
 
 class IdentitySynth:
     """Returns its input (rows repeated cyclically up to n): the worst synthesizer there is."""
+
+    deterministic_fit = True
 
     def __init__(self, schema: Schema, epsilon: float | None = None) -> None:
         self.schema = schema

@@ -10,13 +10,18 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from synthcert.audit.scoring import (
+    AttackScore,
     auc,
     auc_bootstrap_ci,
+    bound_ceiling,
     clopper_pearson,
     epsilon_lower_bound,
+    independent_scores,
+    runs_needed,
     score_attack,
     tpr_at_fpr,
 )
+from synthcert.errors import SynthcertError
 
 floats = st.lists(st.integers(-5, 5).map(float), min_size=1, max_size=30)
 
@@ -92,13 +97,54 @@ def test_clopper_pearson_matches_scipy_binomtest():
 
 
 def test_epsilon_bound_of_a_perfect_attack():
-    """300 vs 300 perfectly separated: T = 600 thresholds, a = 0.05/1200."""
+    """300 vs 300 perfectly separated: a = 0.05/(300 + 300), one interval per count level."""
     b = epsilon_lower_bound(np.arange(300.0) + 1000, np.arange(300.0))
-    a = 0.05 / (2 * 600)
+    a = 0.05 / 600
     # the best threshold keeps TP = 300, FP = 0: ε ≥ log(a^(1/300) / (1 − a^(1/300)))
     q = a ** (1 / 300)
-    assert b.thresholds_tested == 600
+    assert b.thresholds_tested == 600 and b.runs_pos == b.runs_neg == 300
     assert b.epsilon == pytest.approx(np.log(q / (1 - q)), rel=1e-9)
+    assert b.ceiling == pytest.approx(b.epsilon) and b.valid and b.reason is None
+    # a family of 4 attacks shares the 5 %: a = 0.05/(4·600)
+    q4 = (0.05 / 2400) ** (1 / 300)
+    four = epsilon_lower_bound(np.arange(300.0) + 1000, np.arange(300.0), family=4)
+    assert four.epsilon == pytest.approx(np.log(q4 / (1 - q4)), rel=1e-9)
+
+
+def test_too_few_runs_give_no_bound_with_the_reason():
+    """3 fits a side (the default trials, one run per fit) can show nothing: None, not 0."""
+    b = epsilon_lower_bound(np.ones(3), np.zeros(3), unit="fit", tables_per_run=100)
+    assert b.epsilon is None and not b.valid and b.ceiling == 0.0
+    assert "3 and 3 independent runs" in b.reason and "one per fit" in b.reason
+    assert f"at least {runs_needed()} a side" in b.reason
+    # runs_needed is the first size whose perfect separation proves ε > 0
+    n = runs_needed()
+    assert bound_ceiling(n, n) > 0 >= bound_ceiling(n - 1, n - 1)
+    assert runs_needed(family=11) > n and runs_needed(delta=0.3) > n
+    s = score_attack("x", np.ones((3, 100)), np.zeros((3, 100)), unit="fit")
+    assert s.epsilon_lower_bound is None and s.valid_bound is None
+    assert s.auc == 1.0 and s.n_pos == 300  # AUC and TPR still use every table
+    assert s.epsilon_bound.tables_per_run == 100
+
+
+def test_one_score_per_fit_is_the_mean_of_its_tables():
+    ims = np.array([[1.0, 3.0, 5.0], [0.0, np.inf, 1.0], [np.inf, -np.inf, 2.0]])
+    assert independent_scores(ims, "fit").tolist() == [3.0, np.inf, 2.0]  # median when undefined
+    assert independent_scores(ims, "table").size == 9
+    assert independent_scores(np.arange(4.0), "fit").tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(SynthcertError, match="unit"):
+        independent_scores(ims, "generation")
+
+
+def test_old_documents_without_a_run_unit_hold_no_valid_bound():
+    """A bound written before the runs were checked for independence is read, never used."""
+    s = score_attack("x", np.ones(50), np.zeros(50))
+    doc = s.to_dict()
+    for key in ("unit", "runs_pos", "runs_neg", "tables_per_run", "family", "ceiling", "reason"):
+        del doc["epsilon_bound"][key]
+    old = AttackScore.from_dict(doc)
+    assert old.epsilon_lower_bound == s.epsilon_lower_bound > 0
+    assert old.valid_bound is None and s.valid_bound == s.epsilon_lower_bound
 
 
 def test_epsilon_bound_is_zero_without_signal_and_respects_delta():

@@ -145,6 +145,13 @@ def make_audit(seed: int = 0) -> dict:
             "delta": 1e-5,
             "confidence": 0.95,
             "thresholds_tested": 300,
+            "unit": "table",
+            "runs_pos": 150,
+            "runs_neg": 150,
+            "tables_per_run": 1,
+            "family": 2,
+            "ceiling": 3.0,
+            "reason": None,
         }
         attacks[name] = {"name": name, "auc": 0.5 + shift / 3, "auc_ci": [0.45, 0.65],
                          "tpr_at_1pct_fpr": 0.02, "tpr_at_01pct_fpr": 0.0,

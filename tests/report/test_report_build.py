@@ -16,7 +16,7 @@ from synthcert.errors import DataError
 from synthcert.report import figures as F  # noqa: N812
 from synthcert.report.build import build_context, render_report, write_report
 from synthcert.report.curves import certificate_curves
-from synthcert.report.sections.audit import at_risk_rows
+from synthcert.report.sections.audit import at_risk_rows, audit_section
 from synthcert.report.sections.summary import audit_verdict
 from synthcert.report.sections.utility import correlation_diff, marginal_specs
 
@@ -159,6 +159,32 @@ def test_audit_contradicting_certificate_raises_alarm(certificate, audit):
     assert audit_verdict(certificate, no_priv)["level"] == "ok"
     no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["epsilon"] * 1.1
     assert audit_verdict(certificate, no_priv)["level"] == "alarm"
+
+
+def test_no_alarm_from_a_null_or_unchecked_bound(certificate, audit):
+    """Only valid bounds (independent runs, not null) may raise the alarm; the others say why."""
+    null = json.loads(json.dumps(audit))
+    for score in null["attacks"].values():
+        score["epsilon_lower_bound"] = None
+        score["epsilon_bound"].update(epsilon=None, reason="3 and 3 independent runs (one per "
+                                      "fit) cannot show any ε > 0")  # fmt: skip
+    verdict = audit_verdict(certificate, null)
+    assert verdict["level"] == "ok" and "no valid ε lower bound" in verdict["text"]
+    section = audit_section(null, certificate)
+    assert any("3 and 3 independent runs" in n for n in section["notes"])
+    assert all(row[-1] == "–" for row in section["attack_rows"])
+    # a document written before the runs were checked (no unit) may hold an invalid 20
+    old = json.loads(json.dumps(audit))
+    old["attacks"]["statistics"]["epsilon_lower_bound"] = 20.0
+    for score in old["attacks"].values():
+        for key in ("unit", "runs_pos", "runs_neg", "tables_per_run", "family", "ceiling"):
+            del score["epsilon_bound"][key]
+        del score["epsilon_bound"]["reason"]
+    assert audit_verdict(certificate, old)["level"] == "ok"
+    notes = audit_section(old, certificate)["notes"]
+    assert any("did not check that the runs are independent" in n for n in notes)
+    html = render_report(certificate, audit=old, internal=True)
+    assert "Alarm" not in html and "did not check" in html
 
 
 def test_sections_say_what_is_missing(certificate):

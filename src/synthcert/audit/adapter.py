@@ -187,6 +187,37 @@ def privacy_of(synth: Any, n_out: int) -> dict[str, Any] | None:
     return claim.to_dict() if claim.is_guarantee or claim.model == "none" else None
 
 
+def deterministic_fit(synth: Any) -> bool:
+    """Whether the synthesizer declares that its fit draws no randomness.
+
+    The declared property is the attribute ``deterministic_fit`` (a class variable of the
+    registry synthesizers: True for the certified Gaussian release, whose randomness is all in
+    sampling; a user object may set it too). Anything else counts as drawing at fit time, the
+    safe side: the audit then takes one run per fit, not per table.
+
+    Parameters
+    ----------
+    synth : object
+        A synthesizer (fitted or not).
+
+    Returns
+    -------
+    bool
+        True only when ``synth.deterministic_fit is True``.
+
+    Examples
+    --------
+    >>> from synthcert.data.schema import NumericColumn, Schema
+    >>> from synthcert.synthesizers.registry import make_synthesizer
+    >>> schema = Schema((NumericColumn("a", 0.0, 1.0),))
+    >>> deterministic_fit(make_synthesizer("gaussian", schema))
+    True
+    >>> deterministic_fit(make_synthesizer("privbayes", schema, epsilon=1.0))
+    False
+    """
+    return getattr(synth, "deterministic_fit", False) is True
+
+
 def check_synthesizer_object(synthesizer: Any, workers: int) -> None:
     """Refuse a user synthesizer the game cannot play with.
 

@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 from synthcert.audit.adapter import SynthesizerSpec, check_synthesizer_object
 from synthcert.audit.attacks import AttackContext, AttackParams, parse_attacks
 from synthcert.audit.jobs import GamePlay, Progress, preparation_jobs
-from synthcert.audit.results import AuditResult, flatten_ims, independence_notes
+from synthcert.audit.results import AuditResult, bound_notes, flatten_ims
 from synthcert.audit.schedule import open_slots, run_jobs
 from synthcert.audit.targets import choose_target, top_at_risk
 from synthcert.audit.trial import TARGET_TRIAL, GameSetup
@@ -118,7 +118,10 @@ def run_audit(
     alpha : float
         Rényi order of the divergence target ranking.
     confidence : float
-        Confidence of the ε lower bound's intervals.
+        Confidence of the ε lower bounds, shared by all the attacks (each bound is valid at
+        it on its own, and so is their maximum). The bounds use only independent runs: one
+        score per fit (the mean IM of its tables) unless the synthesizer declares
+        ``deterministic_fit``, then one per table.
     bound_delta : float, optional
         δ of the ε lower bound (default: the δ the synthesizer claims, else 0).
     progress : callable, optional
@@ -192,6 +195,7 @@ def run_audit(
         )
         run_jobs(preparation_jobs(setup, trials), play.on_result, slots)
 
+    rated = {n: play.scores[n] for n in names}
     return AuditResult(
         synthesizer=spec.label,
         privacy=play.privacy,
@@ -205,10 +209,10 @@ def run_audit(
         seed=seed,
         workers=workers,
         params=params,
-        attacks={n: play.scores[n] for n in names},
+        attacks=rated,
         ims=flatten_ims(names, play.pos_ims, play.neg_ims),
         at_risk=at_risk,
         ranking_method=choice.ranking_method,
         elapsed_seconds=time.perf_counter() - started,
-        notes=independence_notes(play.privacy, generations),
+        notes=bound_notes(rated, trials, generations),
     )

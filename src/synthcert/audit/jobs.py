@@ -160,6 +160,7 @@ class GamePlay:
         self.pos_ims = {n: np.full((trials, generations), np.nan) for n in names}
         self.neg_ims = {n: np.full((trials, generations), np.nan) for n in names}
         self.privacy: dict[str, Any] | None = None
+        self.deterministic_fit = True  # until a prepared side says otherwise
         self._tick(0)
 
     def _tick(self, units: int) -> None:
@@ -187,6 +188,7 @@ class GamePlay:
         state.sides[side.role] = side
         if side.role is Role.SHADOW_POS and t == 0:
             self.privacy = side.privacy
+        self.deterministic_fit &= side.deterministic_fit
         gen = GEN_ROLE[side.role]
         jobs = [  # the index tells the piece (its first generation) and the side apart
             Job((Stage.DRAW.value, t, p.start, gen), JobKey(Stage.DRAW, t, 2 * p.start + gen % 2),
@@ -256,11 +258,20 @@ class GamePlay:
         self._tick(len(block.gens))
         return self._rating_jobs() if self.done == self.total else []
 
+    @property
+    def run_unit(self) -> str:
+        """What one independent run of the mechanism is: ``table`` when every fit declared
+        itself deterministic, else ``fit`` (the tables of one fit share its randomness)."""
+        return "table" if self.deterministic_fit else "fit"
+
     def _rating_jobs(self) -> list[Job]:
-        """Scores of every attack from all its IMs, once the last block is in."""
+        """Scores of every attack from all its IMs, once the last block is in: AUC and TPR
+        over all tables, the ε lower bound over the independent runs (:attr:`run_unit`), at a
+        confidence shared by all the attacks (Bonferroni: the report reads their maximum)."""
         if self.bound_delta is None:
             self.bound_delta = float((self.privacy or {}).get("delta") or 0.0)
         seed = self.setup.seed
+        family = len(self.setup.attack_names)
         return [
             Job(
                 (Stage.RATE.value, i),
@@ -270,8 +281,10 @@ class GamePlay:
                     delta=self.bound_delta,
                     confidence=self.confidence,
                     seed=derive_seed(seed, TARGET_TRIAL, i) % 2**31,
+                    unit=self.run_unit,
+                    family=family,
                 ),
-                (name, self.pos_ims[name].ravel(), self.neg_ims[name].ravel()),
+                (name, self.pos_ims[name], self.neg_ims[name]),
                 heavy=True,
             )
             for i, name in enumerate(self.setup.attack_names)

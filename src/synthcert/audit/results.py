@@ -10,11 +10,10 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.audit.attacks import AttackParams
-from synthcert.audit.scoring import AttackScore
+from synthcert.audit.scoring import AttackScore, runs_needed
 from synthcert.audit.targets import TargetChoice
 
-# privacy models whose noise is drawn at fit time (tables of one fit are not independent runs)
-FIT_TIME_NOISE_MODELS = ("pure-dp", "approx-dp", "zcdp")
+NO_BOUND = "No ε lower bound:"  # how the note on a null bound starts (the report looks for it)
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,8 @@ class AuditResult(Result):
     at_risk : list of dict
         The records most at risk (input position and score, no values).
     notes : list of str
-        Caveats on reading the bound.
+        How the ε lower bounds were computed (one run per fit or per table) and why any is
+        missing.
     """
 
     synthesizer: str
@@ -92,29 +92,55 @@ class AuditResult(Result):
         return pd.DataFrame(self.auc_rows())
 
 
-def independence_notes(privacy: dict[str, Any] | None, generations: int) -> list[str]:
-    """Caveats of the ε lower bound: several tables of one DP fit are not independent runs.
+def bound_notes(attacks: dict[str, AttackScore], trials: int, generations: int) -> list[str]:
+    """How the ε lower bounds were computed, and why any of them is missing.
 
     Parameters
     ----------
-    privacy : dict or None
-        The synthesizer's claim.
-    generations : int
-        Tables drawn per fit.
+    attacks : dict of str to AttackScore
+        The attacks' scores.
+    trials, generations : int
+        Fits per side, and tables drawn per fit.
 
     Returns
     -------
     list of str
-        Empty when the bound's independence assumption holds.
+        Empty when every bound comes from one table per run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from synthcert.audit.scoring import score_attack
+    >>> s = score_attack("x", np.ones((3, 2)), np.zeros((3, 2)), unit="fit")
+    >>> [n[:26] for n in bound_notes({"x": s}, 3, 2)]
+    ['The ε lower bound uses one', 'No ε lower bound: 3 fits ']
     """
-    model = (privacy or {}).get("model", "none")
-    if model in FIT_TIME_NOISE_MODELS and generations > 1:
-        return [
-            "the epsilon lower bound treats all IMs as independent; the noise of this "
-            "synthesizer is drawn at fit time, so tables of one fit are not independent runs. "
-            "For a valid bound use --generations 1 with many --trials."
-        ]
-    return []
+    bounds = [s.epsilon_bound for s in attacks.values()]
+    if not bounds:
+        return []
+    notes = []
+    if bounds[0].unit == "fit" and generations > 1:
+        notes.append(
+            f"The ε lower bound uses one score per fit (the mean IM of its {generations} tables): "
+            "the synthesizer draws randomness when it is fitted, so the tables of one fit are "
+            "not independent runs of the mechanism. AUC and TPR use every table."
+        )
+    missing = [b for b in bounds if b.epsilon is None]
+    if missing:
+        b = missing[0]
+        need = runs_needed(delta=b.delta, confidence=b.confidence, family=b.family)
+        runs = f"{trials} fits" if b.unit == "fit" else f"{trials * generations} tables"
+        what = (
+            f"at least {need} independent runs per side are needed (--trials {need}"
+            + ("; --generations can then be small)" if b.unit == "fit" else ")")
+            if need
+            else "no number of runs suffices at this δ"
+        )
+        notes.append(
+            f"{NO_BOUND} {runs} per side cannot show any ε > 0 at {b.confidence:.0%} "
+            f"confidence (shared by {b.family} attacks), even if perfectly separated; {what}."
+        )
+    return notes
 
 
 def flatten_ims(

@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from synthcert.audit.adapter import SynthesizerSpec, draw_table, fit_synthesizer, privacy_of
+from synthcert.audit.adapter import (
+    SynthesizerSpec,
+    deterministic_fit,
+    draw_table,
+    fit_synthesizer,
+    privacy_of,
+)
 from synthcert.audit.attacks import Attack, AttackContext, SyntheticTable, make_attack
 from synthcert.data.discretize import Discretizer
 from synthcert.data.encode import Encoder
@@ -104,6 +110,7 @@ class PreparedSide:
     shadow: list[list[np.ndarray]]  # [attack][table] features
     synth: Any  # fitted for Algorithm 7's generations
     privacy: dict[str, Any] | None
+    deterministic_fit: bool = False  # the synthesizer declares a fit without randomness
 
 
 @dataclass(frozen=True)
@@ -160,7 +167,9 @@ def prepare_side(setup: GameSetup, trial: int, role: Role) -> PreparedSide:
         per_table.append(_table_features(attacks, table, setup, (trial, side.shadow, j), True))
     feats = [[f[i] for f in per_table] for i in range(len(attacks))]
     synth = fit_synthesizer(setup.spec, data, derive_seed(s, trial, side.game_fit))
-    return PreparedSide(trial, side.shadow, feats, synth, privacy_of(shadow, setup.n))
+    return PreparedSide(
+        trial, side.shadow, feats, synth, privacy_of(shadow, setup.n), deterministic_fit(synth)
+    )
 
 
 def train_attack(

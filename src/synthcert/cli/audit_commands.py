@@ -157,9 +157,12 @@ def audit_command(
             f"[{s.auc_ci[0]:.3f}, {s.auc_ci[1]:.3f}]",
             f"{s.tpr_at_1pct_fpr:.3f}",
             f"{s.tpr_at_01pct_fpr:.3f}",
-            f"{s.epsilon_lower_bound:.3f}",
+            "null" if s.epsilon_lower_bound is None else f"{s.epsilon_lower_bound:.3f}",
         )
     console.print(tab)
+    reasons = {s.epsilon_bound.reason for s in result.attacks.values() if s.epsilon_bound.reason}
+    for reason in sorted(reasons):
+        console.print(f"epsilon lower bound null: {reason}")
     if result.privacy and result.privacy.get("epsilon") is not None:
         console.print(
             f"claimed guarantee: {result.privacy['model']} "

@@ -184,6 +184,9 @@ class Synthesizer(ABC):
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
     privacy_model: ClassVar[str] = "none"
+    # True when fit draws no randomness (same table, same fit): the audit then takes each
+    # synthetic table as an independent run of the mechanism, else one run per fit
+    deterministic_fit: ClassVar[bool] = False
 
     def __init__(self, schema: Schema) -> None:
         self.schema = schema

@@ -129,6 +129,7 @@ class GaussianSynthesizer(Synthesizer):
     name = "gaussian"
     description = "Mean and covariance of the encoded table, sampled without added noise (M_G)."
     privacy_model = "inherent-rdp"
+    deterministic_fit = True  # mean and covariance only: all randomness is in sampling
 
     def __init__(
         self,

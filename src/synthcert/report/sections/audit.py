@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from synthcert.report import figures as F  # noqa: N812
 from synthcert.report.inputs import Released, finite, number, read_audit, read_certificate
-from synthcert.report.sections.summary import audited_upper_bound
+from synthcert.report.sections.summary import audited_upper_bound, bound_notes, valid_bounds
 from synthcert.report.wording import AUDIT_FACTS, cell
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def audit_section(
         return out
     out["attack_rows"] = [
         [str(name), _num_cell(a.auc), _auc_interval(a.auc_ci),
-         _num_cell(a.tpr_at_1pct_fpr), _num_cell(a.epsilon_lower_bound)]
+         _num_cell(a.tpr_at_1pct_fpr), _num_cell(a.valid_bound)]
         for name, a in au.attacks.items()
     ]  # fmt: skip
     facts = []
@@ -132,7 +132,7 @@ def audit_section(
     if bound_delta is not None:
         facts.append(("δ of the lower bounds", F.fmt(bound_delta)))
     out["facts"] = facts
-    out["notes"] = [str(n) for n in au.notes]
+    out["notes"] = [str(n) for n in au.notes] + bound_notes(au)
     scores = {
         str(k): {"pos": finite(v.get("pos", ())), "neg": finite(v.get("neg", ()))}
         for k, v in au.ims.items()
@@ -143,8 +143,7 @@ def audit_section(
         for i, (name, s) in enumerate(scores.items())
     ]
     roc = F.roc_figure(scores) if scores else None
-    lbs = {str(k): a.epsilon_lower_bound for k, a in au.attacks.items()}
-    lbs = {k: v for k, v in lbs.items() if v is not None and not math.isnan(v)}
+    lbs = valid_bounds(au)
     upper, upper_delta, _source = audited_upper_bound(released, au)
     sandwich = F.sandwich_figure(lbs, upper, bound_delta or upper_delta) if lbs else None
     out["figures"] = [f for f in (roc, sandwich) if f is not None]

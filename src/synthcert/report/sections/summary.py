@@ -263,8 +263,7 @@ def audit_verdict(
     if au is None or not au.attacks:
         return None
     attacks = au.attacks
-    lbs = {k: v.epsilon_lower_bound for k, v in attacks.items()}
-    lbs = {k: v for k, v in lbs.items() if v is not None and math.isfinite(v)}
+    lbs = valid_bounds(au)
     aucs = [a for v in attacks.values() if (a := _finite_or_none(v.auc)) is not None]
     best_auc = max(aucs) if aucs else None
     eps, _delta, source = audited_upper_bound(certificate, au)
@@ -284,16 +283,80 @@ def audit_verdict(
     if lbs:
         name = max(lbs, key=lbs.get)
         parts.append(f"the largest measured lower bound is ε ≥ {fmt(lbs[name])} ({name})")
-    text = "The audit is consistent with the certificate: " + "; ".join(parts) + "."
+        text = "The audit is consistent with the certificate: " + "; ".join(parts) + "."
+    else:
+        parts.append("it gives no valid ε lower bound (see the audit notes)")
+        text = "The audit does not contradict the certificate: " + "; ".join(parts) + "."
     return {"level": "ok", "text": text}
+
+
+def valid_bounds(audit: AuditResult | Mapping[str, Any]) -> dict[str, float]:
+    """Each attack's ε lower bound that is valid: computed from independent runs (a bound
+    without a run unit was written before synthcert checked that) and not null.
+
+    Parameters
+    ----------
+    audit : AuditResult or Mapping
+
+    Returns
+    -------
+    dict of str to float
+        The valid bounds by attack (finite or +inf).
+    """
+    au = read_audit(audit)
+    out = {}
+    for name, score in au.attacks.items():
+        value = score.valid_bound
+        if value is not None and not math.isnan(value):
+            out[str(name)] = value
+    return out
+
+
+def bound_notes(audit: AuditResult | Mapping[str, Any]) -> list[str]:
+    """Why attacks show no ε lower bound: the reasons of null bounds, and bounds written before
+    the runs were checked for independence.
+
+    Parameters
+    ----------
+    audit : AuditResult or Mapping
+
+    Returns
+    -------
+    list of str
+        One sentence per distinct reason.
+    """
+    from synthcert.audit.results import NO_BOUND
+
+    au = read_audit(audit)
+    notes: list[str] = []
+    told = any(str(n).startswith(NO_BOUND) for n in au.notes)  # the audit's own note says why
+    for score in au.attacks.values():
+        bound = score.epsilon_bound
+        if bound.valid and score.epsilon_lower_bound is not None:
+            continue
+        if bound.unit is None:
+            text = (
+                "These ε lower bounds were written by a synthcert that did not check that the "
+                "runs are independent (it counted every table of a fit as a run); they are not "
+                "shown or used. Re-run the audit."
+            )
+        elif told:
+            continue
+        else:
+            text = f"{NO_BOUND} {bound.reason or 'none was computed'}."
+        if text not in notes:
+            notes.append(text)
+    return notes
 
 
 __all__ = [
     "assumptions",
     "audit_verdict",
     "audited_upper_bound",
+    "bound_notes",
     "guarantee_sentence",
     "strength_note",
     "summary_facts",
     "synthesizer_description",
+    "valid_bounds",
 ]
