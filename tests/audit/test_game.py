@@ -8,6 +8,7 @@ import pytest
 from audit_synths import IdentitySynth, LaplaceHistogramSynth, UniformSynth
 
 from synthcert.audit import AttackParams, run_audit
+from synthcert.audit.scoring import runs_needed
 from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import DataError, ParameterError, SynthcertError
 
@@ -78,12 +79,32 @@ def test_identity_claiming_dp_is_caught_with_a_large_bound():
         generations=1, seed=0, params=AttackParams(c2=1),
     )  # fmt: skip
     bound = res.attacks["distance"].epsilon_bound
-    # independent check: T = 2 thresholds, a = 0.05 / 4; CP bounds for 100/100 and 0/100
-    a = 0.05 / 4
+    # independent check: a = 0.05 / (100 + 100), CP bounds for 100/100 and 0/100
+    a = 0.05 / 200
     expected = np.log(a ** (1 / 100) / (1 - a ** (1 / 100)))
-    assert bound.thresholds_tested == 2
+    assert bound.thresholds_tested == 2 and bound.unit == "table" and bound.family == 1
     assert bound.epsilon == pytest.approx(expected, rel=1e-9)
-    assert bound.epsilon > 3.0
+    assert bound.epsilon > 2.4
+
+
+def test_fit_time_randomness_counts_one_run_per_fit_and_too_few_fits_give_no_bound():
+    """A synthesizer that draws its noise when fitted (no deterministic_fit): 3 fits a side are
+    3 runs, whatever the tables per fit, so the bound is None with the reason, in the notes."""
+    res = run_audit(
+        planted(), SCHEMA, LaplaceHistogramSynth(SCHEMA, epsilon=1.0),
+        attacks="distance,statistics", trials=3, generations=4, seed=0, params=SMALL,
+    )  # fmt: skip
+    for s in res.attacks.values():
+        b = s.epsilon_bound
+        assert s.epsilon_lower_bound is None and b.unit == "fit" and b.runs_pos == 3
+        assert b.tables_per_run == 4 and b.family == 2 and "cannot show" in b.reason
+        assert s.n_pos == 12  # AUC and TPR over every table
+    assert "one score per fit" in res.notes[0] and res.notes[1].startswith("No ε lower bound")
+    assert f"--trials {runs_needed(family=2)};" in res.notes[1]
+    doc = res.to_dict()
+    assert doc["attacks"]["distance"]["epsilon_lower_bound"] is None
+    assert doc["attacks"]["distance"]["epsilon_bound"]["epsilon"] is None
+    assert type(res).from_dict(doc).to_dict() == doc  # NaN rates: compared as JSON
 
 
 def test_certified_gaussian_release_stays_within_its_certificate():

@@ -4,6 +4,7 @@ empirical lower bound on ε implied by the attack (Jagielski et al. 2020; Nasr e
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -286,6 +287,14 @@ def clopper_pearson(k: np.ndarray, n: int, a: float) -> tuple[np.ndarray, np.nda
     return lower, upper
 
 
+@functools.lru_cache(maxsize=64)
+def _bounds_by_count(n: int, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`clopper_pearson` for every count 0..n (the same for every attack of an audit)."""
+    lower, upper = clopper_pearson(np.arange(n + 1), n, a)
+    lower.flags.writeable = upper.flags.writeable = False
+    return lower, upper
+
+
 def _test_epsilon(tpr_lo: np.ndarray, fpr_hi: np.ndarray, delta: float) -> np.ndarray:
     """max(log((TPR − δ)/FPR), log((1 − FPR − δ)/(1 − TPR))) at the rates' bounds, ≥ 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -332,8 +341,8 @@ def bound_ceiling(
     (0.0, 3.45)
     """
     a = interval_level(n_pos, n_neg, confidence, family)
-    tpr_lo, _ = clopper_pearson(np.array([n_pos]), n_pos, a)
-    _, fpr_hi = clopper_pearson(np.array([0]), n_neg, a)
+    # the Clopper-Pearson bounds of n of n and of 0 of n, in closed form
+    tpr_lo, fpr_hi = np.array([a ** (1.0 / n_pos)]), np.array([1.0 - a ** (1.0 / n_neg)])
     return float(max(_test_epsilon(tpr_lo, fpr_hi, delta)[0], 0.0))
 
 
@@ -474,10 +483,10 @@ def epsilon_lower_bound(
         nan = math.nan
         return EpsilonBound(None, None, nan, nan, nan, nan, **common, ceiling=0.0, reason=reason)
     a = interval_level(pos.size, neg.size, confidence, family)
-    tp = np.rint(tpr * pos.size)
-    fp = np.rint(fpr * neg.size)
-    tpr_lo, _ = clopper_pearson(tp, pos.size, a)
-    _, fpr_hi = clopper_pearson(fp, neg.size, a)
+    tp = np.rint(tpr * pos.size).astype(np.int64)
+    fp = np.rint(fpr * neg.size).astype(np.int64)
+    tpr_lo = _bounds_by_count(pos.size, a)[0][tp]
+    fpr_hi = _bounds_by_count(neg.size, a)[1][fp]
     eps = _test_epsilon(tpr_lo, fpr_hi, delta)
     i = int(np.argmax(eps))
     best = float(max(eps[i], 0.0))
