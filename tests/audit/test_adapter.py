@@ -12,7 +12,7 @@ from synthcert.audit.adapter import SynthesizerSpec, draw_table, fit_synthesizer
 from synthcert.audit.jobs import JobKey, Stage
 from synthcert.audit.trial import SIDES, Role
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import ParameterError
+from synthcert.errors import ParameterError, SynthcertError
 
 SCHEMA = Schema((NumericColumn("a", 0.0, 10.0), CategoricalColumn("c", ("x", "y", "z"))))
 
@@ -65,3 +65,28 @@ def test_seed_tree_roles_and_job_stages_keep_their_keys():
 def test_bad_options_raise_parameter_error(kwargs, match):
     with pytest.raises(ParameterError, match=match):
         run_audit(table(), SCHEMA, "gaussian", attacks="distance", **kwargs)
+
+
+def test_only_a_deterministic_fit_declares_deterministic_fit():
+    """The declared property the audit counts runs by: a registry synthesizer that takes a fit
+    seed draws at fit time and must not declare deterministic_fit; one that declares it fits
+    the same model whatever the seed (so its tables are independent runs)."""
+    from synthcert.audit.adapter import FIT_SEED_PARAM, deterministic_fit
+    from synthcert.synthesizers.registry import REGISTRY, accepted_params
+
+    declared = []
+    for name, info in REGISTRY.items():
+        try:
+            cls = info.load()
+        except SynthcertError:  # an optional extra that is not installed
+            continue
+        if cls.deterministic_fit:
+            declared.append(name)
+            assert FIT_SEED_PARAM not in accepted_params(name), name
+    assert declared == ["gaussian"]
+    one = fit_synthesizer(SynthesizerSpec(SCHEMA, "gaussian"), table(), 1)
+    two = fit_synthesizer(SynthesizerSpec(SCHEMA, "gaussian"), table(), 2)
+    assert deterministic_fit(one)
+    assert draw_table(one, 50, 9, SCHEMA).equals(draw_table(two, 50, 9, SCHEMA))
+    assert not deterministic_fit(LaplaceHistogramSynth(SCHEMA))  # undeclared: drawn at fit
+    assert deterministic_fit(IdentitySynth(SCHEMA))  # declared by the test double
