@@ -156,7 +156,7 @@ def test_privbayes_at_epsilon_one_with_the_default_settings_shows_no_bound_above
     """Issue 26: `synthcert audit ... --synthesizer privbayes --epsilon 1` with the defaults
     (3 trials x 100 generations, every attack) once printed ε ≥ 1.95 and the report an alarm.
     PrivBayes draws its noise at fit time, so 3 fits a side are 3 runs: no bound, with the
-    reason, and no alarm. Measured on these 3,000 Adult rows (seed 0, 1 worker, 9-10 min):
+    reason, and no alarm. Measured on these 3,000 Adult rows (seed 0, 1 worker, 10-15 min):
     every bound null, AUCs 0.41-0.72."""
     data = tmp_path / "adult.csv"
     adult.sample(3000, random_state=0).to_csv(data, index=False)

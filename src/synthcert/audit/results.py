@@ -112,8 +112,8 @@ def bound_notes(attacks: dict[str, AttackScore], trials: int, generations: int) 
     >>> import numpy as np
     >>> from synthcert.audit.scoring import score_attack
     >>> s = score_attack("x", np.ones((3, 2)), np.zeros((3, 2)), unit="fit")
-    >>> [n[:26] for n in bound_notes({"x": s}, 3, 2)]
-    ['The ε lower bound uses one', 'No ε lower bound: 3 fits ']
+    >>> [n[:25] for n in bound_notes({"x": s}, 3, 2)]
+    ['The ε lower bound uses on', 'No ε lower bound: 3 fits ']
     """
     bounds = [s.epsilon_bound for s in attacks.values()]
     if not bounds:
@@ -130,15 +130,20 @@ def bound_notes(attacks: dict[str, AttackScore], trials: int, generations: int) 
         b = missing[0]
         need = runs_needed(delta=b.delta, confidence=b.confidence, family=b.family)
         runs = f"{trials} fits" if b.unit == "fit" else f"{trials * generations} tables"
+        how = (
+            f"--trials {need}; --generations can then be small"
+            if b.unit == "fit"
+            else f"--trials × --generations ≥ {need}"
+        )
         what = (
-            f"at least {need} independent runs per side are needed (--trials {need}"
-            + ("; --generations can then be small)" if b.unit == "fit" else ")")
+            f"at least {need} independent runs per side are needed ({how})"
             if need
             else "no number of runs suffices at this δ"
         )
+        shared = f" (shared by {b.family} attacks)" if b.family > 1 else ""
         notes.append(
             f"{NO_BOUND} {runs} per side cannot show any ε > 0 at {b.confidence:.0%} "
-            f"confidence (shared by {b.family} attacks), even if perfectly separated; {what}."
+            f"confidence{shared}, even if perfectly separated; {what}."
         )
     return notes
 

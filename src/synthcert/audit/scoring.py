@@ -338,7 +338,7 @@ def bound_ceiling(
     Examples
     --------
     >>> bound_ceiling(3, 3), round(bound_ceiling(300, 300), 3)
-    (0.0, 3.45)
+    (0.0, 3.448)
     """
     a = interval_level(n_pos, n_neg, confidence, family)
     # the Clopper-Pearson bounds of n of n and of 0 of n, in closed form
