@@ -23,7 +23,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from synthcert.audit.scoring import epsilon_lower_bound, independent_scores, runs_needed
+from synthcert.audit.scoring import (
+    epsilon_lower_bound,
+    independent_scores,
+    runs_needed,
+    score_attack,
+)
 from synthcert.privacy.mechanisms import gaussian_delta, gaussian_sigma_analytic
 
 TRIALS, GENERATIONS = 3, 100  # the defaults of run_audit and `synthcert audit`
@@ -138,3 +143,13 @@ def test_the_bound_has_power_with_many_runs():
     pos, neg = _table_randomness("laplace", 2.0, seed=5, trials=1, generations=2000)
     bounds = _bounds(pos[:40], neg[:40], "table", 0.0)
     assert all(b is not None and 0.8 < b <= 2.0 for b in bounds), bounds
+
+
+@pytest.mark.parametrize("unit", ["fit", "table"])
+def test_the_estimator_here_is_the_one_the_game_rates_attacks_with(unit):
+    """score_attack (the game's RATE job) on (trials, generations) IMs gives the same bound."""
+    pos, neg = _fit_randomness("laplace", 2.0, seed=1, trials=30, generations=4)
+    rated = score_attack("x", pos[0], neg[0], unit=unit, n_boot=10)
+    assert rated.epsilon_lower_bound == _bounds(pos[:1], neg[:1], unit, 0.0)[0]
+    assert rated.epsilon_bound.tables_per_run == (4 if unit == "fit" else 1)
+    assert rated.n_pos == 120  # AUC and TPR over every table
