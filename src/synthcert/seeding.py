@@ -72,8 +72,9 @@ def torch_state(seed: Seed) -> Any:
 
     The tensor is torch's ``CPUGeneratorImplState`` (5,056 bytes, little-endian, as
     ``torch.Generator().get_state()`` returns it): ``the_initial_seed`` (uint64) = 0, which
-    ``initial_seed()`` reports (no seed regenerates this state, so none is stored), ``left`` (int32) = 1 and ``next`` (uint64) = 0, so the first draw twists the key
-    (as after ``manual_seed``), ``seeded`` (int32) = 1, the 624 key words (each in a uint64),
+    ``initial_seed()`` reports (no seed regenerates this state, so none is stored);
+    ``left`` (int32) = 1 and ``next`` (uint64) = 0, so the first draw twists the key (as
+    after ``manual_seed``); ``seeded`` (int32) = 1; the 624 key words (each in a uint64);
     and no cached normal sample.
     """
     import torch
@@ -145,6 +146,6 @@ __all__ = [
     "seed_warning",
     "torch_generator",
     "torch_seeded",
-    "torch_state",
     "torch_seeds",
+    "torch_state",
 ]

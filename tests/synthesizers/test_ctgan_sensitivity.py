@@ -143,7 +143,9 @@ def test_torch_state_has_torchs_layout():
     rebuilt[24 : 24 + 8 * 624] = key.tobytes()
     g = torch.Generator()
     g.set_state(torch.frombuffer(rebuilt, dtype=torch.uint8).clone())
-    assert torch.equal(torch.randn(7, generator=g), torch.randn(7, generator=torch.Generator().manual_seed(5)))
+    assert torch.equal(
+        torch.randn(7, generator=g), torch.randn(7, generator=torch.Generator().manual_seed(5))
+    )
 
 
 @pytest.mark.parametrize("kind", ["generator", "global", "numpy"])

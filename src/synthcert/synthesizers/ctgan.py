@@ -24,10 +24,11 @@ conditional generator, WGAN-GP). With ``epsilon`` it trains a GAN in the style o
   before, let one added record add a real and a fake row: sensitivity up to 2C.)
 * every torch generator (initialisation and training draws, Poisson batches, DP-SGD noise,
   sampling) has its whole MT19937 state keyed from its own child of the private SeedSequence
-  (128 bits of OS entropy unless a secret seed is given; :func:`~synthcert.seeding.torch_state`),
-  never through ``manual_seed``, which keeps 32 bits; ``secure_mode=True`` hands noise and sampling to
-  Opacus's secure mode (a CSPRNG from /dev/urandom, each noise coordinate a sum of 4 Gaussian
-  draws against floating-point attacks); it needs ``torchcsprng`` and ignores the seed.
+  (128 bits of OS entropy unless a secret seed is given;
+  :func:`~synthcert.seeding.torch_state`), never through ``manual_seed``, which keeps 32
+  bits; ``secure_mode=True`` hands noise and sampling to Opacus's secure mode (a CSPRNG
+  from /dev/urandom, each noise coordinate a sum of 4 Gaussian draws against floating-point
+  attacks); it needs ``torchcsprng`` and ignores the seed.
 * the generator learns only through the discriminator (post-processing); its forward pass
   through the discriminator runs with the per-sample hooks disabled, and the generator's
   samples never touch the private module outside a step.
