@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +110,7 @@ def test_a_seed_given_through_param_is_a_warned_secret_user_seed(tmp_path):
     assert "guessable" in one_paragraph(res.output), res.output
 
 
-def test_dp_ctgan_noise_seed_is_not_truncated_to_31_bits(monkeypatch):
+def test_dp_ctgan_noise_seed_is_not_truncated_to_31_or_32_bits(monkeypatch):
     """Attack: DP-CTGAN seeds torch (the generator's init, the Poisson sampler and the DP-SGD
     noise generator) with ``int_seed``, the secret SeedSequence truncated to 31 bits
     (``generate_state(1)[0] & 0x7FFFFFFF``). The DP-SGD noise then takes at most 2^31
@@ -123,28 +124,47 @@ def test_dp_ctgan_noise_seed_is_not_truncated_to_31_bits(monkeypatch):
     from synthcert.synthesizers.registry import make_synthesizer
 
     seeds: list[int] = []
+    states: list[bytes] = []
     real_global = torch.manual_seed
+    real_set_rng_state = torch.set_rng_state
 
     class SpyGenerator(torch.Generator):
         def manual_seed(self, seed):
             seeds.append(int(seed))
             return super().manual_seed(seed)
 
+        def set_state(self, state):
+            states.append(state.numpy().tobytes())
+            return super().set_state(state)
+
     def record_global(seed):
         seeds.append(int(seed))
         return real_global(seed)
 
+    def record_set_rng_state(state):
+        states.append(state.numpy().tobytes())
+        return real_set_rng_state(state)
+
     monkeypatch.setattr(torch, "Generator", SpyGenerator)
     monkeypatch.setattr(torch, "manual_seed", record_global)
+    monkeypatch.setattr(torch, "set_rng_state", record_set_rng_state)
     synth = make_synthesizer(
         "ctgan", SCHEMA, epsilon=5.0, delta=1e-5, epochs=1, batch_size=100,
         embedding_dim=8, generator_dim=(8,), discriminator_dim=(8,), min_rows=200,
         seed=np.random.SeedSequence(),
     )  # fmt: skip
     synth.fit(base_table(200))
-    assert seeds, "no torch seed recorded: the DP fit ran without seeding torch"
-    # a seed drawn from >= 64 bits has bit length <= 32 with probability 2^-32 per draw
-    assert all(s.bit_length() > 32 for s in seeds), [s.bit_length() for s in seeds]
+    synth.sample(10)
+    # issue 25: torch's manual_seed keeps the low 32 bits of any seed, so no stream may be
+    # seeded through it (a 64-bit seed there still buys 32 bits); every stream's MT19937 key
+    # is set in full from the secret SeedSequence instead
+    assert not seeds, f"manual_seed was called ({[s.bit_length() for s in seeds]} bits)"
+    keyed = {b for b in states if struct.unpack_from("<QiiQ", b, 0) == (0, 1, 1, 0)}
+    # initialisation and training, Poisson batches, DP-SGD noise, sampling
+    assert len(keyed) >= 4, len(keyed)
+    for b in keyed:  # init_genrand(s) writes s at key[0]; numpy's MT19937 key writes 2^31
+        key = np.frombuffer(b, dtype="<u8", count=624, offset=24)
+        assert key[0] == 0x80000000 and len(set(key.tolist())) > 600
 
 
 # -- 3. file modes of private artefacts ------------------------------------------------------

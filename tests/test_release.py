@@ -271,8 +271,11 @@ def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
     schema = Schema(
         (NumericColumn("a", 0, 10), NumericColumn("b", 0, 10), NumericColumn("c", 0, 1))
     )
-    with pytest.raises(AssumptionError, match="singular"):
+    # with a declared sigma a singular covariance is refused by the neighbour margin's text
+    # (issue 25: one refusal per public assumption)
+    with pytest.raises(AssumptionError, match="too close to that limit") as info:
         release(src, schema, tmp_path / "x.csv", Budget(sigma=1e-3, min_rows=4_000))
+    assert "smallest eigenvalue 0" in info.value.private_detail
     res = release(src, schema, tmp_path / "r.csv", Budget(ridge=0.05, min_rows=4_000, n_out=100))
     cert = res.certificate
     ref = certify_ridge(4_000, 3, 0.05, n_out=100, delta=1 / 4_000**2)

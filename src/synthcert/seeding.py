@@ -9,7 +9,9 @@ the private run record only, never to a published file.
 from __future__ import annotations
 
 import contextlib
+import struct
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -55,28 +57,69 @@ def seed_sequence(seed: Seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
-def int_seed(seed: Seed) -> int:
-    """A 31-bit integer seed derived from any :data:`Seed`, for ``ctgan.CTGAN`` (no DP) only."""
-    return int(seed_sequence(seed).generate_state(1)[0] & 0x7FFFFFFF)
+TORCH_STATE_BYTES = 5056  # sizeof(at::CPUGeneratorImplState), torch >= 1.5
+MT_WORDS = 624
 
 
-def torch_seeds(seed: Seed, count: int) -> list[int]:
-    """``count`` independent 64-bit torch seeds spawned from the SeedSequence of ``seed``.
+def torch_state(seed: Seed) -> Any:
+    """torch's CPU generator state with an MT19937 key drawn in full from the SeedSequence.
 
-    None gives 128 bits of OS entropy (``numpy.random.SeedSequence``); torch generators take
-    seeds up to 2^64 - 1, so no bits are dropped.
+    ``torch.Generator.manual_seed`` keeps the low 32 bits of its argument (the Mersenne
+    Twister's ``init_genrand``), so a seed of 64 or 128 bits would buy 32. Instead the whole
+    624-word key is numpy's MT19937 key for the sequence (``MT19937(seq)``: 623 words of
+    ``seq.generate_state``, the first word 0x80000000 so the key is never all zero), so every
+    stream has as much entropy as the SeedSequence (128 bits of OS entropy by default).
+
+    The tensor is torch's ``CPUGeneratorImplState`` (5,056 bytes, little-endian, as
+    ``torch.Generator().get_state()`` returns it): ``the_initial_seed`` (uint64) = 0, which
+    ``initial_seed()`` reports (no seed regenerates this state, so none is stored);
+    ``left`` (int32) = 1 and ``next`` (uint64) = 0, so the first draw twists the key (as
+    after ``manual_seed``); ``seeded`` (int32) = 1; the 624 key words (each in a uint64);
+    and no cached normal sample.
     """
-    children = seed_sequence(seed).spawn(count)
-    return [int(c.generate_state(1, dtype=np.uint64)[0]) for c in children]
+    import torch
+
+    seq = seed_sequence(seed)
+    key = np.random.MT19937(seq).state["state"]["key"].astype("<u8")
+    buf = bytearray(TORCH_STATE_BYTES)
+    struct.pack_into("<QiiQ", buf, 0, 0, 1, 1, 0)
+    buf[24 : 24 + 8 * MT_WORDS] = key.tobytes()
+    return torch.frombuffer(buf, dtype=torch.uint8).clone()
+
+
+def torch_generator(seed: Seed) -> Any:
+    """A ``torch.Generator`` (CPU) whose whole state comes from the SeedSequence
+    (:func:`torch_state`), never from a 32-bit ``manual_seed``."""
+    import torch
+
+    gen = torch.Generator()
+    gen.set_state(torch_state(seed))
+    return gen
+
+
+def numpy_random_state(seed: Seed) -> np.random.RandomState:
+    """A legacy ``RandomState`` on numpy's MT19937 keyed by the whole SeedSequence (ctgan's
+    ``set_random_state`` wants one; ``RandomState(int)`` would keep 32 bits)."""
+    return np.random.RandomState(np.random.MT19937(seed_sequence(seed)))
+
+
+def torch_seeds(seed: Seed, count: int) -> list[np.random.SeedSequence]:
+    """``count`` independent child SeedSequences of ``seed``, one per torch stream.
+
+    Each goes to :func:`torch_generator` or :func:`torch_seeded`, which key the whole MT19937
+    state from it; None gives 128 bits of OS entropy (``numpy.random.SeedSequence``).
+    """
+    return list(seed_sequence(seed).spawn(count))
 
 
 @contextlib.contextmanager
-def torch_seeded(seed: int) -> Iterator[None]:
-    """Seed torch's global generator for the block and restore it after (no global leak)."""
+def torch_seeded(seed: Seed) -> Iterator[None]:
+    """Key torch's global CPU generator from the whole SeedSequence (:func:`torch_state`) for
+    the block, and restore it after (no global leak)."""
     import torch
 
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+        torch.set_rng_state(torch_state(seed))
         yield
 
 
@@ -96,11 +139,13 @@ __all__ = [
     "Seed",
     "derive_seed",
     "entropy_text",
-    "int_seed",
+    "numpy_random_state",
     "run_seeds",
     "secret_seed",
     "seed_sequence",
     "seed_warning",
+    "torch_generator",
     "torch_seeded",
     "torch_seeds",
+    "torch_state",
 ]

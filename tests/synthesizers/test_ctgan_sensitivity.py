@@ -3,6 +3,7 @@ sensitivity its accountant assumes; seeds and Opacus's secure mode (issue 16).""
 
 from __future__ import annotations
 
+import struct
 import sys
 import types
 
@@ -11,7 +12,13 @@ import pytest
 
 from synthcert.data.datasets import adult_schema
 from synthcert.errors import AssumptionError
-from synthcert.seeding import torch_seeds
+from synthcert.seeding import (
+    numpy_random_state,
+    torch_generator,
+    torch_seeded,
+    torch_seeds,
+    torch_state,
+)
 from synthcert.synthesizers.ctgan import CTGANSynthesizer
 
 torch = pytest.importorskip("torch")
@@ -106,13 +113,68 @@ def test_the_shift_is_exactly_the_added_records_clipped_gradient(trained):
         np.testing.assert_allclose(s1 - s0, clipped, rtol=0, atol=2e-4 * C)
 
 
-def test_torch_seeds_keep_64_bits():
-    seeds = torch_seeds(7, 3)
-    assert seeds == torch_seeds(7, 3) and len(set(seeds)) == 3
-    assert all(0 <= s < 2**64 for s in seeds)
-    assert max(s.bit_length() for s in seeds + torch_seeds(None, 8)) > 32
-    g = torch.Generator().manual_seed(seeds[0])  # torch takes the full 64 bits
-    assert g.initial_seed() == seeds[0]
+LOW_32_TWINS = (5, 5 + (7 << 32))  # seeds that share their low 32 bits
+
+
+def test_manual_seed_keeps_only_32_bits_which_is_why_it_is_not_used():
+    """torch's own behaviour (issue 25, finding 2): ``manual_seed`` keys the Mersenne Twister
+    from the low 32 bits, so two 64-bit seeds sharing them give one stream."""
+    a, b = (torch.randn(5, generator=torch.Generator().manual_seed(s)) for s in LOW_32_TWINS)
+    assert torch.equal(a, b)
+
+
+def test_torch_state_has_torchs_layout():
+    """The state tensor is torch's CPUGeneratorImplState: the header and tail of
+    ``manual_seed(s).get_state()`` (left 1, seeded 1, next 0, no cached normal) and its key
+    is the MT19937 key numpy's RandomState(s) builds (init_genrand), so a key written at
+    bytes 24..5016 is the key torch draws from."""
+    state = torch_state(np.random.SeedSequence(1)).numpy().tobytes()
+    ref = torch.Generator().manual_seed(5).get_state().numpy().tobytes()
+    assert len(state) == len(ref) == 5056
+    assert struct.unpack_from("<iiQ", ref, 8) == struct.unpack_from("<iiQ", state, 8) == (1, 1, 0)
+    assert state[24 + 8 * 624 :] == ref[24 + 8 * 624 :] == bytes(len(ref) - 24 - 8 * 624)
+    key = np.frombuffer(ref, dtype="<u8", count=624, offset=24)
+    assert np.array_equal(key, np.random.RandomState(5).get_state()[1].astype(np.uint64))
+    # the key of torch_state is numpy's MT19937 key of the sequence
+    mt = np.random.MT19937(np.random.SeedSequence(1)).state["state"]["key"]
+    assert np.array_equal(np.frombuffer(state, "<u8", 624, 24), mt.astype(np.uint64))
+    # a key written this way is drawn from exactly as torch's own: rebuild manual_seed(5)
+    rebuilt = bytearray(state)
+    rebuilt[24 : 24 + 8 * 624] = key.tobytes()
+    g = torch.Generator()
+    g.set_state(torch.frombuffer(rebuilt, dtype=torch.uint8).clone())
+    assert torch.equal(
+        torch.randn(7, generator=g), torch.randn(7, generator=torch.Generator().manual_seed(5))
+    )
+
+
+@pytest.mark.parametrize("kind", ["generator", "global", "numpy"])
+def test_every_torch_stream_keeps_more_than_32_bits_of_its_seed(kind):
+    """Two seeds sharing their low 32 bits give different draws; one seed, the same draws."""
+
+    def draw(seed: int) -> np.ndarray:
+        seq = np.random.SeedSequence(seed)
+        if kind == "generator":  # Poisson batches, DP-SGD noise, ctgan's torch state
+            return torch.randn(5, generator=torch_generator(seq)).numpy()
+        if kind == "numpy":  # ctgan's numpy state (no DP)
+            return numpy_random_state(seq).standard_normal(5)
+        with torch_seeded(seq):  # initialisation, training draws, sampling
+            return torch.randn(5).numpy()
+
+    a, b = (draw(s) for s in LOW_32_TWINS)
+    assert not np.array_equal(a, b)
+    assert np.array_equal(a, draw(LOW_32_TWINS[0]))
+    # the streams spawned for one fit are distinct children of the secret sequence
+    children = torch_seeds(np.random.SeedSequence(LOW_32_TWINS[0]), 4)
+    draws = [torch.randn(3, generator=torch_generator(c)) for c in children]
+    assert len({tuple(d.tolist()) for d in draws}) == 4
+
+
+def test_torch_seeded_restores_the_global_generator():
+    before = torch.get_rng_state()
+    with torch_seeded(np.random.SeedSequence(3)):
+        torch.randn(4)
+    assert torch.equal(torch.get_rng_state(), before)
 
 
 def test_secure_mode_without_torchcsprng_refuses(adult, monkeypatch):

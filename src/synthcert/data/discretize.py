@@ -62,9 +62,13 @@ def numeric_bin_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_
     """Bin index in 0..n_bins-1 of each value; values outside the bounds go to the end bins.
 
     A bin is [e_b, e_{b+1}) (the last one closed). NaN values get code 0 here; the
-    :class:`Discretizer` gives a missing value its own code.
+    :class:`Discretizer` gives a missing value its own code. Values are clipped to the public
+    bounds before any arithmetic, so no value (1e308, infinity) can overflow and raise a
+    warning that one record's value alone would cause (the codes are the same: a value
+    outside the bounds goes to an end bin either way).
     """
-    x = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=column.lower)
+    x = np.clip(np.asarray(x, dtype=np.float64), column.lower, column.upper)
+    x[np.isnan(x)] = column.lower
     if equal_width(column):
         scaled = (x - column.lower) / (column.upper - column.lower) * bins
         return np.clip(np.floor(scaled), 0, bins - 1).astype(np.int64)

@@ -599,7 +599,7 @@ def _numeric_block(
     """
     absent = np.isnan(x)
     lo, hi = col.model_bounds
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):  # 1e308 in [0, 1]: no data-set warning
         np.subtract(col.to_model(x), lo, out=tmp)
         np.multiply(tmp, 2.0 / (hi - lo), out=tmp)
     tmp -= 1.0

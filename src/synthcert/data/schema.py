@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -183,6 +184,8 @@ class DatetimeColumn(NumericColumn):
             stamp = pd.Timestamp(str(text))
         except ValueError as exc:
             raise DataError(f"{text!r} is not an ISO date or timestamp") from exc
+        if pd.isna(stamp):
+            raise DataError(f"{text!r} is not an ISO date or timestamp")
         if stamp.tzinfo is not None:
             stamp = stamp.tz_convert(None)
         return float((stamp - EPOCH).value // UNIT_NS[unit])
@@ -338,14 +341,14 @@ class Schema(Result):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Schema:
         """Build from the parsed JSON of a schema file."""
-        if not isinstance(data, dict) or "columns" not in data:
+        if not isinstance(data, dict) or not isinstance(data.get("columns"), list):
             raise DataError('a schema is a JSON object with a "columns" list')
         cols = [column_from_dict(spec, i) for i, spec in enumerate(data["columns"])]
         file_columns = data.get("file_columns")
         return cls(
             tuple(cols),
-            tuple(data.get("drop", ())),
-            tuple(file_columns) if file_columns is not None else None,
+            _names(data.get("drop", []), "drop"),
+            _names(file_columns, "file_columns") if file_columns is not None else None,
         )
 
     @classmethod
@@ -355,8 +358,10 @@ class Schema(Result):
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError as exc:
             raise DataError(f"schema file {str(path)!r} does not exist") from exc
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
             raise DataError(f"schema file {str(path)!r} is not valid JSON: {exc}") from exc
+        except OSError as exc:
+            raise DataError(f"schema file {str(path)!r} cannot be read: {exc.strerror}") from exc
         return cls.from_dict(data)
 
 
@@ -395,22 +400,107 @@ def column_to_dict(col: Column) -> dict[str, Any]:
     return out
 
 
+# -- validating the values of a schema file (each refusal names the column and the key) ------
+def _where(name: object, key: str) -> str:
+    return f"column {name!r}: {key!r}" if name is not None else repr(key)
+
+
+def _shown(value: Any) -> str:
+    """A malformed value as the refusal quotes it (at most 40 characters)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _bool(spec: dict[str, Any], key: str, name: object, default: bool = False) -> bool:
+    """A true/false key (JSON true or false; the text "false" is refused, not taken as true)."""
+    value = spec.get(key, default)
+    if not isinstance(value, bool):
+        raise DataError(f"{_where(name, key)} must be true or false, got {_shown(value)}")
+    return value
+
+
+def _number(value: Any, key: str, name: object) -> float:
+    """A finite JSON number (not a boolean, not text, not NaN or infinity)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"{_where(name, key)} must be a number, got {_shown(value)}")
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
+    if not math.isfinite(x):
+        raise DataError(f"{_where(name, key)} must be a finite number, got {_shown(value)}")
+    return x
+
+
+def _text(value: Any, key: str, name: object) -> str:
+    if not isinstance(value, str):
+        raise DataError(f"{_where(name, key)} must be text, got {_shown(value)}")
+    return value
+
+
+def _list(value: Any, key: str, name: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise DataError(f"{_where(name, key)} must be a JSON list, got {_shown(value)}")
+    return value
+
+
+def _names(value: Any, key: str) -> tuple[str, ...]:
+    """A list of column names (``drop``, ``file_columns``)."""
+    return tuple(_text(v, key, None) for v in _list(value, key, None))
+
+
+def _category(value: Any, name: object) -> str:
+    """A category as text: JSON text, an integer, a boolean or a finite number."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _number(value, "categories", name)
+        return str(value)
+    return _text(value, "categories", name)
+
+
+def _bound(spec: dict[str, Any], key: str, name: object, kind: str, unit: str) -> float:
+    """A public bound: a number, or for a date column an ISO date (or a number in the unit)."""
+    if key not in spec:
+        raise DataError(f"{kind} column {name!r} needs a public {key!r} bound")
+    value = spec[key]
+    if kind == "datetime" and isinstance(value, str):
+        try:
+            x = DatetimeColumn.parse_bound(value, unit)  # type: ignore[arg-type]
+        except (DataError, ValueError, OverflowError) as exc:
+            raise DataError(
+                f"{_where(name, key)} must be an ISO date, got {_shown(value)}"
+            ) from exc
+        return _number(x, key, name)
+    return _number(value, key, name)
+
+
 def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
-    """Parse one column of a schema file (absent optional keys take their defaults)."""
+    """Parse one column of a schema file (absent optional keys take their defaults).
+
+    Every value is checked for its JSON type before use: a malformed value is a
+    :class:`~synthcert.errors.DataError` naming the column and the key, never a traceback.
+    """
+    if not isinstance(spec, dict):
+        raise DataError(f"schema column #{i} must be a JSON object, got {_shown(spec)}")
     name = spec.get("name")
     if not name:
         raise DataError(f"schema column #{i} has no name")
+    if not isinstance(name, str):
+        raise DataError(f"schema column #{i}: 'name' must be text, got {_shown(name)}")
     kind = spec.get("kind")
     source = spec.get("source", "public")
-    if source not in ("public", "data"):
+    if not isinstance(source, str) or source not in ("public", "data"):
         raise DataError(f"column {name!r}: source must be 'public' or 'data'")
-    nullable = bool(spec.get("nullable", False))
+    nullable = _bool(spec, "nullable", name)
     share = spec.get("missing_share")
-    share = None if share is None else float(share)
+    share = None if share is None else _number(share, "missing_share", name)
     if kind in ("numeric", "datetime"):
-        for key in ("lower", "upper"):
-            if key not in spec:
-                raise DataError(f"{kind} column {name!r} needs a public {key!r} bound")
+        unit = spec.get("unit", "D")
+        if kind == "datetime" and (not isinstance(unit, str) or unit not in UNIT_NS):
+            raise DataError(f"column {name!r}: unit must be 'D' (days) or 's' (seconds)")
+        lo = _bound(spec, "lower", name, kind, unit)
+        hi = _bound(spec, "upper", name, kind, unit)
         bins = spec.get("bins")
         quantile_bins = None
         if isinstance(bins, str):
@@ -418,41 +508,46 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
                 raise DataError(
                     f"column {name!r}: bins is a list of public edges or {DP_QUANTILE!r}"
                 )
-            quantile_bins, bins = int(spec.get("bin_count", DEFAULT_QUANTILE_BINS)), None
+            count = spec.get("bin_count", DEFAULT_QUANTILE_BINS)
+            if isinstance(count, bool) or not isinstance(count, int):
+                raise DataError(
+                    f"column {name!r}: 'bin_count' must be an integer, got {_shown(count)}"
+                )
+            quantile_bins, bins = count, None
+        elif bins is not None:
+            bins = [
+                _bound({"bins": b}, "bins", name, kind, unit) for b in _list(bins, "bins", name)
+            ]
+        for key in ("scale", "bins_source"):
+            if key in spec and not isinstance(spec[key], str):
+                raise DataError(f"column {name!r}: {key!r} must be text, got {_shown(spec[key])}")
         common: dict[str, Any] = {
             "source": source,
             "nullable": nullable,
             "scale": spec.get("scale", "linear"),
-            "bins": None if bins is None else tuple(float(b) for b in bins),
+            "bins": None if bins is None else tuple(bins),
             "missing_share": share,
             "quantile_bins": quantile_bins,
             "bins_source": spec.get("bins_source", "public"),
         }
         if kind == "datetime":
-            unit = spec.get("unit", "D")
-            if unit not in UNIT_NS:
-                raise DataError(f"column {name!r}: unit must be 'D' (days) or 's' (seconds)")
-            lo = DatetimeColumn.parse_bound(spec["lower"], unit)
-            hi = DatetimeColumn.parse_bound(spec["upper"], unit)
-            if common["bins"] is not None:
-                common["bins"] = tuple(DatetimeColumn.parse_bound(b, unit) for b in bins)
             return DatetimeColumn(str(name), lo, hi, True, unit=unit, **common)
-        return NumericColumn(
-            str(name),
-            float(spec["lower"]),
-            float(spec["upper"]),
-            bool(spec.get("integer", False)),
-            **common,
-        )
+        return NumericColumn(str(name), lo, hi, _bool(spec, "integer", name), **common)
     if kind == "categorical":
         if "categories" not in spec:
             raise DataError(f"categorical column {name!r} needs its list of categories")
+        categories = tuple(
+            _category(c, name) for c in _list(spec["categories"], "categories", name)
+        )
+        dtype = spec.get("dtype", "string")
+        if not isinstance(dtype, str):
+            raise DataError(f"column {name!r}: dtype must be string, integer or boolean")
         return CategoricalColumn(
             str(name),
-            tuple(spec["categories"]),
+            categories,
             source,
             nullable=nullable,
-            dtype=spec.get("dtype", "string"),
+            dtype=dtype,  # type: ignore[arg-type]
             missing_share=share,
         )
     raise DataError(f"column {name!r}: kind must be 'numeric', 'datetime' or 'categorical'")

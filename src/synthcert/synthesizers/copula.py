@@ -486,7 +486,10 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         frame, dropped = prepare_frame(table, self.schema, missing=self.missing)
         n = len(frame)
         if n < 2:
-            raise DataError(f"the copula needs at least 2 complete rows, got {n}")
+            raise DataError(
+                "the copula needs at least 2 complete rows",
+                private_detail=f"{n} complete rows",
+            )
         raw: list[np.ndarray] = []
         present: list[np.ndarray] = []
         self.variables_: list[tuple[int, str]] = []
@@ -605,7 +608,10 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         tables = source.marginal([*((j,) for j in range(d)), *pairs])
         n = source.rows
         if n < 2:
-            raise DataError(f"the copula needs at least 2 complete rows, got {n}")
+            raise DataError(
+                "the copula needs at least 2 complete rows",
+                private_detail=f"{n} complete rows",
+            )
         self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = None  # the counts hold the kept rows only

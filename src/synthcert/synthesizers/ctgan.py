@@ -22,10 +22,13 @@ conditional generator, WGAN-GP). With ``epsilon`` it trains a GAN in the style o
   of earlier private steps): it is computed outside Opacus's hooks and added after the noise.
   (Putting m fakes through the per-example clipping beside m Poisson-sampled real rows, as
   before, let one added record add a real and a fake row: sensitivity up to 2C.)
-* every torch generator is seeded with 64 bits from the private SeedSequence (128 bits of OS
-  entropy unless a secret seed is given); ``secure_mode=True`` hands noise and sampling to
-  Opacus's secure mode (a CSPRNG from /dev/urandom, each noise coordinate a sum of 4 Gaussian
-  draws against floating-point attacks); it needs ``torchcsprng`` and ignores the seed.
+* every torch generator (initialisation and training draws, Poisson batches, DP-SGD noise,
+  sampling) has its whole MT19937 state keyed from its own child of the private SeedSequence
+  (128 bits of OS entropy unless a secret seed is given;
+  :func:`~synthcert.seeding.torch_state`), never through ``manual_seed``, which keeps 32
+  bits; ``secure_mode=True`` hands noise and sampling to Opacus's secure mode (a CSPRNG
+  from /dev/urandom, each noise coordinate a sum of 4 Gaussian draws against floating-point
+  attacks); it needs ``torchcsprng`` and ignores the seed.
 * the generator learns only through the discriminator (post-processing); its forward pass
   through the discriminator runs with the per-sample hooks disabled, and the generator's
   samples never touch the private module outside a step.
@@ -56,7 +59,14 @@ from synthcert.data.encode import MissingPolicy, category_codes, numeric_values,
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.claims import PrivacyClaim
-from synthcert.seeding import Seed, int_seed, seed_sequence, torch_seeded, torch_seeds
+from synthcert.seeding import (
+    Seed,
+    numpy_random_state,
+    seed_sequence,
+    torch_generator,
+    torch_seeded,
+    torch_seeds,
+)
 from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
 from synthcert.synthesizers.copula import typed_frame
 from synthcert.synthesizers.ctgan_missing import (
@@ -291,6 +301,13 @@ class CTGANSynthesizer(DPSynthesizer):
         cats = [c.name for c in self.schema.categorical]
         return cats + ([PATTERN_COLUMN] if self._pattern_names() else [])
 
+    @staticmethod
+    def _random_states(seed: Seed) -> tuple[np.random.RandomState, Any]:
+        """ctgan's (numpy, torch) random states, both keyed in full from the SeedSequence of
+        ``seed`` (``set_random_state(int)`` would keep 32 bits of it)."""
+        numpy_seq, torch_seq = seed_sequence(seed).spawn(2)
+        return numpy_random_state(numpy_seq), torch_generator(torch_seq)
+
     def _fit_ctgan(self, table: pd.DataFrame) -> None:
         import joblib
         from ctgan import CTGAN
@@ -309,7 +326,7 @@ class CTGANSynthesizer(DPSynthesizer):
             pac=self.pac,
             enable_gpu=False,
         )
-        self.model_.set_random_state(int_seed(self.seed))
+        self.model_.set_random_state(self._random_states(self.seed))
         # ctgan transforms tables of 500+ rows in joblib worker processes (n_jobs=-1): starting
         # them costs ~25 s on a shared 2-core machine for the same output; run in-process
         with warnings.catch_warnings(), joblib.parallel_config(backend="sequential"):
@@ -368,7 +385,7 @@ class CTGANSynthesizer(DPSynthesizer):
                 "from its /dev/urandom generator)",
                 assumption="torchcsprng importable",
                 admissible="install torchcsprng, or secure_mode=False (seeded torch generators "
-                "with 64-bit seeds from 128 bits of OS entropy)",
+                "keyed in full from 128 bits of OS entropy)",
             ) from exc
 
     @staticmethod
@@ -439,7 +456,7 @@ class CTGANSynthesizer(DPSynthesizer):
             loader = DPDataLoader(
                 TensorDataset(real),
                 sample_rate=1.0 / m,
-                generator=torch.Generator().manual_seed(loader_seed),
+                generator=torch_generator(loader_seed),
             )
             q = 1.0 / m
             steps_per_epoch = len(loader)  # int(1/q): a function of public m only
@@ -464,7 +481,7 @@ class CTGANSynthesizer(DPSynthesizer):
                     rho=self.pattern_rho_,
                     orders=orders,
                 )
-            noise_gen = None if self.secure_mode else torch.Generator().manual_seed(noise_seed)
+            noise_gen = None if self.secure_mode else torch_generator(noise_seed)
             disc, opt_d, loader = engine.make_private(
                 module=disc,
                 optimizer=opt_d,
@@ -514,7 +531,7 @@ class CTGANSynthesizer(DPSynthesizer):
         self.sample_rate_ = q
         self.generator_ = gen.eval()
 
-    def _pattern_conditioner(self, codes: np.ndarray, seed: int) -> PatternConditioner | None:
+    def _pattern_conditioner(self, codes: np.ndarray, seed: Seed) -> PatternConditioner | None:
         """DP: the noisy pattern histogram (recorded) and the generator's pattern input.
 
         None without nullable columns (no budget spent on patterns). Sets ``pattern_rho_``.
@@ -575,7 +592,7 @@ class CTGANSynthesizer(DPSynthesizer):
     def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
         """Draw ``n`` rows; numbers clipped to public bounds, integers rounded."""
         if self.epsilon is None:
-            self.model_.set_random_state(int_seed(seed))
+            self.model_.set_random_state(self._random_states(seed))
             if n == 0:  # ctgan cannot sample no rows
                 return typed_frame(self.schema, {c.name: np.empty(0) for c in self.schema.columns})
             if not self._pattern_names():
@@ -602,7 +619,7 @@ class CTGANSynthesizer(DPSynthesizer):
         """No DP: n patterns drawn from the exact distribution, then ctgan's rows conditioned
         on them (:func:`~synthcert.synthesizers.ctgan_missing.sample_by_pattern`)."""
         model_seq, pattern_seq = seed_sequence(seed).spawn(2)
-        self.model_.set_random_state(int_seed(model_seq))
+        self.model_.set_random_state(self._random_states(model_seq))
         absent = self.patterns_.sample(n, np.random.default_rng(pattern_seq))
         names = self._pattern_names()
         nullable_cats = {

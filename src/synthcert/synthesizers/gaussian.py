@@ -333,7 +333,10 @@ class GaussianSynthesizer(Synthesizer):
         self.n_sampled_: int | None = None
         merged = merge_reports(reports)
         dropped, clipped = merged.rows_dropped_missing, merged.values_clipped
-        if acc.count < 2:
+        # a declared minimum of 2 or more rows covers n < 2 with its own (public) text, so
+        # two neighbours below it (1 row and 2 rows, say) get one refusal, not two
+        declared_min = self.min_rows is not None and self.min_rows >= 2
+        if acc.count < 2 and not declared_min:
             raise AssumptionError(
                 "a covariance needs at least 2 complete rows",
                 assumption="n >= 2",
@@ -378,17 +381,26 @@ class GaussianSynthesizer(Synthesizer):
         return self._end_fit()
 
     def _check_sigma(self, lam_min: float, direction: np.ndarray, n: int) -> None:
-        """Refuse a singular covariance, and a table whose neighbours may leave D_sigma.
+        """Refuse a table whose neighbours may leave D_sigma, or a singular covariance.
 
         The messages carry no value of the table (a refusal is itself published to whoever
         sees the run fail); the measured eigenvalue and the flattest columns go into
-        ``private_detail``.
+        ``private_detail``. With a declared sigma there is one refusal, whatever the
+        eigenvalue: a singular covariance (lambda_min = 0) is below the neighbour margin too,
+        and its own text would tell two neighbours apart (a category used by one record, or
+        a nullable column with one missing value, is singular without it and within the
+        margin's reach with it), so the text depends on the public sigma and schema only.
         """
         names = encoded_column_names(self.schema)
         top = [names[i] for i in np.argsort(-np.abs(direction))[:3] if abs(direction[i]) > 0.1]
         detail = f"smallest eigenvalue {lam_min:.6g}" + (
             f"; the flattest direction involves {', '.join(top)}" if top else ""
         )
+        if self.sigma_declared is not None:
+            need = neighbour_margin(n, self.encoder.dim, self.sigma_declared, self.neighboring)
+            if lam_min < need or lam_min <= 1e-12:
+                raise margin_refusal(self.sigma_declared, self.neighboring, detail, need)
+            return
         if lam_min <= 1e-12:
             raise AssumptionError(
                 "the encoded covariance is singular: a constant column, an unused category or "
@@ -397,21 +409,6 @@ class GaussianSynthesizer(Synthesizer):
                 assumption="lambda_min(Sigma) >= sigma > 0",
                 admissible="drop the constant or collinear columns",
                 private_detail=detail,
-            )
-        if self.sigma_declared is None:
-            return
-        need = neighbour_margin(n, self.encoder.dim, self.sigma_declared, self.neighboring)
-        if lam_min < need:
-            raise AssumptionError(
-                "the table does not meet the public assumption of the certificate: every "
-                f"table that differs from it in one record ({self.neighboring} neighbours) "
-                "must have an encoded covariance whose smallest eigenvalue is at least the "
-                f"declared sigma = {self.sigma_declared:.6g}, and this table is too close to "
-                "that limit (docs/publication.md, 'The neighbour margin'). Declare a smaller "
-                "public sigma, drop nearly collinear columns, or merge rare categories.",
-                assumption="lambda_min of every neighbouring table >= sigma",
-                admissible="a smaller declared sigma",
-                private_detail=f"{detail}; the margin for this table is {need:.6g}",
             )
 
     # -- sampling ------------------------------------------------------------------------
@@ -895,3 +892,19 @@ def encoded_column_names(schema: Schema) -> list[str]:
         if col.nullable:
             names.append(f"{col.name}=missing")
     return names
+
+
+def margin_refusal(sigma: float, neighboring: str, detail: str, need: float) -> AssumptionError:
+    """The one refusal of a table outside the neighbour margin of the declared ``sigma``
+    (singular covariances included); its text names public quantities only."""
+    return AssumptionError(
+        "the table does not meet the public assumption of the certificate: every "
+        f"table that differs from it in one record ({neighboring} neighbours) "
+        "must have an encoded covariance whose smallest eigenvalue is at least the "
+        f"declared sigma = {sigma:.6g}, and this table is too close to that limit "
+        "(docs/publication.md, 'The neighbour margin'). Declare a smaller public sigma, drop "
+        "constant or nearly collinear columns, or merge rare or unused categories.",
+        assumption="lambda_min of every neighbouring table >= sigma",
+        admissible="a smaller declared sigma",
+        private_detail=f"{detail}; the margin for this table is {need:.6g}",
+    )

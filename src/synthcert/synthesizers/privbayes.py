@@ -271,7 +271,9 @@ class PrivBayesSynthesizer(DPSynthesizer):
         prefetch_subsets(source, self.degree_)
         n = source.rows
         if n < 2:
-            raise DataError(f"PrivBayes needs at least 2 complete rows, got {n}")
+            raise DataError(
+                "PrivBayes needs at least 2 complete rows", private_detail=f"{n} complete rows"
+            )
 
         if eps is None:
 
