@@ -42,7 +42,7 @@ FLOAT_VARIATES = (
 class IntegersOnly(np.random.Generator):
     """A Generator that refuses every floating-point variate: only exact integers may be used."""
 
-    def __getattribute__(self, name: str):  # noqa: ANN204
+    def __getattribute__(self, name: str) -> object:
         if name in FLOAT_VARIATES:
             raise AssertionError(f"floating-point variate {name} drawn")
         return super().__getattribute__(name)
@@ -60,7 +60,8 @@ def exact_probabilities(scores, sensitivity: float, epsilon: float) -> list[mpma
 def ideal_log_probabilities(scores, sensitivity: float, epsilon: float) -> list[mpmath.mpf]:
     """log Pr[c] of the textbook form exp(epsilon s_c / (2 Delta)) (thesis Def. 2.3.15)."""
     with mpmath.workdps(50):
-        logits = [mpmath.mpf(epsilon) * mpmath.mpf(s) / (2 * mpmath.mpf(sensitivity)) for s in scores]
+        rate = mpmath.mpf(epsilon) / (2 * mpmath.mpf(sensitivity))
+        logits = [rate * mpmath.mpf(s) for s in scores]
         top = max(logits)
         log_z = top + mpmath.log(mpmath.fsum(mpmath.exp(v - top) for v in logits))
         return [v - log_z for v in logits]
@@ -119,9 +120,7 @@ def test_draws_match_the_exact_probabilities(scores, sensitivity, epsilon):
     sensitivity=st.floats(1e-3, 1e3),
     epsilon=st.floats(1e-3, 20.0),
 )
-def test_exact_probabilities_match_the_textbook_exponential_mechanism(
-    scores, sensitivity, epsilon
-):
+def test_exact_probabilities_match_the_textbook_exponential_mechanism(scores, sensitivity, epsilon):
     """The rounding to the score grid and of the rate changes log Pr[c] by at most
     2 (2^-10 epsilon |s_c - s_max| / (2 Delta) + 2^-12 epsilon + 2^-29 ...): checked with the
     bound 2^-9 epsilon (1 + (max s - min s) / (2 Delta))."""

@@ -588,11 +588,12 @@ def exponential_mechanism(
     probability exp(-gamma_c) / sum_j exp(-gamma_j), exactly the target. A trial accepts with
     probability W/k >= 1/k (W = sum_j exp(-gamma_j) >= 1, the best candidate has gamma = 0),
     so the expected number of trials is k/W <= k. Trials are drawn in batches of k (at least
-    64, at most 4,096; a batch may repeat candidates) and the first acceptance in draw order is returned: the same first accepted trial of the
-    i.i.d. sequence. Every random choice is a uniform integer from ``rng`` (a Generator's
-    ``integers`` or a SystemRandom): no floating-point Gumbel or exponential variate, whose
-    rounding could make some choices impossible from a neighbour (Mironov 2012). The running
-    time depends on the scores (not a published byte).
+    64, at most 4,096; a batch may repeat candidates) and the first acceptance in draw order is
+    returned: the same first accepted trial of the i.i.d. sequence. Every random choice is a
+    uniform integer from ``rng`` (a Generator's ``integers`` or a SystemRandom): no
+    floating-point Gumbel or exponential variate, whose rounding could make some choices
+    impossible from a neighbour (Mironov 2012). The running time depends on the scores (not a
+    published byte).
 
     Not permute-and-flip (McKenna & Sheldon 2020): it is epsilon-DP too, but it is not
     epsilon-bounded-range, and its epsilon^2/8-zCDP (which AIM and MWEM-PGM spend) fails:
