@@ -18,6 +18,7 @@ the input.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from fractions import Fraction
@@ -546,24 +547,29 @@ def exponential_exponents(
         raise AssumptionError("the exponential mechanism needs at least one candidate")
     if not np.all(np.isfinite(s)):
         raise AssumptionError("exponential-mechanism scores must be finite")
-    _positive("epsilon", epsilon)
-    _positive("sensitivity", sensitivity)
-    g = grid_for(sensitivity, _SCORE_SLACK, 1)
-    ints = np.rint(np.clip(s / g, -_EXACT_FLOAT, _EXACT_FLOAT)).astype(np.int64)
-    steps = Fraction(sensitivity) / Fraction(g) + _SCORE_SLACK
-    rate = Fraction(epsilon) / (2 * steps)
-    b = _RATE_BITS - (rate.numerator.bit_length() - rate.denominator.bit_length())
-    b = max(b, 0)
-    a = math.floor(rate * 2**b)  # rate' = a / 2^b <= rate, a > 0 with about 30 bits
+    g, a, b = _exponent_rate(_positive("sensitivity", sensitivity), _positive("epsilon", epsilon))
+    with np.errstate(over="ignore"):  # |s| / g past the doubles clips like any large score
+        ints = np.rint(np.clip(s / g, -_EXACT_FLOAT, _EXACT_FLOAT)).astype(np.int64)
     gaps = (int(ints.max()) - ints).astype(object)
     return gaps * a, 2**b
+
+
+@functools.lru_cache(maxsize=256)
+def _exponent_rate(sensitivity: float, epsilon: float) -> tuple[float, int, int]:
+    """(g, a, b) of :func:`exponential_exponents`, a function of the public (Delta, epsilon)."""
+    g = grid_for(sensitivity, _SCORE_SLACK, 1)
+    steps = Fraction(sensitivity) / Fraction(g) + _SCORE_SLACK
+    rate = Fraction(epsilon) / (2 * steps)
+    b = max(_RATE_BITS - (rate.numerator.bit_length() - rate.denominator.bit_length()), 0)
+    a = math.floor(rate * 2**b)  # rate' = a / 2^b <= rate, a > 0 with about 30 bits
+    return g, a, b
 
 
 def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
     """Pr[c] proportional to exp(epsilon s(D,c) / (2 Delta)) (thesis Def. 2.3.15), as the
     implemented mechanism has them: exp(-gamma_c) of :func:`exponential_exponents` (floats)."""
     num, den = exponential_exponents(scores, sensitivity, epsilon)
-    logits = -np.array([float(Fraction(int(v), den)) for v in num], dtype=np.float64)
+    logits = -np.ldexp(num.astype(np.float64), -(den.bit_length() - 1))  # den = 2^b
     return np.exp(logits - special.logsumexp(logits))
 
 
