@@ -217,12 +217,14 @@ def test_threshold_tail_against_the_exact_pmf(epsilon, neighboring, delta):
 
 
 def test_threshold_is_raised_when_the_float_estimate_falls_short():
-    """A scale/delta pair whose float estimate b ln(1/(delta (1 + p))) sits on an integer:
-    the exact check decides, and the answer satisfies the tail bound exactly."""
+    """A scale/delta pair whose float estimate b ln(1/(delta (1 + p))) sits on an integer and
+    rounds the wrong way: the exact check raises T, and T satisfies the tail bound exactly."""
     b = Fraction(1, 1)
     p = math.exp(-1.0)
     delta = math.exp(-5.0) / (1.0 + p)  # T - 1 = 5 up to rounding
     t = stability_threshold(b, delta)
+    estimate = 1 + math.ceil(math.log(1.0 / (delta * (1.0 + p))))  # the float formula alone
+    assert estimate == t - 1  # ... would give a tail above delta (main did)
     with mpmath.workdps(60):
         pm = mpmath.exp(-1)
         assert pm ** (t - 1) / (1 + pm) <= mpmath.mpf(delta)
