@@ -35,6 +35,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal, localcontext
+from fractions import Fraction
 from typing import Any, cast
 
 import numpy as np
@@ -52,7 +54,7 @@ from synthcert.data.schema import (
 from synthcert.errors import AssumptionError, DataError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
 from synthcert.privacy.claims import Assumption, PrivacyClaim
-from synthcert.privacy.mechanisms import exponential_mechanism
+from synthcert.privacy.mechanisms import discrete_laplace_noise, exponential_mechanism
 
 DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
@@ -174,29 +176,55 @@ def dp_quantile(
     return float(grid[idx])
 
 
-def discrete_laplace(scale: float, size: int, rng: Rng) -> np.ndarray:
-    """Integer noise with Pr[Z = k] = (1 - p)/(1 + p) p^|k|, p = exp(-1/scale): the difference
-    of two geometric variables (Inusah & Kozubowski 2006). epsilon-DP for integer queries of
-    L1 sensitivity Delta at scale Delta/epsilon (Canonne, Kamath & Steinke 2020, Prop. 4)."""
-    p = math.exp(-1.0 / scale)
-    g1 = rng.geometric(1.0 - p, size=size) - 1
-    g2 = rng.geometric(1.0 - p, size=size) - 1
-    return (g1 - g2).astype(np.int64)
+def discrete_laplace(scale: float | Fraction, size: int, rng: Rng) -> np.ndarray:
+    """Integer noise with Pr[Z = k] = (1 - p)/(1 + p) p^|k|, p = exp(-1/scale), drawn exactly
+    (Canonne, Kamath & Steinke 2020, Algorithm 2, :func:`synthcert.privacy.discrete.
+    discrete_laplace`): uniform integers and exact Bernoulli(exp(-gamma)) trials only, with no
+    floating-point inversion and no cut-off tail. ``scale`` is taken as the exact rational it
+    denotes (a float's binary value). epsilon-DP for integer queries of L1 sensitivity Delta at
+    scale Delta/epsilon (CKS 2020, Prop. 4)."""
+    return discrete_laplace_noise(size, Fraction(scale), rng=rng)
 
 
-def stability_threshold(scale: float, delta: float) -> int:
-    """Smallest integer T with Pr[1 + Z >= T] <= delta for discrete Laplace Z of ``scale``.
+_TAIL_DIGITS = 60  # decimal digits of the threshold's tail check (errors ~1e-60)
+_TAIL_MARGIN = Decimal("1e-40")  # demanded slack: far above those errors, far below any gap
 
-    Pr[Z >= t] = p^t / (1 + p) for t >= 1, so T - 1 >= scale ln(1 / (delta (1 + p))).
+
+def stability_threshold(scale: float | Fraction, delta: float) -> int:
+    """Smallest integer T >= 2 with Pr[1 + Z >= T] <= delta for discrete Laplace Z of ``scale``.
+
+    Pr[Z = k] = (1 - p)/(1 + p) p^|k| with p = exp(-1/b), b = ``scale``, so for t >= 1
+    Pr[Z >= t] = (1 - p)/(1 + p) sum_{k >= t} p^k = p^t / (1 + p), and Pr[1 + Z >= T] <= delta
+    iff (T - 1)/b + ln(1 + p) >= ln(1/delta), i.e. T - 1 >= b ln(1 / (delta (1 + p))). The
+    floating-point estimate of T is checked (and raised if needed) in 60-digit decimal
+    arithmetic (``decimal``'s exp and ln are correctly rounded) with a margin of 1e-40, so the
+    returned T never has a tail above delta; it may exceed the smallest one only when the
+    condition holds with less than that margin.
     """
-    p = math.exp(-1.0 / scale)
-    return 1 + max(1, math.ceil(scale * math.log(1.0 / (delta * (1.0 + p)))))
+    b = Fraction(scale)
+    p = math.exp(-1.0 / float(b))
+    t = 1 + max(1, math.ceil(float(b) * math.log(1.0 / (delta * (1.0 + p)))))
+    with localcontext() as ctx:
+        ctx.prec = _TAIL_DIGITS
+        inv_b = Decimal(b.denominator) / Decimal(b.numerator)
+        target = -Decimal(delta).ln()  # Decimal(float) is the float's exact value
+        log1p_p = (1 + (-inv_b).exp()).ln()
+
+        def holds(tt: int) -> bool:  # (T - 1)/b + ln(1 + p) >= ln(1/delta), with margin
+            return (tt - 1) * inv_b + log1p_p >= target + _TAIL_MARGIN
+
+        while not holds(t):
+            t += 1
+        while t > 2 and holds(t - 1):
+            t -= 1
+    return t
 
 
-def threshold_scale(epsilon: float, neighboring: str) -> float:
-    """b = Delta_1 / epsilon of the category counts: Delta_1 = 2 under replace-one ("bounded",
-    one count down and one up), 1 under add/remove."""
-    return (2.0 if neighboring == "bounded" else 1.0) / epsilon
+def threshold_scale(epsilon: float, neighboring: str) -> Fraction:
+    """b = Delta_1 / epsilon of the category counts, as the exact rational (epsilon's binary
+    value): Delta_1 = 2 under replace-one ("bounded", one count down and one up), 1 under
+    add/remove."""
+    return Fraction(2 if neighboring == "bounded" else 1) / Fraction(epsilon)
 
 
 def stability_categories(

@@ -18,6 +18,7 @@ the input.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from fractions import Fraction
@@ -28,7 +29,13 @@ from numpy.typing import ArrayLike
 from scipy import optimize, special
 
 from synthcert.errors import AssumptionError, ParameterError
-from synthcert.privacy.discrete import UniformSource, discrete_gaussian, discrete_laplace
+from synthcert.privacy.discrete import (
+    UniformSource,
+    bernoulli_exp,
+    discrete_gaussian,
+    discrete_laplace,
+    uniform_below,
+)
 
 if TYPE_CHECKING:
     from synthcert.privacy.accountant import PrivacyAccountant
@@ -509,10 +516,60 @@ def staircase_mechanism(
 
 
 # -- Exponential --------------------------------------------------------------------------
+_SCORE_SLACK = 2  # grid steps added to the sensitivity: 1 for rounding, 1 for score round-off
+_RATE_BITS = 30  # significant bits of the exponent's rate, rounded down
+_BATCH = (64, 4096)  # trials drawn at once by the rejection sampler: at least 64, at most 4096
+
+
+def exponential_exponents(
+    scores: ArrayLike, sensitivity: float, epsilon: float
+) -> tuple[np.ndarray, int]:
+    """The exact exponents of the exponential mechanism as implemented: Pr[c] proportional to
+    exp(-gamma_c), gamma_c = num_c / den >= 0 with min_c gamma_c = 0.
+
+    The scores are rounded to the public grid g = :func:`grid_for` (Delta, 2, 1), a power of
+    two at most 2^-11 Delta: n_c = rint(s_c / g), clipped to +-2^52 (1-Lipschitz). Since
+    |rint(x) - rint(y)| <= |x - y| + 1, scores that move by at most Delta + g between
+    neighbours (Delta, plus up to g of floating-point round-off in computing them) give
+    integers that move by at most S = Delta/g + 2 (exact rational). The rate
+    lambda = epsilon / (2 S) is rounded *down* to a dyadic of 30 significant bits,
+    lambda' = a / 2^b, and gamma_c = lambda' (max_j n_j - n_c) = a (max n - n_c) / 2^b.
+    This is the exponential mechanism exp(lambda' n_c) on integer scores of sensitivity S with
+    2 lambda' S <= epsilon: epsilon-DP and epsilon-bounded-range, hence epsilon^2/8-zCDP
+    (McSherry & Talwar 2007, Thm 6; Durfee & Rogers 2019; Cesar & Rogers 2021), the same
+    epsilon as the textbook form exp(epsilon s_c / (2 Delta)), whose exponent it matches up
+    to a relative 2^-10 and an absolute epsilon g / (2 Delta) <= 2^-12 epsilon per candidate.
+
+    Returns (num, den): an object array of Python ints num_c >= 0 and the int den = 2^b.
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    if s.size == 0:
+        raise AssumptionError("the exponential mechanism needs at least one candidate")
+    if not np.all(np.isfinite(s)):
+        raise AssumptionError("exponential-mechanism scores must be finite")
+    g, a, b = _exponent_rate(_positive("sensitivity", sensitivity), _positive("epsilon", epsilon))
+    with np.errstate(over="ignore"):  # |s| / g past the doubles clips like any large score
+        ints = np.rint(np.clip(s / g, -_EXACT_FLOAT, _EXACT_FLOAT)).astype(np.int64)
+    gaps = (int(ints.max()) - ints).astype(object)
+    return gaps * a, 2**b
+
+
+@functools.lru_cache(maxsize=256)
+def _exponent_rate(sensitivity: float, epsilon: float) -> tuple[float, int, int]:
+    """(g, a, b) of :func:`exponential_exponents`, a function of the public (Delta, epsilon)."""
+    g = grid_for(sensitivity, _SCORE_SLACK, 1)
+    steps = Fraction(sensitivity) / Fraction(g) + _SCORE_SLACK
+    rate = Fraction(epsilon) / (2 * steps)
+    b = max(_RATE_BITS - (rate.numerator.bit_length() - rate.denominator.bit_length()), 0)
+    a = math.floor(rate * 2**b)  # rate' = a / 2^b <= rate, a > 0 with about 30 bits
+    return g, a, b
+
+
 def exponential_probabilities(scores: ArrayLike, sensitivity: float, epsilon: float) -> np.ndarray:
-    """Pr[c] proportional to exp(epsilon s(D,c) / (2 Delta)) (thesis Def. 2.3.15)."""
-    s = np.asarray(scores, dtype=np.float64)
-    logits = _positive("epsilon", epsilon) * s / (2.0 * _positive("sensitivity", sensitivity))
+    """Pr[c] proportional to exp(epsilon s(D,c) / (2 Delta)) (thesis Def. 2.3.15), as the
+    implemented mechanism has them: exp(-gamma_c) of :func:`exponential_exponents` (floats)."""
+    num, den = exponential_exponents(scores, sensitivity, epsilon)
+    logits = -np.ldexp(num.astype(np.float64), -(den.bit_length() - 1))  # den = 2^b
     return np.exp(logits - special.logsumexp(logits))
 
 
@@ -525,17 +582,42 @@ def exponential_mechanism(
     accountant: PrivacyAccountant | None = None,
     name: str = "exponential",
 ) -> int:
-    """Index drawn by the exponential mechanism via Gumbel-max: argmax eps s/(2 Delta) + Gumbel.
+    """Index drawn exactly from the exponential mechanism Pr[c] proportional to
+    exp(epsilon s_c / (2 Delta)) (thesis Def. 2.3.15), on the rational exponents of
+    :func:`exponential_exponents`: epsilon-DP and epsilon^2/8-zCDP, recorded so.
 
-    epsilon-DP (thesis Def. 2.3.15) and epsilon^2/8-zCDP (Cesar & Rogers 2021), recorded so.
+    Sampler (rejection with a uniform proposal): each trial draws c uniformly from the k
+    candidates (an exact uniform integer) and accepts it with probability exp(-gamma_c), an
+    exact Bernoulli(exp(-num_c/den)) (Canonne, Kamath & Steinke 2020, Algorithm 1,
+    :func:`~synthcert.privacy.discrete.bernoulli_exp`). Proof: the trials are i.i.d.; one
+    accepts c with probability exp(-gamma_c)/k, so the first accepted trial returns c with
+    probability exp(-gamma_c) / sum_j exp(-gamma_j), exactly the target. A trial accepts with
+    probability W/k >= 1/k (W = sum_j exp(-gamma_j) >= 1, the best candidate has gamma = 0),
+    so the expected number of trials is k/W <= k. Trials are drawn in batches of k (at least
+    64, at most 4,096; a batch may repeat candidates) and the first acceptance in draw order is
+    returned: the same first accepted trial of the i.i.d. sequence. Every random choice is a
+    uniform integer from ``rng`` (a Generator's ``integers`` or a SystemRandom): no
+    floating-point Gumbel or exponential variate, whose rounding could make some choices
+    impossible from a neighbour (Mironov 2012). The running time depends on the scores (not a
+    published byte).
+
+    Not permute-and-flip (McKenna & Sheldon 2020): it is epsilon-DP too, but it is not
+    epsilon-bounded-range, and its epsilon^2/8-zCDP (which AIM and MWEM-PGM spend) fails:
+    with two candidates, scores (0, 0) and the neighbour (Delta, -Delta), it picks the second
+    with probability 1/2 and e^-epsilon / 2, a KL divergence of 0.255 > 1/8 at epsilon = 1.
     """
-    s = np.asarray(scores, dtype=np.float64).ravel()
-    if s.size == 0:
-        raise AssumptionError("the exponential mechanism needs at least one candidate")
-    if not np.all(np.isfinite(s)):
-        raise AssumptionError("exponential-mechanism scores must be finite")
-    logits = _positive("epsilon", epsilon) * s / (2.0 * _positive("sensitivity", sensitivity))
-    idx = int(np.argmax(logits + _rng(rng).gumbel(size=s.size)))
+    num, den = exponential_exponents(scores, sensitivity, epsilon)
+    k = num.size
+    idx = 0
+    if k > 1:
+        source = _source(rng)
+        bounds = np.full(min(max(k, _BATCH[0]), _BATCH[1]), k, dtype=object)
+        while True:
+            trial = uniform_below(source, bounds).astype(np.int64)
+            hit = np.flatnonzero(bernoulli_exp(source, num[trial], np.full(trial.size, den)))
+            if hit.size:
+                idx = int(trial[hit[0]])
+                break
     if accountant is not None:
         accountant.record_exponential(name, epsilon)
     return idx
