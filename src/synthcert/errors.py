@@ -59,3 +59,7 @@ def check_choice(what: str, value: object, choices: tuple[str, ...] | list[str])
 
 class BudgetError(SynthcertError, ValueError):
     """A privacy budget cannot be met (for example it allows zero records)."""
+
+
+class NumericalError(SynthcertError, FloatingPointError):
+    """A computation produced a non-finite value; the message names the stage, never a value."""

@@ -121,6 +121,8 @@ def test_evaluate_on_dask_and_with_a_report(california, tmp_path):
         "--schema",
         str(tmp_path / "s.json"),
         "--json",
+        "--binning",
+        "public",  # a partitioned run has the public bins only
     ]
     local = runner.invoke(app, [*args, "--report", str(tmp_path / "r.html")])
     dask = runner.invoke(app, [*args, "--engine", "dask"])

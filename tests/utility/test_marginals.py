@@ -19,6 +19,7 @@ from synthcert.utility.marginals import (
     hellinger_distance,
     l1_distance,
     l2_distance,
+    quantile_edges,
     wasserstein_categorical,
     wasserstein_on_support,
 )
@@ -93,7 +94,7 @@ def test_compare_marginals_hand_example():
     schema = _toy_schema()
     real = pd.DataFrame({"x": [0.0, 0.0, 1.0, 1.0], "c": ["a", "a", "b", "b"]})
     synth = pd.DataFrame({"x": [1.0, 1.0, 1.0, 1.0], "c": ["a", "b", "b", "z"]})
-    res = compare_marginals(real, synth, schema, bins=10)
+    res = compare_marginals(real, synth, schema, bins=10, binning="public")
     x, c = res.columns["x"], res.columns["c"]
     # x: bins of width 1 -> real 1/2 in bin 0, 1/2 in bin 1; synthetic all in bin 1.
     assert x.l1 == pytest.approx(1.0)
@@ -117,9 +118,42 @@ def test_uses_public_bounds_not_data_range():
     schema = Schema((NumericColumn("x", 0.0, 100.0),))
     real = pd.DataFrame({"x": np.linspace(0, 4.9, 50)})  # all in the first bin of width 5
     synth = pd.DataFrame({"x": np.linspace(0.1, 4.8, 50)})
-    res = compare_marginals(real, synth, schema)
+    res = compare_marginals(real, synth, schema, binning="public")
     assert res.columns["x"].l1 == 0.0  # same bin, different values
     assert res.columns["x"].wasserstein > 0
+
+
+def test_quantile_bins_see_a_long_tail_the_public_bins_hide():
+    """Lognormal values over public bounds 100x their median: on 20 equal-width bins the whole
+    bulk is one bar, so a synthetic table that gets the tail wrong looks perfect; on the real
+    column's quantile bins the error shows, and each bin holds ~1/20 of the real rows."""
+    rng = np.random.default_rng(3)
+    schema = Schema((NumericColumn("wage", 0.0, 1_000.0),))
+    real = pd.DataFrame({"wage": np.clip(rng.lognormal(1.0, 1.0, 20_000), 0, 1_000)})
+    synth = pd.DataFrame({"wage": np.clip(rng.lognormal(1.0, 0.5, 20_000), 0, 1_000)})
+    public = compare_marginals(real, synth, schema, binning="public").columns["wage"]
+    quant = compare_marginals(real, synth, schema, binning="quantile")
+    q = quant.columns["wage"]
+    assert public.l1 < 0.01
+    assert q.l1 > 0.3
+    assert quant.binning == "quantile" and len(q.real) == 20 and len(q.edges) == 21
+    assert q.edges[0] == 0.0 and q.edges[-1] == 1_000.0
+    np.testing.assert_allclose(q.real, 1 / 20, atol=2e-3)
+    assert compare_marginals(real, real, schema).columns["wage"].l1 == 0.0
+
+
+def test_quantile_edges_merge_point_masses_and_keep_public_bins_when_constant():
+    col = NumericColumn("x", 0.0, 10.0, integer=True)
+    x = np.array([0] * 90 + [1] * 5 + [7] * 5, dtype=float)
+    edges = quantile_edges(x, col, 20)
+    assert edges[0] == 0.0 and edges[-1] == 10.0
+    assert np.all(np.diff(edges) > 0) and set(edges) <= {0.0, 1.0, 7.0, 10.0}
+    assert quantile_edges(np.zeros(10), col, 20) is None  # one bin: public bins instead
+    schema = Schema((col,))
+    res = compare_marginals(pd.DataFrame({"x": np.zeros(10)}), pd.DataFrame({"x": [9.0] * 10}),
+                            schema, bins=5)  # fmt: skip
+    assert len(res.columns["x"].real) == 5  # the public bins, and the error is seen
+    assert res.columns["x"].l1 == pytest.approx(2.0)
 
 
 def test_self_comparison_is_zero_on_adult(adult):

@@ -60,8 +60,13 @@ def test_marginal_figure_names_the_bins_it_used(california, tmp_path, monkeypatc
     from matplotlib.figure import Figure
 
     schema = california_schema()
-    ev = evaluate(california.iloc[:500], california.iloc[500:1000], schema, bins=7)
+    real, fake = california.iloc[:500], california.iloc[500:1000]
     titles: list[str] = []
     monkeypatch.setattr(Figure, "suptitle", lambda self, t, **kw: titles.append(t))
-    plot_marginals(ev, tmp_path / "m.png", schema=schema)
-    assert titles == ["One-way distributions (numeric: 7 bins over the public bounds)"]
+    for binning in ("public", "quantile"):
+        ev = evaluate(real, fake, schema, bins=7, binning=binning)
+        plot_marginals(ev, tmp_path / "m.png", schema=schema)
+    assert titles == [
+        "One-way distributions (numeric: 7 public bins)",
+        "One-way distributions (numeric: 7 quantile bins of the real column)",
+    ]

@@ -23,17 +23,19 @@ def tables(california, tmp_path_factory):
 def test_streamed_marginals_and_correlations_equal_in_memory(tables, engine):
     real, synth, folder = tables
     schema = california_schema()
-    memory = evaluate(real, synth, schema)
+    memory = evaluate(real, synth, schema, binning="public")  # an engine has public bins
     streamed = evaluate(folder / "real.parquet", folder / "synth.csv", schema, engine=engine)
     assert type(streamed) is type(memory) and streamed.streamed and not memory.streamed
     assert streamed.association is None and memory.association is not None
     assert set(streamed.to_dict()) == {
-        "columns", "summary", "correlation", "bins", "n_real", "n_synthetic", "engine", "notes"
+        "columns", "summary", "correlation", "bins", "n_real", "n_synthetic", "engine", "notes",
+        "binning",
     }  # fmt: skip
     assert set(memory.to_dict()) == {
         "columns", "summary", "correlation", "association", "bins", "n_real", "n_synthetic",
-        "n_holdout",
+        "n_holdout", "binning",
     }  # fmt: skip
+    assert streamed.binning == memory.binning == "public"
     assert streamed.to_dict()["engine"] == engine and "Wasserstein" in streamed.notes[0]
     assert streamed.n_real == 6000 and streamed.n_synthetic == 6000
     for name, col in memory.columns.items():

@@ -68,9 +68,16 @@ def evaluate_command(
             "--out", help="Folder for evaluation.json, columns.csv and the figures (PNG)."
         ),
     ] = None,
-    bins: Annotated[
-        int, typer.Option("--bins", help="Equal-width bins over the public bounds (numeric).")
-    ] = 20,
+    bins: Annotated[int, typer.Option("--bins", help="Bins per numeric column.")] = 20,
+    binning: Annotated[
+        str,
+        typer.Option(
+            "--binning",
+            help="Numeric bins: 'quantile' (at the real column's quantiles, so long tails are "
+            "seen; the evaluation is internal) or 'public' (the schema's public bins, as the "
+            "thesis). Partitioned (dask) runs use the public bins.",
+        ),
+    ] = "quantile",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the LightGBM models.")] = 0,
     engine: EngineOpt = "local",
     scheduler: SchedulerOpt = None,
@@ -83,7 +90,8 @@ def evaluate_command(
     """Measure what a synthetic table is still good for, against the real one.
 
     Per column: L1, L2 and Hellinger distances of the one-way distributions (numeric columns on
-    20 equal-width bins over the PUBLIC bounds, categorical on the declared categories) and
+    20 bins at the real column's quantiles, or with --binning public on the schema's public
+    bins; categorical on the declared categories) and
     Wasserstein-1 (numeric: raw values, in the column's units). Then the absolute difference
     of the numeric correlation matrices and of a mixed-type association matrix (Cramér's V,
     correlation ratio). With --target and --holdout: LightGBM trained on synthetic vs on real,
@@ -106,6 +114,7 @@ def evaluate_command(
         holdout=TableSource(holdout, csv=opts) if holdout is not None else None,
         target=target or None,
         bins=bins,
+        binning=binning,
         seed=seed,
         execution=Execution(engine=engine, scheduler=scheduler),
         out=out,

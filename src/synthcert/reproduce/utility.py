@@ -305,6 +305,7 @@ def run_cell(
                 seed=s,
                 n_jobs=n_jobs,
                 real_baseline=False,
+                binning="public",  # the thesis' 20 equal-width bins (section 4.3)
             )
             runs.append(ev.figures())
             privacy = _privacy_record(synth, len(data.train))
@@ -375,7 +376,7 @@ def run_utility_study(
         real_eff[t] = e.synthetic  # "synthetic" here is the real training table
         metrics.append(e.metric)
         trivial[t] = constant_predictor_score(data, t, e.metric)
-    ref = evaluate(data.train, data.holdout, data.schema)
+    ref = evaluate(data.train, data.holdout, data.schema, binning="public")
     reference = {k: v for k, v in ref.figures().items() if k.startswith("summary.")}
 
     cells: list[StudyCell] = []

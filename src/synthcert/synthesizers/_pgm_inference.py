@@ -58,6 +58,18 @@ def _product(factors: Sequence[Factor]) -> Factor:
     return Factor(tuple(attrs), out)
 
 
+def _conditional(f: Factor, sep: Sequence[str]) -> Factor:
+    """p(C)/p(S) = p(C \\ S | S) on C's table, zero where the separator has no mass.
+
+    Each entry is at most one, so a product of conditionals and one marginal never overflows;
+    the factor 1/p(S) taken alone does where p(S) is subnormal (an infinite weight, then
+    inf * 0 = NaN in the product).
+    """
+    p_sep = f.sum_to(sep).aligned(f.attrs)
+    ratio = np.divide(f.values, p_sep, out=np.zeros_like(f.values), where=p_sep > 0)
+    return Factor(f.attrs, ratio)
+
+
 @dataclass
 class CalibratedTree:
     """The junction tree of a fitted model with the exact marginal (counts) of each clique."""
@@ -110,15 +122,9 @@ class CalibratedTree:
 
         def upward(node: Attrs) -> Factor:
             f = self.marginals[node]
-            parts = [f]
             if node != root:
-                sep = self.separator(node, parent[node])
-                p_sep = f.sum_to(sep)
-                inv = np.divide(
-                    1.0, p_sep.values, out=np.zeros_like(p_sep.values), where=p_sep.values > 0
-                )
-                parts.append(Factor(p_sep.attrs, inv))
-            parts.extend(upward(c) for c in children[node])
+                f = _conditional(f, self.separator(node, parent[node]))
+            parts = [f, *(upward(c) for c in children[node])]
             prod = _product(parts)
             keep = qset | (set(self.separator(node, parent[node])) if node != root else set())
             return prod.sum_to(keep)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from synthcert.errors import AssumptionError
+from synthcert.errors import AssumptionError, NumericalError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 from synthcert.synthesizers._pgm_backend import load_mbi
@@ -101,6 +101,12 @@ class Estimator:
         total = self.known_total or minimum_variance_total(state.measurements)
         problem = MirrorDescent(self.sizes, state.measurements, total)
         state.potentials, state.calib = problem.run(iters or self.iters, warm=state.potentials)
+        bad = [c for c, f in state.calib.marginals.items() if not np.all(np.isfinite(f.values))]
+        if bad:  # stop at the round where it happens, naming public cliques only
+            raise NumericalError(
+                f"Private-PGM estimation after {len(state.measurements)} measurement(s) gave "
+                f"non-finite marginals on the clique(s) {sorted(bad)}"
+            )
         return state.calib
 
     def measure(self, state: PGMState, clique: Clique, y: np.ndarray, sigma: float) -> None:
@@ -135,8 +141,20 @@ def admissible(
 def l1_errors(
     candidates: Sequence[Clique], answers: dict[Clique, np.ndarray], calib: CalibratedTree
 ) -> np.ndarray:
-    """||p_r(D) - p_r(theta)||_1 for each candidate, in counts."""
-    return np.array([np.abs(answers[r] - calib.project(r)).sum() for r in candidates])
+    """||p_r(D) - p_r(theta)||_1 for each candidate, in counts.
+
+    Raises
+    ------
+    NumericalError
+        When a model marginal is not finite (named by its public clique, never its value).
+    """
+    errors = np.array([np.abs(answers[r] - calib.project(r)).sum() for r in candidates])
+    if not np.all(np.isfinite(errors)):
+        bad = [r for r, e in zip(candidates, errors, strict=True) if not np.isfinite(e)]
+        raise NumericalError(
+            f"candidate scoring: the model's marginals on {bad[:3]} are not finite"
+        )
+    return errors
 
 
 def measure_gaussian(

@@ -1,27 +1,39 @@
 """One-way marginal distances, real vs synthetic table (thesis ch. 4, Defs. 4.3.1-4.3.3).
 
-Categorical columns are compared on their declared categories; numeric columns on the shared
-public binning of :mod:`synthcert.data.discretize` (20 equal-width bins over the public bounds,
-as in thesis section 4.3) and, for Wasserstein-1, also on the raw values in the column's units.
+Categorical columns are compared on their declared categories. Numeric columns are compared on
+bins of one of two kinds (``binning``):
+
+- ``"quantile"`` (the default in memory): edges at the real column's quantiles j/bins, so each
+  bin holds about the same share of real rows and a long right tail is split as finely as the
+  bulk. The edges are read from the real table, which is fine here: an evaluation is internal
+  (it is refused in a public report), like every figure it prints.
+- ``"public"``: the shared public binning of :mod:`synthcert.data.discretize` (equal width over
+  the public bounds, 20 bins as in thesis section 4.3; or the column's declared scale or bins).
+  The thesis' figures are reproduced on these, and streamed evaluations use them.
+
+Wasserstein-1 is also taken on the raw values in the column's units.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from synthcert._result import Result
-from synthcert.data.discretize import DEFAULT_BINS, Discretizer, bin_edges
+from synthcert.data.discretize import DEFAULT_BINS, Discretizer, bin_edges, value_cardinality
 from synthcert.data.encode import numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import DataError
+from synthcert.errors import DataError, check_choice
 
 METRICS = ("l1", "l2", "hellinger", "wasserstein")
+Binning = Literal["quantile", "public"]
+BINNINGS: tuple[str, ...] = ("quantile", "public")
 
 
 def l1_distance(p: np.ndarray, q: np.ndarray) -> float:
@@ -92,6 +104,7 @@ class ColumnDistance(Result):
     wasserstein_normalized: float
     real: tuple[float, ...]  # the real one-way distribution (bins or categories)
     synthetic: tuple[float, ...]
+    edges: tuple[float, ...] | None = None  # a numeric column's bin edges, in its units
 
 
 @dataclass(frozen=True)
@@ -103,6 +116,7 @@ class MarginalComparison(Result):
     bins: int
     n_real: int
     n_synthetic: int
+    binning: str = "public"
 
 
 def column_distance(
@@ -115,7 +129,7 @@ def column_distance(
     bins: int = DEFAULT_BINS,
 ) -> ColumnDistance:
     """All distances of one column from its codes (and raw values for a numeric column)."""
-    k = bins if isinstance(column, NumericColumn) else len(column.categories)
+    k = value_cardinality(column, bins)
     p, q = frequencies(real_codes, k), frequencies(synth_codes, k)
     w_raw = None
     if real_values is not None and synth_values is not None:
@@ -136,6 +150,7 @@ def distance_from_frequencies(
     ``w_raw`` is the Wasserstein distance of the raw values when they were available; without
     it a numeric column's Wasserstein distance is taken on the bin centres.
     """
+    edges = None
     if isinstance(column, NumericColumn):
         edges = bin_edges(column, bins)
         centres = 0.5 * (edges[:-1] + edges[1:])
@@ -155,6 +170,7 @@ def distance_from_frequencies(
         wasserstein_normalized=w_norm,
         real=tuple(float(v) for v in p),
         synthetic=tuple(float(v) for v in q),
+        edges=None if edges is None else tuple(float(e) for e in edges),
     )
 
 
@@ -174,10 +190,52 @@ def summarize(columns: Mapping[str, ColumnDistance]) -> dict[str, float | None]:
     return out
 
 
+def quantile_edges(values: np.ndarray, column: NumericColumn, bins: int) -> np.ndarray | None:
+    """Edges at the quantiles j/bins (j = 1..bins-1) of a column's present real values, with the
+    public bounds as the end edges; repeated quantiles (a point mass) merge into one edge.
+
+    None when fewer than two bins remain (a nearly constant column): the caller keeps the
+    public bins then.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = np.clip(x[np.isfinite(x)], column.lower, column.upper)
+    if x.size == 0:
+        return None
+    inner = np.quantile(x, np.arange(1, bins) / bins, method="inverted_cdf")
+    edges = np.unique(np.concatenate([[column.lower], inner, [column.upper]]))
+    return edges if edges.size >= 3 else None
+
+
+def quantile_schema(real: pd.DataFrame, schema: Schema, bins: int = DEFAULT_BINS) -> Schema:
+    """``schema`` with each numeric column's bins at the real column's quantiles
+    (:func:`quantile_edges`); categorical columns and nearly constant columns as they were."""
+    frame, _ = prepare_frame(real, schema)
+    columns = []
+    for col in schema.columns:
+        if isinstance(col, NumericColumn):
+            edges = quantile_edges(numeric_values(frame[col.name], col), col, bins)
+            if edges is not None:
+                col = replace(col, bins=tuple(edges), quantile_bins=None, bins_source="public")
+        columns.append(col)
+    return replace(schema, columns=tuple(columns))
+
+
 def compare_marginals(
-    real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, *, bins: int = DEFAULT_BINS
+    real: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    schema: Schema,
+    *,
+    bins: int = DEFAULT_BINS,
+    binning: Binning = "quantile",
 ) -> MarginalComparison:
-    """Distances of every column's one-way distribution (rows with a missing value are dropped)."""
+    """Distances of every column's one-way distribution (rows with a missing value are dropped).
+
+    ``binning="quantile"`` bins numeric columns at the real column's quantiles (about
+    ``bins`` bins, fewer where quantiles repeat), ``"public"`` on the schema's public bins.
+    """
+    check_choice("binning", binning, BINNINGS)
+    if binning == "quantile":
+        schema = quantile_schema(real, schema, bins)
     disc = Discretizer(schema, bins=bins, missing="drop")  # as prepare_frame below
     real_codes = disc.transform(real)
     synth_codes = disc.transform(synthetic)
@@ -198,4 +256,5 @@ def compare_marginals(
         bins=bins,
         n_real=len(real_codes),
         n_synthetic=len(synth_codes),
+        binning=binning,
     )

@@ -80,12 +80,15 @@ def plot_marginals(
         col = _axis_info(schema, name)
         if col is not None and c.kind == "categorical":
             ax.set_xticks(x, col, rotation=60, ha="right", fontsize=5)
+        elif c.edges is not None and ev.binning == "quantile":
+            ax.set_xlabel(f"{len(c.real)} quantile bins of the real column", fontsize=6)
         elif col is not None:
-            ax.set_xlabel(f"{ev.bins} bins over [{col[0]:g}, {col[1]:g}]", fontsize=6)
+            ax.set_xlabel(f"{len(c.real)} bins over [{col[0]:g}, {col[1]:g}]", fontsize=6)
     for ax in axes[len(names) :]:
         ax.set_visible(False)
     axes[0].legend(fontsize=7)
-    fig.suptitle(f"One-way distributions (numeric: {ev.bins} bins over the public bounds)")
+    where = "quantile bins of the real column" if ev.binning == "quantile" else "public bins"
+    fig.suptitle(f"One-way distributions (numeric: {ev.bins} {where})")
     return save_figure(fig, path)
 
 

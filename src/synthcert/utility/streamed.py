@@ -26,8 +26,9 @@ from synthcert.utility.marginals import (
 )
 
 NOTE = (
-    "streamed evaluation: numeric Wasserstein distances are on the bin centres; association "
-    "matrices and efficacy need the rows in memory (use --engine local)"
+    "streamed evaluation: numeric columns on their public bins (quantile bins of the real "
+    "column need the rows in memory) and numeric Wasserstein distances on the bin centres; "
+    "association matrices and efficacy need the rows in memory (use --engine local)"
 )
 
 

@@ -48,6 +48,7 @@ def evaluate(
     holdout: Table | None = None,
     target: str | list[str] | None = None,
     bins: int | None = None,
+    binning: str = "quantile",
     seed: int = 0,
     execution: Execution | None = None,
     out: str | os.PathLike | None = None,
@@ -74,7 +75,10 @@ def evaluate(
     target
         Column(s) to predict for machine-learning efficacy (needs ``holdout``).
     bins
-        Equal-width bins over the public bounds (default: the discretizer's 20).
+        Bins per numeric column (default: the discretizer's 20).
+    binning
+        ``"quantile"`` (default): numeric bins at the real column's quantiles, in memory;
+        ``"public"``: the schema's public bins. An engine run uses the public bins.
     seed
         Seed of the LightGBM models (not a secret: nothing is released).
     execution
@@ -133,6 +137,7 @@ def evaluate(
             target=target or None,
             holdout=hold.read() if hold is not None else None,
             seed=seed,
+            binning=binning,
             **options,
         )
     else:

@@ -55,6 +55,8 @@ def marginal_specs(
                 spec["categories"] = list(schema_col.categories)
             else:
                 spec["categories"] = [f"category {i + 1}" for i in range(k)]
+        elif getattr(col, "edges", None) is not None and len(col.edges) == k + 1:
+            spec["bins"] = list(col.edges)
         elif isinstance(schema_col, NumericColumn):
             spec["bins"] = bin_edges(schema_col, k).tolist()
         elif ev.bins == k:
