@@ -36,6 +36,7 @@ from synthcert.privacy.claims import (
     PrivacyClaim,
     domain_assumption,
     dp_claim,
+    flags_assumption,
     no_privacy_claim,
 )
 from synthcert.seeding import Seed
@@ -511,8 +512,10 @@ class DPSynthesizer(Synthesizer):
     def claim_assumptions(self) -> tuple[Assumption, ...]:
         """Public assumptions: the domain, the neighbouring relation, n when it is public."""
         data_cols = [c.name for c in self.schema.columns if c.source == "data"]
+        flags = flags_assumption(self.schema.data_flags)
         out = [
             domain_assumption(self.schema.bounds_source, data_cols),
+            *([flags] if flags is not None else []),
             Assumption("neighboring", self.neighboring, "definition"),
         ]
         n = getattr(self, "n_", None)

@@ -29,6 +29,7 @@ from synthcert.privacy.claims import (
     Assumption,
     PrivacyClaim,
     domain_assumption,
+    flags_assumption,
 )
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import CHUNK_ROWS, chunk_sizes
@@ -772,8 +773,10 @@ def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
         "rows are drawn from N(mu, Sigma + rho I): unconditional, nothing is assumed about the "
         "data's covariance",
     )
+    flags = flags_assumption(schema.data_flags)
     out = [
         domain,
+        *([flags] if flags is not None else []),
         ridge
         if synth.ridge is not None
         else Assumption(

@@ -705,7 +705,8 @@ def default_certificate_path(out: Path) -> Path:
 
 
 def release_warnings(schema: Schema) -> list[str]:
-    """Public warnings of a release: bounds or categories read from the data (schema facts)."""
+    """Public warnings of a release: bounds, categories or flags read from the data (schema
+    facts)."""
     notes = []
     if schema.bounds_source == "data":
         data_cols = [c.name for c in schema.columns if c.source == "data"]
@@ -714,6 +715,12 @@ def release_warnings(schema: Schema) -> list[str]:
             + ", ".join(data_cols)
             + " were taken from the data: they leak the minimum, maximum or categories present; "
             "replace them by public ones (a codebook) before publishing"
+        )
+    if schema.data_flags:
+        notes.append(
+            "the flags " + ", ".join(schema.data_flags) + " were read from the data (whether a "
+            "value can be missing or fractional): declare them public after checking them "
+            '("nullable_source"/"integer_source": "public")'
         )
     return notes
 

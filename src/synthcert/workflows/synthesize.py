@@ -69,20 +69,26 @@ class SynthesisResult(Result):
 
 
 def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
-    """Refuse DP synthesis on bounds or categories read from the data, unless allowed.
+    """Refuse DP synthesis on bounds, categories or flags read from the data, unless allowed.
 
     A domain read from the table reveals its minimum, maximum and the categories present,
     outside any accounting; the claim would be false (smartnoise-sdk #473, synthcity #278).
+    So do the ``nullable`` and ``integer`` flags of ``schema infer``: whether any value was
+    missing, whether every value was whole.
     """
     cols = [c.name for c in schema.columns if c.source == "data"]
-    if cols and not allow:
+    flags = schema.data_flags
+    if (cols or flags) and not allow:
+        parts = [f"bounds or categories of {', '.join(cols)}"] if cols else []
+        parts += [f"flags {', '.join(flags)}"] if flags else []
         raise AssumptionError(
-            f"the schema's bounds or categories of {', '.join(cols)} were read from the data "
-            '("source": "data"), so a DP synthesis on it would claim a guarantee it does '
-            f"not give ({name}). Either replace them by public ones (a codebook, legal ranges) "
-            'and mark them "source": "public", or pay for a DP estimate of them with '
-            "--private-domain SHARE (a share of epsilon; category lists also need --delta), "
-            "or pass --allow-data-domain: the run then states no guarantee "
+            f"the schema's {' and '.join(parts)} were read from the data "
+            '("source", "nullable_source" or "integer_source": "data"), so a DP synthesis on '
+            f"it would claim a guarantee it does not give ({name}). Either replace them by "
+            'public ones (a codebook, legal ranges) and mark them "public", or pay for a DP '
+            "estimate of them with --private-domain SHARE (a share of epsilon; category lists "
+            "also need --delta; data-derived flags then follow a public rule), or pass "
+            "--allow-data-domain: the run then states no guarantee "
             '("none: the domain was read from the data").',
             assumption="a public domain",
             admissible="public bounds and categories, --private-domain SHARE, or "
