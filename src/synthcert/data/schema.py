@@ -64,7 +64,7 @@ class NumericColumn(Result):
     default to ``source`` (a column read from the data has data-derived flags). ``fill`` is the
     PUBLIC value that replaces a missing or unparsable value of a non-nullable column under
     the ``fill`` policy (bounded neighbours); default the midpoint of the public bounds
-    (:func:`public_fill`).
+    (:func:`synthcert.data.encode.public_fill`).
     """
 
     name: str
@@ -228,7 +228,7 @@ class CategoricalColumn(Result):
     (categories ``False``, ``True``). ``nullable``, ``nullable_source`` and ``missing_share`` as
     for numeric columns. ``fill`` names the declared level (an ``other`` category) that takes a
     missing or undeclared value of a non-nullable column under the ``fill`` policy; default the
-    first category (:func:`public_fill`).
+    first category (:func:`synthcert.data.encode.public_fill`).
     """
 
     name: str

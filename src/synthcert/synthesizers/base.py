@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert.data.discretize import Discretizer
-from synthcert.data.encode import check_missing_policy, typed_frame
+from synthcert.data.encode import check_missing_policy, missing_policy_for, typed_frame
 from synthcert.data.schema import CategoricalColumn, Schema
 from synthcert.errors import ParameterError, SynthcertError
 from synthcert.privacy.accountant import PrivacyAccountant
@@ -111,9 +111,11 @@ def cached_discretizer(synth: Any) -> Discretizer:
 
     Built on first use and kept until one of the three parameters changes (``set_params``),
     so the constructor stores arguments only and engines can count on the public bins
-    before the fit.
+    before the fit. ``missing="model"`` is ``"fill"`` under bounded neighbours
+    (:func:`~synthcert.data.encode.missing_policy_for`).
     """
-    key = (synth.schema, int(synth.bins), synth.missing)
+    policy = missing_policy_for(synth.missing, getattr(synth, "neighboring", "unbounded"))
+    key = (synth.schema, int(synth.bins), policy)
     cached = synth.__dict__.get("_discretizer")
     if cached is None or cached[0][0] is not key[0] or cached[0][1:] != key[1:]:
         cached = (key, Discretizer(synth.schema, bins=key[1], missing=key[2]))

@@ -674,6 +674,7 @@ def private_facts(synth: GaussianSynthesizer) -> dict[str, Any]:
     facts: dict[str, Any] = {
         "rows_used": fit.n,
         "rows_dropped_missing": fit.rows_dropped_missing,
+        "values_filled": fit.values_filled,
         "values_clipped": dict(fit.values_clipped),
         "lambda_min": synth.smallest_eigenvalue_,
     }

@@ -456,6 +456,9 @@ def synthesize(
             synth.fit(table)
         pub.timing("fit", time.perf_counter() - t0)
         pub.facts["rows_in"] = int(rows_in)
+        filled = values_filled(synth, counts if counted else None)
+        if filled is not None:
+            pub.facts["values_filled"] = filled
         rows_used = getattr(synth, "n_", None)
         if rows_used is not None:
             pub.facts["rows_used"] = int(rows_used)
@@ -504,6 +507,16 @@ def synthesize(
     if internal_report is not None:
         pub.internal_report(internal_report, certificate=summary, schema=schema)
     return SynthesisResult(summary, record, None if private_record is None else str(private_record))
+
+
+def values_filled(synth: Any, counts: Any = None) -> int | None:
+    """How many missing values the fit gave public fills (private record only), or None."""
+    if counts is not None:
+        return int(counts.values_filled)
+    filled = getattr(synth, "values_filled_", None)
+    if filled is None:
+        filled = getattr(getattr(synth, "fit_", None), "values_filled", None)
+    return None if filled is None else int(filled)
 
 
 def user_seed(seed: int | None, params: dict[str, Any]) -> int | None:
