@@ -72,7 +72,8 @@ def missing_policy_for(missing: str, neighboring: str) -> MissingPolicy:
     (replace-one) neighbours, where n is public and a row can be neither dropped nor refused
     without telling neighbours apart; any other policy is applied as given."""
     policy = check_missing_policy(missing)
-    return "fill" if policy == "model" and neighboring == "bounded" else policy
+    replace_one = neighboring.startswith("bounded")  # bounded, bounded-direct
+    return "fill" if policy == "model" and replace_one else policy
 
 
 def public_fill(column: Column) -> float | str:
