@@ -85,9 +85,10 @@ def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
             f"the schema's {' and '.join(parts)} were read from the data "
             '("source", "nullable_source" or "integer_source": "data"), so a DP synthesis on '
             f"it would claim a guarantee it does not give ({name}). Either replace them by "
-            'public ones (a codebook, legal ranges) and mark them "public", or pay for a DP '
-            "estimate of them with --private-domain SHARE (a share of epsilon; category lists "
-            "also need --delta; data-derived flags then follow a public rule), or pass "
+            'public ones (a codebook, legal ranges) and mark them "source": "public" (flags: '
+            '"nullable_source"/"integer_source": "public"), or pay for a DP estimate of them '
+            "with --private-domain SHARE (a share of epsilon; category lists also need --delta; "
+            "data-derived flags then follow a public rule), or pass "
             "--allow-data-domain: the run then states no guarantee "
             '("none: the domain was read from the data").',
             assumption="a public domain",
