@@ -72,10 +72,11 @@ def test_bounded_neighbours_with_an_odd_value_complete_and_publish_the_same(
         assert b"values_filled" not in published and b"atlantis" not in published
 
 
+@pytest.mark.parametrize("synthesizer", ["privbayes", "gaussian-copula"])
 @pytest.mark.parametrize("kind", ODD)
-def test_counted_route_of_a_folder_fills_too(tmp_path, table, kind):
-    """A folder input fits privbayes from engine counts (the streamed route): same rule."""
-    args = ["synthesize", "in", "--schema", "schema.json", "--synthesizer", "privbayes"]
+def test_counted_route_of_a_folder_fills_too(tmp_path, table, kind, synthesizer):
+    """A folder input fits from engine counts (the partitioned route): same rule."""
+    args = ["synthesize", "in", "--schema", "schema.json", "--synthesizer", synthesizer]
     args += ["--epsilon", "1", "--delta", "1e-6", "--out", "pub/s.csv", "--json"]
     args += ["--private-record", "record.json"]
     outputs = {}
