@@ -177,3 +177,28 @@ def test_log_option_on_synthesize_and_release_declares_the_scale(
     assert [c.scale for c in seen[0].numeric] == ["log", "linear", "log"]
     res = invoke_in(flagged, [*base, "--log", "region"])
     assert res.exit_code == 2 and "numeric" in res.output, res.output
+
+
+def test_private_domain_keeps_a_declared_fill_valid():
+    """A declared fill outside the DP bounds is clipped into them, and one not among the DP
+    categories is dropped (the DP column is nullable): public post-processing, never a
+    refusal that depends on the DP draw."""
+    from synthcert.data.schema import CategoricalColumn
+
+    rng = np.random.default_rng(0)
+    t = pd.DataFrame(
+        {"x": rng.normal(50, 5, 3000), "c": rng.choice(["a", "b", "z"], 3000, p=[0.5, 0.49, 0.01])}
+    )
+    schema = Schema(
+        (
+            NumericColumn("x", 0, 1e9, source="data", fill=1e9),
+            CategoricalColumn("c", ("a", "b", "z"), source="data", fill="z"),
+        )
+    )
+    budget = plan_budget(schema, 0.5, 4.0, 1e-6)
+    est = estimate_domain(
+        [t], schema, budget, neighboring="bounded", rng=rng, ranges={"x": (0, 200)}
+    )
+    x, c = est.schema.columns
+    assert x.lower <= x.fill <= x.upper and x.fill == x.upper
+    assert "z" not in c.categories and c.fill is None

@@ -485,7 +485,10 @@ def estimate_domain(
                 for q in quantiles
             )
             lower, upper = bounds_from_quantiles(lo, hi, grid, col.integer)
-            new.append(replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE)))
+            fill = None if col.fill is None else min(max(col.fill, lower), upper)  # public
+            new.append(
+                replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE), fill=fill)
+            )
         else:
             kept = stability_categories(
                 counts.values[col.name],
@@ -510,7 +513,10 @@ def estimate_domain(
                 )
             # values the threshold did not keep become the column's missing level (a public
             # rule of this step): modelled like any value, never a refusal or a dropped row
-            new.append(replace(col, categories=kept, source=cast(Any, DP_SOURCE), nullable=True))
+            fill = col.fill if col.fill in kept else None  # nullable now: fills are unused
+            new.append(
+                replace(col, categories=kept, source=cast(Any, DP_SOURCE), nullable=True, fill=fill)
+            )
     spent = accountant.check_within_budget()
     return DomainEstimate(
         schema=Schema(tuple(new), schema.drop, schema.file_columns),
