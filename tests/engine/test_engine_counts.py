@@ -48,7 +48,10 @@ def test_privbayes_from_engine_passes_equals_in_memory(small, params):
     synth = PrivBayesSynthesizer(schema, **params)
     source = EngineCounts(folder / "*.parquet", synth.discretizer, partition_rows=500)
     synth.fit_counts(source)
-    assert source.rows == synth.n_ == ref.n_ == 2995  # the 5 incomplete rows are dropped
+    # privbayes is DP under bounded neighbours (n public): the 5 incomplete rows are kept,
+    # their missing values given the columns' public fills, counted (privately) on both routes
+    assert source.rows == synth.n_ == ref.n_ == 3000
+    assert source.values_filled == ref.values_filled_ >= 5
     # one pass (all 3-subsets); two when theta-usefulness needs n before choosing the degree
     assert source.passes == (2 if "epsilon" in params and "degree" not in params else 1)
     assert synth.order_ == ref.order_
@@ -64,7 +67,7 @@ def test_csv_glob_and_parquet_folder_give_the_same_counts(small):
     b = EngineCounts(folder, synth.discretizer, partition_rows=500)  # a folder: Parquet + CSV
     cliques = [(0, 2), (5, 4, 3)]
     got_a, got_b = a.marginal(cliques), b.marginal(cliques)
-    assert a.rows == 2995 and b.rows == 2 * 2995
+    assert a.rows == 3000 and b.rows == 2 * 3000  # bounded: incomplete rows filled, kept
     for c in cliques:
         np.testing.assert_array_equal(2 * got_a[c], got_b[c])
 

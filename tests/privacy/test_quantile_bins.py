@@ -275,7 +275,10 @@ def test_synthesize_pays_the_bins_from_the_budget_with_a_private_domain(tmp_path
     df.to_csv(src, index=False)
     schema = Schema(
         (
-            NumericColumn("w", 0.0, 9_000.0, source="data", quantile_bins=6),
+            # bounds read from the data, but the flags declared (the rule would make w nullable)
+            NumericColumn(
+                "w", 0.0, 9_000.0, source="data", quantile_bins=6, nullable_source="public"
+            ),
             NumericColumn("h", 0.0, 60.0, integer=True),
             CategoricalColumn("g", ("a", "b")),
         )

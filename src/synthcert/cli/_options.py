@@ -9,6 +9,7 @@ import typer
 
 if TYPE_CHECKING:
     from synthcert.data.io import CsvOptions
+    from synthcert.data.schema import Schema
 
 SchemaOpt = Annotated[
     Path,
@@ -38,11 +39,52 @@ MissingOpt = Annotated[
         "--missing",
         help="Missing values: 'model' them in nullable columns (a row missing a value of "
         "another input column, not under the schema's drop list, is dropped), 'drop' every "
-        "incomplete row, or 'fail' on a missing value outside a nullable column. Never "
-        "imputed; text in a numeric column counts as missing.",
+        "incomplete row, or 'fail' on a missing value outside a nullable column. Text in a "
+        "numeric column and an undeclared category count as missing. Under bounded "
+        "neighbours (n public) 'model' gives such a value of a non-nullable column its "
+        'PUBLIC fill instead (the column\'s declared "fill", else its first category or the '
+        "midpoint of its bounds): no row is dropped or refused.",
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+LogOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--log",
+        metavar="COLUMN",
+        help='Declare "scale": "log" for this numeric column (repeatable): PUBLIC knowledge '
+        "such as amounts with a long right tail (`schema infer` hints at columns that look "
+        "so), never read from the table.",
+    ),
+]
+
+
+def declare_log(schema: Schema, names: list[str] | None) -> Schema:
+    """``schema`` with ``"scale": "log"`` declared for each named numeric column (--log).
+
+    Raises
+    ------
+    ParameterError
+        A name that is not a numeric column of the schema.
+    """
+    from dataclasses import replace
+
+    from synthcert.data.schema import NumericColumn, Schema
+    from synthcert.errors import ParameterError
+
+    if not names:
+        return schema
+    numeric = {c.name for c in schema.numeric}
+    bad = [n for n in dict.fromkeys(names) if n not in numeric]
+    if bad:
+        raise ParameterError(
+            f"--log names {', '.join(map(repr, bad))}, not a numeric column of the schema"
+        )
+    cols = tuple(
+        replace(c, scale="log") if isinstance(c, NumericColumn) and c.name in names else c
+        for c in schema.columns
+    )
+    return Schema(cols, schema.drop, schema.file_columns)
 
 
 def csv_options(

@@ -13,7 +13,15 @@ from rich.table import Table
 
 from synthcert.cli._app import app, schema_app
 from synthcert.cli._common import console, emit_json, err_console, handle_errors, warn
-from synthcert.cli._options import EncodingOpt, JsonOpt, NaOpt, NoHeaderOpt, SepOpt, csv_options
+from synthcert.cli._options import (
+    EncodingOpt,
+    JsonOpt,
+    LogOpt,
+    NaOpt,
+    NoHeaderOpt,
+    SepOpt,
+    csv_options,
+)
 from synthcert.errors import DataError
 
 if TYPE_CHECKING:
@@ -30,14 +38,7 @@ def schema_infer(
     drop: Annotated[
         list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")
     ] = None,
-    log: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--log",
-            help='Declare "scale": "log" for this numeric column (repeatable): public knowledge'
-            " such as amounts with a long right tail. The reasons hint at columns that look so.",
-        ),
-    ] = None,
+    log: LogOpt = None,
     max_categories: Annotated[
         int, typer.Option(help="Text columns with more distinct values are dropped as free text.")
     ] = 50,

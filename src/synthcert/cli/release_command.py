@@ -27,6 +27,7 @@ from synthcert.cli._options import (
     EngineOpt,
     InternalReportOpt,
     JsonOpt,
+    LogOpt,
     MinRowsOpt,
     MissingOpt,
     NaOpt,
@@ -41,6 +42,7 @@ from synthcert.cli._options import (
     ShowPrivateOpt,
     check_missing_policy,
     csv_options,
+    declare_log,
 )
 
 if TYPE_CHECKING:
@@ -170,6 +172,7 @@ def release_command(
     internal_report: InternalReportOpt = None,
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
+    log: LogOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
@@ -186,7 +189,7 @@ def release_command(
     from synthcert.workflows.release import release
     from synthcert.workflows.values import Budget, Execution, TableSource
 
-    sch = Schema.load(schema)
+    sch = declare_log(Schema.load(schema), log)
     budget = Budget(
         sigma=parse_sigma(sigma),
         ridge=parse_float(ridge) if ridge is not None else None,

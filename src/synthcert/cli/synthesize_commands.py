@@ -25,6 +25,7 @@ from synthcert.cli._options import (
     EngineOpt,
     InternalReportOpt,
     JsonOpt,
+    LogOpt,
     MinRowsOpt,
     NaOpt,
     NoHeaderOpt,
@@ -38,6 +39,7 @@ from synthcert.cli._options import (
     SepOpt,
     ShowPrivateOpt,
     csv_options,
+    declare_log,
 )
 from synthcert.cli.release_command import show_private_record
 
@@ -170,6 +172,7 @@ def synthesize_command(
     sep: SepOpt = ",",
     na_value: NaOpt = None,
     encoding: EncodingOpt = "utf-8",
+    log: LogOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
@@ -191,7 +194,7 @@ def synthesize_command(
     from synthcert.workflows.synthesize import synthesize
     from synthcert.workflows.values import Budget, Execution, TableSource
 
-    sch = Schema.load(schema)
+    sch = declare_log(Schema.load(schema), log)
     budget = Budget(
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,

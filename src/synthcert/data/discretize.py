@@ -24,6 +24,7 @@ from synthcert.data.encode import (
     check_missing_policy,
     numeric_values,
     prepare_frame,
+    prepare_table,
     typed_column,
 )
 from synthcert.data.schema import Column, NumericColumn, Schema
@@ -157,8 +158,14 @@ class Discretizer:
 
     def transform_counted(self, df: pd.DataFrame) -> tuple[np.ndarray, int]:
         """Codes, and the number of rows the missing-value policy dropped (private)."""
-        frame, dropped = prepare_frame(df, self.schema, missing=self.missing)
-        return self.codes(frame), dropped
+        codes, dropped, _ = self.transform_report(df)
+        return codes, dropped
+
+    def transform_report(self, df: pd.DataFrame) -> tuple[np.ndarray, int, int]:
+        """Codes, the rows dropped and the values filled by the missing-value policy (both
+        counts private)."""
+        frame, dropped, filled = prepare_table(df, self.schema, missing=self.missing)
+        return self.codes(frame), dropped, filled
 
     def codes(self, frame: pd.DataFrame) -> np.ndarray:
         """Codes of a frame the missing-value policy has already been applied to."""

@@ -25,8 +25,8 @@ from synthcert._result import Result
 from synthcert.data.schema import CategoricalColumn, Column, DatetimeColumn, NumericColumn, Schema
 from synthcert.errors import DataError
 
-MissingPolicy = Literal["model", "drop", "fail"]
-MISSING_POLICIES: tuple[str, ...] = ("model", "drop", "fail")
+MissingPolicy = Literal["model", "drop", "fail", "fill"]
+MISSING_POLICIES: tuple[str, ...] = ("model", "drop", "fail", "fill")
 MISSING_FILL = 0.0  # public value of a missing value's encoded coordinates
 
 
@@ -38,6 +38,7 @@ class EncodeReport(Result):
     rows_kept: int
     rows_dropped_missing: int
     values_clipped: dict[str, int]
+    values_filled: int = 0  # missing values given the public fill (policy "fill"); private
 
     @property
     def rows_clipped(self) -> int:
@@ -47,15 +48,16 @@ class EncodeReport(Result):
 
 def merge_reports(reports: Iterable[EncodeReport]) -> EncodeReport:
     """Sum encode reports of disjoint pieces of a table."""
-    rows_in = kept = dropped = 0
+    rows_in = kept = dropped = filled = 0
     clipped: dict[str, int] = {}
     for r in reports:
         rows_in += r.rows_in
         kept += r.rows_kept
         dropped += r.rows_dropped_missing
+        filled += r.values_filled
         for k, v in r.values_clipped.items():
             clipped[k] = clipped.get(k, 0) + int(v)
-    return EncodeReport(rows_in, kept, dropped, clipped)
+    return EncodeReport(rows_in, kept, dropped, clipped, filled)
 
 
 def check_missing_policy(missing: str) -> MissingPolicy:
@@ -63,6 +65,46 @@ def check_missing_policy(missing: str) -> MissingPolicy:
     if missing not in MISSING_POLICIES:
         raise DataError(f"missing must be one of {', '.join(MISSING_POLICIES)}, got {missing!r}")
     return missing  # type: ignore[return-value]
+
+
+def missing_policy_for(missing: str, neighboring: str) -> MissingPolicy:
+    """The policy a synthesizer applies: ``"model"`` becomes ``"fill"`` under bounded
+    (replace-one) neighbours, where n is public and a row can be neither dropped nor refused
+    without telling neighbours apart; any other policy is applied as given."""
+    policy = check_missing_policy(missing)
+    replace_one = neighboring.startswith("bounded")  # bounded, bounded-direct
+    return "fill" if policy == "model" and replace_one else policy
+
+
+def public_fill(column: Column) -> float | str:
+    """The PUBLIC value of a missing value of a non-nullable column under the ``fill`` policy:
+    the declared ``fill``, else the first declared category (categorical) or the midpoint of
+    the public bounds (numeric; dates: in days or seconds since 1970). It depends on the schema
+    only, so filling is a record-wise map and keeps both neighbouring relations."""
+    if column.fill is not None:
+        return column.fill
+    if isinstance(column, CategoricalColumn):
+        return column.categories[0]
+    return 0.5 * (column.lower + column.upper)
+
+
+def filled_series(series: pd.Series, column: Column, mask: np.ndarray) -> pd.Series:
+    """``series`` with the values under ``mask`` replaced by :func:`public_fill`, written as the
+    column's readers parse them (a number, a category name, a date)."""
+    value: object = public_fill(column)
+    if isinstance(column, DatetimeColumn):
+        value = column.iso(float(value))  # type: ignore[arg-type]
+        if pd.api.types.is_datetime64_any_dtype(series):
+            tz = getattr(series.dt, "tz", None)
+            stamp = pd.Timestamp(str(value))
+            value = stamp if tz is None else stamp.tz_localize("UTC").tz_convert(tz)
+            out = series.copy()
+            out[mask] = value
+            return out
+    numbers = isinstance(column, NumericColumn) and series.dtype.kind == "f"
+    out = series.copy() if numbers else series.astype(object)
+    out[mask] = value
+    return out
 
 
 def missing_mask(series: pd.Series, column: Column | None = None) -> np.ndarray:
@@ -79,6 +121,14 @@ def missing_mask(series: pd.Series, column: Column | None = None) -> np.ndarray:
 def prepare_frame(
     df: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "drop", row_offset: int = 0
 ) -> tuple[pd.DataFrame, int]:
+    """:func:`prepare_table` without the count of filled values: (frame, rows dropped)."""
+    frame, dropped, _ = prepare_table(df, schema, missing=missing, row_offset=row_offset)
+    return frame, dropped
+
+
+def prepare_table(
+    df: pd.DataFrame, schema: Schema, *, missing: MissingPolicy = "drop", row_offset: int = 0
+) -> tuple[pd.DataFrame, int, int]:
     """Apply the missing-value policy to whole rows; the schema's columns are read by name.
 
     A value is missing when it is empty, or when a numeric or date column holds text that does
@@ -90,9 +140,14 @@ def prepare_frame(
       input columns you do not model under ``drop`` (``schema infer`` does);
     * ``drop``: every row with a missing value in any input column is dropped, nullable
       columns included (the literature's "complete rows" of Adult);
-    * ``fail``: as ``model``, but a missing value outside a nullable column is refused.
+    * ``fail``: as ``model``, but a missing value outside a nullable column is refused;
+    * ``fill``: as ``model``, but a missing value of a non-nullable schema column (empty,
+      unparsable text, an undeclared category) takes the column's PUBLIC fill
+      (:func:`public_fill`), and columns outside the schema are ignored: no row is ever
+      dropped or refused (the policy of bounded neighbours, where n is public).
 
-    Nothing is imputed. Returns (frame, rows dropped); the count is private (run record only).
+    Nothing else is imputed. Returns (frame, rows dropped, values filled); the counts are
+    private (run record only).
     """
     missing = check_missing_policy(missing)
     absent = [n for n in schema.names if n not in df.columns]
@@ -100,6 +155,8 @@ def prepare_frame(
         raise DataError(f"the input has no column(s) {absent}; it has {list(map(str, df.columns))}")
     dropped = [c for c in schema.drop if c in df.columns]
     kept = df.drop(columns=dropped) if dropped else df
+    if missing == "fill":
+        return _fill_frame(kept, schema)
     declared = {c.name: c for c in schema.columns}
     masks: list[np.ndarray] = []
     names: list[str] = []
@@ -110,12 +167,12 @@ def prepare_frame(
         masks.append(missing_mask(kept[name], col))
         names.append(str(name))
     if not masks:
-        return kept, 0
+        return kept, 0, 0
     incomplete = np.column_stack(masks)
     is_missing = incomplete.any(axis=1)
     n_missing = int(is_missing.sum())
     if not n_missing:
-        return kept, 0  # no copy: callers read the schema's columns by name
+        return kept, 0, 0  # no copy: callers read the schema's columns by name
     if missing == "fail":
         first = int(np.flatnonzero(is_missing)[0])
         col_name = names[int(np.flatnonzero(incomplete[first])[0])]
@@ -127,7 +184,23 @@ def prepare_frame(
             private_detail=f"row {first + row_offset}, column {col_name!r}; "
             f"{n_missing} rows have missing values",
         )
-    return kept.loc[~is_missing], n_missing
+    return kept.loc[~is_missing], n_missing, 0
+
+
+def _fill_frame(frame: pd.DataFrame, schema: Schema) -> tuple[pd.DataFrame, int, int]:
+    """The ``fill`` policy: (frame with public fills, 0 rows dropped, values filled)."""
+    out, filled = frame, 0
+    for col in schema.columns:
+        if col.nullable:
+            continue
+        mask = missing_mask(frame[col.name], col)
+        k = int(np.count_nonzero(mask))
+        if k:
+            if out is frame:
+                out = frame.copy()
+            out[col.name] = filled_series(frame[col.name], col, mask)
+            filled += k
+    return out, 0, filled
 
 
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
@@ -264,7 +337,7 @@ class Encoder:
 
     def encode(self, df: pd.DataFrame, *, row_offset: int = 0) -> tuple[np.ndarray, EncodeReport]:
         """Encode a frame to an (n, d) float64 array in [-1,1]^d; report drops and clips."""
-        frame, n_missing = prepare_frame(
+        frame, n_missing, filled = prepare_table(
             df, self.schema, missing=self.missing, row_offset=row_offset
         )
         n = len(frame)
@@ -280,7 +353,7 @@ class Encoder:
             else:
                 _categorical_block(col, series, out, j, row_offset)
             j += col.width
-        report = EncodeReport(len(df), n, n_missing, clipped)
+        report = EncodeReport(len(df), n, n_missing, clipped, filled)
         return out, report
 
     def decode(self, X: np.ndarray) -> pd.DataFrame:
@@ -443,8 +516,8 @@ def encode_arrow(
 
     Returns None, and does nothing, when the batch needs the frame: a column outside the schema
     of another type, a schema column absent or duplicated, pandas metadata that changes the
-    frame, or a missing value that ``missing="fail"`` refuses (the caller then encodes the
-    frame, which raises the same refusal).
+    frame, or a missing value that ``missing="fail"`` refuses or ``missing="fill"`` fills (the
+    caller then encodes the frame, which raises the same refusal or applies the same fill).
 
     Parameters
     ----------
@@ -485,6 +558,8 @@ def encode_arrow(
             continue
         array = batch.column(i)  # type: ignore[attr-defined]
         col = declared.get(name)
+        if col is None and encoder.missing == "fill":
+            continue  # the fill policy ignores columns outside the schema
         if col is None:
             absent = _arrow_absent(array)
             if absent is None:
@@ -508,8 +583,8 @@ def encode_arrow(
     if masks:
         is_missing = np.logical_or.reduce(masks) if len(masks) > 1 else masks[0]
         n_missing = int(np.count_nonzero(is_missing))
-        if n_missing and encoder.missing == "fail":
-            return None  # the frame raises the refusal (same message, same private detail)
+        if n_missing and encoder.missing in ("fail", "fill"):
+            return None  # the frame raises the refusal, or fills (same numbers, same counts)
         if n_missing:
             keep = ~is_missing
             values = {k: v[keep] for k, v in values.items()}

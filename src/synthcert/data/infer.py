@@ -19,9 +19,12 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
    (nearly) every value is distinct, else ``free text`` (both dropped).
 
 A column with missing values (or unparsable text, which counts as missing) is ``nullable``
-with its observed missing share. Every bound, category list and missing share is read from
-the data (``"source": "data"``, ``"missing_share_source": "data"``): replace them with public
-ones before a DP synthesis or a release.
+with its observed missing share. Every bound, category list, missing share and flag is read
+from the data (``"source": "data"``, ``"missing_share_source": "data"``, and
+``"nullable_source"``/``"integer_source": "data"`` for the ``nullable`` and ``integer`` flags,
+whether set or not): replace them with public ones before a DP synthesis or a release, or let
+``--private-domain`` estimate the bounds and categories and apply its public rule to the flags
+(:func:`synthcert.privacy.domain.flag_rule`).
 """
 
 from __future__ import annotations

@@ -33,6 +33,16 @@ def _check_share(name: str, share: float | None) -> None:
         raise DataError(f"column {name!r}: missing_share must lie in [0, 1]")
 
 
+def _resolve_flag_sources(col: Any, keys: tuple[str, ...]) -> None:
+    """Give each flag source its default (the column's ``source``) and check its value."""
+    for key in keys:
+        value = getattr(col, key)
+        if value is None:
+            object.__setattr__(col, key, col.source)
+        elif value not in ("public", "data"):
+            raise DataError(f"column {col.name!r}: {key} must be 'public' or 'data'")
+
+
 @dataclass(frozen=True)
 class NumericColumn(Result):
     """A numeric column with public bounds lower < upper; ``integer`` keeps integers on decode.
@@ -48,6 +58,14 @@ class NumericColumn(Result):
     public bins of its scale. Estimated edges are ``bins`` with ``bins_source="dp"``.
     ``missing_share`` is the share of missing values that ``schema infer`` observed:
     data-derived, informative only, never read by a fit.
+
+    ``nullable_source`` and ``integer_source`` say where the two flags come from, like
+    ``source`` for the bounds: ``"data"`` when ``schema infer`` read them off the table (a
+    column with a missing value, a column of whole numbers), ``"public"`` when declared. They
+    default to ``source`` (a column read from the data has data-derived flags). ``fill`` is the
+    PUBLIC value that replaces a missing or unparsable value of a non-nullable column under
+    the ``fill`` policy (bounded neighbours); default the midpoint of the public bounds
+    (:func:`synthcert.data.encode.public_fill`).
     """
 
     name: str
@@ -62,8 +80,12 @@ class NumericColumn(Result):
     missing_share: float | None = None
     quantile_bins: int | None = None
     bins_source: BinsSource = "public"
+    nullable_source: Source | None = None  # None: the column's ``source``
+    integer_source: Source | None = None
+    fill: float | None = None
 
     def __post_init__(self) -> None:
+        _resolve_flag_sources(self, ("nullable_source", "integer_source"))
         if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
             raise DataError(f"column {self.name!r}: bounds must be finite numbers")
         if not self.lower < self.upper:
@@ -98,6 +120,14 @@ class NumericColumn(Result):
         if self.bins_source not in ("public", "dp"):
             raise DataError(f"column {self.name!r}: bins_source must be 'public' or 'dp'")
         _check_share(self.name, self.missing_share)
+        if self.fill is not None:
+            fill = float(self.fill)
+            if not (np.isfinite(fill) and self.lower <= fill <= self.upper):
+                raise DataError(
+                    f"column {self.name!r}: fill must be a number within the public bounds "
+                    f"[{self.lower}, {self.upper}]"
+                )
+            object.__setattr__(self, "fill", fill)
 
     @property
     def width(self) -> int:
@@ -138,6 +168,7 @@ class DatetimeColumn(NumericColumn):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "integer", True)
+        object.__setattr__(self, "integer_source", "public")  # whole units by kind
         if self.unit not in UNIT_NS:
             raise DataError(f"column {self.name!r}: unit must be 'D' (days) or 's' (seconds)")
         super().__post_init__()
@@ -197,7 +228,10 @@ class CategoricalColumn(Result):
 
     ``dtype`` is the type the categories decode to: ``"string"`` (a pandas categorical),
     ``"integer"`` (numeric codes such as 0/1 or 1..5 stay integers) or ``"boolean"``
-    (categories ``False``, ``True``). ``nullable`` and ``missing_share`` as for numeric columns.
+    (categories ``False``, ``True``). ``nullable``, ``nullable_source`` and ``missing_share`` as
+    for numeric columns. ``fill`` names the declared level (an ``other`` category) that takes a
+    missing or undeclared value of a non-nullable column under the ``fill`` policy; default the
+    first category (:func:`synthcert.data.encode.public_fill`).
     """
 
     name: str
@@ -207,9 +241,18 @@ class CategoricalColumn(Result):
     nullable: bool = False
     dtype: CategoryType = "string"
     missing_share: float | None = None
+    nullable_source: Source | None = None  # None: the column's ``source``
+    fill: str | None = None
 
     def __post_init__(self) -> None:
+        _resolve_flag_sources(self, ("nullable_source",))
         object.__setattr__(self, "categories", tuple(str(c) for c in self.categories))
+        if self.fill is not None:
+            object.__setattr__(self, "fill", str(self.fill))
+            if self.fill not in self.categories:
+                raise DataError(
+                    f"column {self.name!r}: fill {self.fill!r} is not one of its categories"
+                )
         if len(self.categories) < 2:
             raise DataError(
                 f"column {self.name!r}: a categorical column needs at least two categories"
@@ -315,6 +358,16 @@ class Schema(Result):
         return sum(c.width for c in self.columns)
 
     @property
+    def data_flags(self) -> list[str]:
+        """The ``nullable`` and ``integer`` flags read from the data, as ``"column: flag"``."""
+        out = []
+        for c in self.columns:
+            out += [f"{c.name}: nullable"] if c.nullable_source == "data" else []
+            if isinstance(c, NumericColumn) and c.integer_source == "data":
+                out.append(f"{c.name}: integer")
+        return out
+
+    @property
     def bounds_source(self) -> Source:
         """``"data"`` if any bound or category list was taken from the data, else ``"public"``."""
         return "data" if any(c.source == "data" for c in self.columns) else "public"
@@ -374,20 +427,30 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "dtype": "string",
     "quantile_bins": None,
     "bins_source": "public",
+    "fill": None,
 }
+FLAG_SOURCES = ("nullable_source", "integer_source")
 
 
 def column_to_dict(col: Column) -> dict[str, Any]:
     """One column of the schema file: name, kind, then the keys that differ from defaults.
 
     A datetime column writes its bounds as ISO dates; a ``missing_share`` (observed by
-    ``schema infer``) is marked ``"missing_share_source": "data"`` like data-derived bounds.
+    ``schema infer``) is marked ``"missing_share_source": "data"`` like data-derived bounds, and
+    the flag sources ``nullable_source``/``integer_source`` are written unless both they and the
+    column are public.
     """
     d = col.to_dict()
     out: dict[str, Any] = {"name": d.pop("name"), "kind": d.pop("kind")}
     if isinstance(col, DatetimeColumn):
         d.pop("integer")
+        d.pop("integer_source")
+        if col.fill is not None:
+            d["fill"] = col.iso(col.fill)
         d["lower"], d["upper"] = col.iso(col.lower), col.iso(col.upper)
+    for key in FLAG_SOURCES:  # written unless public in a public column (their default)
+        if key in d and d[key] == "public" and col.source == "public":
+            d.pop(key)
     for key, default in OPTIONAL_DEFAULTS.items():
         if key in d and d[key] == default:
             d.pop(key)
@@ -493,6 +556,15 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
     if not isinstance(source, str) or source not in ("public", "data"):
         raise DataError(f"column {name!r}: source must be 'public' or 'data'")
     nullable = _bool(spec, "nullable", name)
+    flags: dict[str, str] = {}
+    for key in ("nullable_source", "integer_source"):
+        if key in spec:
+            if not isinstance(spec[key], str) or spec[key] not in ("public", "data"):
+                raise DataError(f"column {name!r}: {key!r} must be 'public' or 'data'")
+            flags[key] = spec[key]
+    if kind == "categorical":
+        flags.pop("integer_source", None)
+    fill = spec.get("fill")
     share = spec.get("missing_share")
     share = None if share is None else _number(share, "missing_share", name)
     if kind in ("numeric", "datetime"):
@@ -529,8 +601,12 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             "missing_share": share,
             "quantile_bins": quantile_bins,
             "bins_source": spec.get("bins_source", "public"),
+            **flags,
         }
+        if fill is not None:
+            common["fill"] = _bound({"fill": fill}, "fill", name, kind, unit)
         if kind == "datetime":
+            common.pop("integer_source", None)
             return DatetimeColumn(str(name), lo, hi, True, unit=unit, **common)
         return NumericColumn(str(name), lo, hi, _bool(spec, "integer", name), **common)
     if kind == "categorical":
@@ -549,6 +625,8 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             nullable=nullable,
             dtype=dtype,  # type: ignore[arg-type]
             missing_share=share,
+            fill=None if fill is None else _category(fill, name),
+            **flags,
         )
     raise DataError(f"column {name!r}: kind must be 'numeric', 'datetime' or 'categorical'")
 

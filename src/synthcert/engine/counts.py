@@ -80,6 +80,7 @@ class EngineCounts(CachedCounts):
         self.progress = progress
         self._rows: int | None = None
         self._rows_read: int | None = None
+        self._values_filled: int | None = None
 
     @property
     def rows_read(self) -> int:
@@ -88,6 +89,14 @@ class EngineCounts(CachedCounts):
             self.marginal([(j,) for j in range(len(self.cardinalities))])
         assert self._rows_read is not None
         return self._rows_read
+
+    @property
+    def values_filled(self) -> int:
+        """Missing values the ``fill`` policy replaced by public fills (private)."""
+        if self._values_filled is None:
+            self.marginal([(j,) for j in range(len(self.cardinalities))])
+        assert self._values_filled is not None
+        return self._values_filled
 
     @property
     def rows(self) -> int:
@@ -111,4 +120,5 @@ class EngineCounts(CachedCounts):
             )
         self._rows = mc.rows
         self._rows_read = mc.rows_read
+        self._values_filled = mc.values_filled
         return {s: mc.table(s) for s in sets}

@@ -101,7 +101,8 @@ def _count_codes(
         for chunk in iter_partition(
             part, drop=discretizer.schema.drop, csv=csv, chunk_rows=chunk_rows
         ):
-            acc.update(discretizer.transform(chunk), read=len(chunk))
+            codes, _, filled = discretizer.transform_report(chunk)
+            acc.update(codes, read=len(chunk), filled=filled)
     except DataError as exc:
         raise _located(part, exc) from None
     return acc

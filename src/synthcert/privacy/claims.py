@@ -114,7 +114,7 @@ class PrivacyClaim(Result):
 GUARANTEE = "differential privacy"
 NO_DP = "none: fitted without noise (no differential privacy was requested)"
 DATA_SIGMA = "none: an assumption was measured on the data (sigma)"
-DATA_DOMAIN = "none: the domain was read from the data"
+DATA_DOMAIN = "none: the domain was read from the data"  # bounds, categories or flags
 
 
 def no_privacy_claim(n_out: int | None = None, *, reason: str = NO_DP) -> PrivacyClaim:
@@ -140,6 +140,22 @@ def domain_assumption(bounds_source: str, data_columns: list[str]) -> Assumption
     )
 
 
+def flags_assumption(data_flags: list[str]) -> Assumption | None:
+    """The ``nullable``/``integer`` flags read from the data (``"column: flag"``) as an
+    assumption with source ``"data"``, or None when every flag is public. Such a flag decides
+    whether an output can hold a missing or a fractional value, so, like a data-derived bound,
+    it voids the guarantee (``--private-domain`` replaces it by a public rule)."""
+    if not data_flags:
+        return None
+    return Assumption(
+        "flags",
+        ", ".join(data_flags),
+        "data",
+        "nullable or integer flags read from the table itself: whether an output value can be "
+        "missing or fractional is not protected by the claim",
+    )
+
+
 def dp_claim(
     *,
     epsilon: float,
@@ -158,7 +174,7 @@ def dp_claim(
     of rounds; the accountant refuses any fit whose sum exceeds the request.
     """
     data_derived = [a.name for a in assumptions if a.source == "data"]
-    guarantee = DATA_DOMAIN if "domain" in data_derived else GUARANTEE
+    guarantee = DATA_DOMAIN if {"domain", "flags"} & set(data_derived) else GUARANTEE
     model: ClaimModel = "pure-dp" if delta == 0 else ("zcdp" if rho is not None else "approx-dp")
     return PrivacyClaim(
         model=model,
@@ -184,5 +200,6 @@ __all__ = [
     "PrivacyClaim",
     "domain_assumption",
     "dp_claim",
+    "flags_assumption",
     "no_privacy_claim",
 ]

@@ -23,6 +23,12 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   under add/remove neighbours (one count moves), 2 under replace-one (two counts move). This
   is (epsilon, delta)-DP, never pure.
 
+The ``nullable`` and ``integer`` flags a draft read from the table (``"nullable_source"`` /
+``"integer_source": "data"``) get a PUBLIC RULE instead of an estimate (:func:`flag_rule`,
+applied before anything else, so the grids do not depend on them either): every such column is
+nullable (its missing share is modelled, so a blanked value is never an event of probability 0)
+and such a numeric column is not integer (decoding draws within bins). The rule costs no budget.
+
 Only the kept categories and the chosen bounds are published (post-processing). Each step is
 recorded in a :class:`~synthcert.privacy.accountant.PrivacyAccountant` of budget
 (SHARE x epsilon, delta_domain); the run's claim is the basic composition of that step and the
@@ -348,6 +354,21 @@ def data_categorical(schema: Schema) -> list[CategoricalColumn]:
     return [c for c in schema.categorical if c.source == "data"]
 
 
+def flag_rule(schema: Schema) -> Schema:
+    """The public rule for data-derived flags: ``nullable`` when ``nullable_source`` is
+    ``"data"``, not ``integer`` when ``integer_source`` is ``"data"``; both flags are then public
+    (a rule of this step, the same for every table). Other columns are returned unchanged."""
+    cols: list[Column] = []
+    for col in schema.columns:
+        change: dict[str, Any] = {}
+        if col.nullable_source == "data":
+            change.update(nullable=True, nullable_source="public")
+        if isinstance(col, NumericColumn) and col.integer_source == "data":
+            change.update(integer=False, integer_source="public")
+        cols.append(replace(col, **change) if change else col)
+    return Schema(tuple(cols), schema.drop, schema.file_columns)
+
+
 # -- the estimate --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DomainBudget(Result):
@@ -369,9 +390,16 @@ def plan_budget(schema: Schema, share: float, epsilon: float, delta: float) -> D
     cat = tuple(c.name for c in data_categorical(schema))
     steps = 2 * len(num) + len(cat)
     if steps == 0:
+        flags = schema.data_flags
+        extra = (
+            f"; its data-derived flags ({', '.join(flags)}) need no budget: declare them "
+            'public ("nullable_source"/"integer_source": "public") after checking them'
+            if flags
+            else ""
+        )
         raise AssumptionError(
             'the schema has no data-derived bounds or categories ("source": "data"), so '
-            "--private-domain would spend budget on nothing: drop it",
+            f"--private-domain would spend budget on nothing: drop it{extra}",
             assumption="a data-derived part to estimate",
             admissible="omit --private-domain",
         )
@@ -406,6 +434,7 @@ class DomainEstimate(Result):
     rows: int = 0  # rows read (PRIVATE under add/remove neighbours: never publish)
     quantiles: tuple[float, float] = DEFAULT_QUANTILES
     candidates: int = 0  # the largest grid searched
+    ruled_flags: tuple[str, ...] = ()  # "column: flag" set by flag_rule (public: the schema's)
 
     def reliability_warning(self, public_rows: int | None) -> str | None:
         """A public warning when the DP bounds are likely to be wide, from a PUBLIC table size
@@ -458,8 +487,11 @@ def estimate_domain(
 
     ``neighboring`` is the synthesizer's relation ("bounded": replace-one, "unbounded":
     add/remove); the quantile score has sensitivity 1 under both, the category counts 1 or 2.
-    Columns marked public are returned unchanged.
+    Columns marked public are returned unchanged, except for data-derived flags, which get
+    :func:`flag_rule` first.
     """
+    ruled = tuple(schema.data_flags)
+    schema = flag_rule(schema)
     counts = DomainCounts(schema, dict(ranges or {}))
     for chunk in chunks:
         counts.update(chunk)
@@ -481,7 +513,10 @@ def estimate_domain(
                 for q in quantiles
             )
             lower, upper = bounds_from_quantiles(lo, hi, grid, col.integer)
-            new.append(replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE)))
+            fill = None if col.fill is None else min(max(col.fill, lower), upper)  # public
+            new.append(
+                replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE), fill=fill)
+            )
         else:
             kept = stability_categories(
                 counts.values[col.name],
@@ -506,7 +541,10 @@ def estimate_domain(
                 )
             # values the threshold did not keep become the column's missing level (a public
             # rule of this step): modelled like any value, never a refusal or a dropped row
-            new.append(replace(col, categories=kept, source=cast(Any, DP_SOURCE), nullable=True))
+            fill = col.fill if col.fill in kept else None  # nullable now: fills are unused
+            new.append(
+                replace(col, categories=kept, source=cast(Any, DP_SOURCE), nullable=True, fill=fill)
+            )
     spent = accountant.check_within_budget()
     return DomainEstimate(
         schema=Schema(tuple(new), schema.drop, schema.file_columns),
@@ -516,6 +554,7 @@ def estimate_domain(
         rows=counts.rows,
         quantiles=quantiles,
         candidates=max((len(g) for g in counts.grids.values()), default=0),
+        ruled_flags=ruled,
     )
 
 
@@ -548,7 +587,21 @@ def compose_claim(
     share = Assumption(
         "domain_share", estimate.budget.share, "declared", "share of epsilon spent on the domain"
     )
-    assumptions = tuple(a for a in claim.assumptions if a.name != "domain")
+    ruled = (
+        (
+            Assumption(
+                "flags",
+                ", ".join(estimate.ruled_flags),
+                "public-rule",
+                "nullable and integer flags read from the data, replaced by the public rule of "
+                "--private-domain: every such column nullable (its missing share modelled), "
+                "no such numeric column integer",
+            ),
+        )
+        if estimate.ruled_flags
+        else ()
+    )
+    assumptions = tuple(a for a in claim.assumptions if a.name not in ("domain", "flags"))
     mechanisms = list(claim.mechanisms)
     if estimate.budget.numeric_columns:
         mechanisms.append(QUANTILE_MECHANISM)
@@ -561,7 +614,7 @@ def compose_claim(
         delta=stated_delta,
         rho=None,
         mechanisms=tuple(sorted(set(mechanisms))),
-        assumptions=(domain, share, *assumptions),
+        assumptions=(domain, *ruled, share, *assumptions),
     )
 
 
@@ -579,6 +632,7 @@ __all__ = [
     "discrete_laplace",
     "dp_quantile",
     "estimate_domain",
+    "flag_rule",
     "grid_ranks",
     "plan_budget",
     "quantile_scores",

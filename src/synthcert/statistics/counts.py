@@ -62,6 +62,8 @@ class MarginalCounts:
         Rows counted (those the discretizer's missing-value policy kept).
     rows_read : int
         Rows read, kept or not. Private: ``rows_read - rows`` is a count of the table.
+    values_filled : int
+        Missing values the ``fill`` policy replaced by public fills (private).
 
     Examples
     --------
@@ -75,6 +77,7 @@ class MarginalCounts:
     counts: dict[Clique, np.ndarray] = field(default=None)  # type: ignore[assignment]
     rows: int = 0
     rows_read: int = 0
+    values_filled: int = 0
 
     def __post_init__(self) -> None:
         if self.counts is None:
@@ -82,7 +85,9 @@ class MarginalCounts:
                 c: np.zeros(math.prod(s), dtype=np.int64) for c, s in self.shapes.items()
             }
 
-    def update(self, codes: np.ndarray, *, read: int | None = None) -> MarginalCounts:
+    def update(
+        self, codes: np.ndarray, *, read: int | None = None, filled: int = 0
+    ) -> MarginalCounts:
         """Add the rows of an (m, k) codes array (in place).
 
         Parameters
@@ -91,6 +96,8 @@ class MarginalCounts:
             The kept rows' codes.
         read : int, optional
             Rows read for this chunk, kept or not (default: the rows of ``codes``).
+        filled : int, default 0
+            Values of this chunk given public fills.
 
         Returns
         -------
@@ -101,6 +108,7 @@ class MarginalCounts:
             self.counts[clique] += clique_counts(codes, clique, shape).ravel()
         self.rows += int(codes.shape[0])
         self.rows_read += int(codes.shape[0] if read is None else read)
+        self.values_filled += int(filled)
         return self
 
     def merge(self, other: MarginalCounts) -> MarginalCounts:
@@ -120,6 +128,7 @@ class MarginalCounts:
             self.counts[clique] += other.counts[clique]
         self.rows += other.rows
         self.rows_read += other.rows_read
+        self.values_filled += other.values_filled
         return self
 
     def table(self, clique: Sequence[int]) -> np.ndarray:
@@ -161,6 +170,8 @@ class HistogramAccumulator:
         Rows counted (kept by the discretizer's missing-value policy).
     rows_read : int
         Rows read, kept or not (private, as in :class:`MarginalCounts`).
+    values_filled : int
+        Missing values given public fills (private, as in :class:`MarginalCounts`).
 
     Examples
     --------
@@ -174,12 +185,15 @@ class HistogramAccumulator:
     counts: list[np.ndarray] = field(default=None)  # type: ignore[assignment]
     rows: int = 0
     rows_read: int = 0
+    values_filled: int = 0
 
     def __post_init__(self) -> None:
         if self.counts is None:
             self.counts = [np.zeros(int(k), dtype=np.int64) for k in self.cardinalities]
 
-    def update(self, codes: np.ndarray, *, read: int | None = None) -> HistogramAccumulator:
+    def update(
+        self, codes: np.ndarray, *, read: int | None = None, filled: int = 0
+    ) -> HistogramAccumulator:
         """Add the rows of an (m, k) codes array (in place).
 
         Parameters
@@ -188,6 +202,8 @@ class HistogramAccumulator:
             The kept rows' codes, one column per histogram.
         read : int, optional
             Rows read for this chunk, kept or not (default: the rows of ``codes``).
+        filled : int, default 0
+            Values of this chunk given public fills.
 
         Returns
         -------
@@ -198,6 +214,7 @@ class HistogramAccumulator:
             self.counts[j] += clique_counts(codes, (j,), (k,))
         self.rows += int(codes.shape[0])
         self.rows_read += int(codes.shape[0] if read is None else read)
+        self.values_filled += int(filled)
         return self
 
     def merge(self, other: HistogramAccumulator) -> HistogramAccumulator:
@@ -217,6 +234,7 @@ class HistogramAccumulator:
             self.counts[j] += other.counts[j]
         self.rows += other.rows
         self.rows_read += other.rows_read
+        self.values_filled += other.values_filled
         return self
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert.data.discretize import Discretizer
-from synthcert.data.encode import check_missing_policy, typed_frame
+from synthcert.data.encode import check_missing_policy, missing_policy_for, typed_frame
 from synthcert.data.schema import CategoricalColumn, Schema
 from synthcert.errors import ParameterError, SynthcertError
 from synthcert.privacy.accountant import PrivacyAccountant
@@ -36,6 +36,7 @@ from synthcert.privacy.claims import (
     PrivacyClaim,
     domain_assumption,
     dp_claim,
+    flags_assumption,
     no_privacy_claim,
 )
 from synthcert.seeding import Seed
@@ -110,9 +111,11 @@ def cached_discretizer(synth: Any) -> Discretizer:
 
     Built on first use and kept until one of the three parameters changes (``set_params``),
     so the constructor stores arguments only and engines can count on the public bins
-    before the fit.
+    before the fit. ``missing="model"`` is ``"fill"`` under bounded neighbours
+    (:func:`~synthcert.data.encode.missing_policy_for`).
     """
-    key = (synth.schema, int(synth.bins), synth.missing)
+    policy = missing_policy_for(synth.missing, getattr(synth, "neighboring", "unbounded"))
+    key = (synth.schema, int(synth.bins), policy)
     cached = synth.__dict__.get("_discretizer")
     if cached is None or cached[0][0] is not key[0] or cached[0][1:] != key[1:]:
         cached = (key, Discretizer(synth.schema, bins=key[1], missing=key[2]))
@@ -514,8 +517,10 @@ class DPSynthesizer(Synthesizer):
     def claim_assumptions(self) -> tuple[Assumption, ...]:
         """Public assumptions: the domain, the neighbouring relation, n when it is public."""
         data_cols = [c.name for c in self.schema.columns if c.source == "data"]
+        flags = flags_assumption(self.schema.data_flags)
         out = [
             domain_assumption(self.schema.bounds_source, data_cols),
+            *([flags] if flags is not None else []),
             Assumption("neighboring", self.neighboring, "definition"),
         ]
         n = getattr(self, "n_", None)

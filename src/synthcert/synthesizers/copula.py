@@ -44,8 +44,9 @@ from synthcert.data.discretize import (
 from synthcert.data.encode import (
     MissingPolicy,
     category_codes,
+    missing_policy_for,
     numeric_values,
-    prepare_frame,
+    prepare_table,
 )
 from synthcert.data.encode import typed_frame as encoded_typed_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
@@ -480,10 +481,12 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         """Learn the marginals and the copula correlation (noised when epsilon is set).
 
         The copula's variables are the columns plus one missingness indicator per nullable
-        column (``variables_``); ``rows_dropped_missing_`` (private) counts the rows the
-        missing-value policy dropped.
+        column (``variables_``); ``rows_dropped_missing_`` and ``values_filled_`` (private)
+        count the rows the missing-value policy dropped and the values it filled (the policy
+        ``model`` fills under bounded neighbours: :func:`missing_policy_for`).
         """
-        frame, dropped = prepare_frame(table, self.schema, missing=self.missing)
+        policy = missing_policy_for(self.missing, self.neighboring)
+        frame, dropped, filled = prepare_table(table, self.schema, missing=policy)
         n = len(frame)
         if n < 2:
             raise DataError(
@@ -510,6 +513,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = dropped
+        self.values_filled_ = filled
         self.binned_ = self.epsilon is not None
         if self.epsilon is None:
             self._fit_exact(raw, present)

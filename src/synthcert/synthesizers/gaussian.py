@@ -19,7 +19,13 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
-from synthcert.data.encode import Encoder, EncodeReport, MissingPolicy, merge_reports
+from synthcert.data.encode import (
+    Encoder,
+    EncodeReport,
+    MissingPolicy,
+    merge_reports,
+    missing_policy_for,
+)
 from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.claims import (
@@ -29,6 +35,7 @@ from synthcert.privacy.claims import (
     Assumption,
     PrivacyClaim,
     domain_assumption,
+    flags_assumption,
 )
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import CHUNK_ROWS, chunk_sizes
@@ -46,6 +53,7 @@ class GaussianFit(Result):
     values_clipped: dict[str, int]
     sigma: float
     sigma_source: str  # "declared" or "data"
+    values_filled: int = 0  # missing values given the public fill (bounded neighbours)
 
     @property
     def rows_clipped(self) -> int:
@@ -217,11 +225,12 @@ class GaussianSynthesizer(Synthesizer):
 
     @property
     def encoder(self) -> Encoder:
-        """The encoder of the schema to [-1, 1]^d (public; rebuilt when the schema changes)."""
-        key = (self.schema, self.missing)
+        """The encoder of the schema to [-1, 1]^d (public; rebuilt when the schema changes);
+        ``missing="model"`` is ``"fill"`` under bounded neighbours (:func:`missing_policy_for`)."""
+        key = (self.schema, missing_policy_for(self.missing, self.neighboring))
         cached = self.__dict__.get("_encoder")
         if cached is None or cached[0][0] is not key[0] or cached[0][1] != key[1]:
-            cached = (key, Encoder(self.schema, missing=self.missing))
+            cached = (key, Encoder(self.schema, missing=key[1]))
             self._encoder = cached
         return cached[1]
 
@@ -370,6 +379,7 @@ class GaussianSynthesizer(Synthesizer):
             values_clipped=clipped,
             sigma=float(sigma),
             sigma_source="declared" if self.sigma_declared is not None else "data",
+            values_filled=merged.values_filled,
         )
         self.smallest_eigenvalue_ = lam_min
         sampled = (
@@ -770,8 +780,10 @@ def gaussian_assumptions(synth: GaussianSynthesizer) -> tuple:
         "rows are drawn from N(mu, Sigma + rho I): unconditional, nothing is assumed about the "
         "data's covariance",
     )
+    flags = flags_assumption(schema.data_flags)
     out = [
         domain,
+        *([flags] if flags is not None else []),
         ridge
         if synth.ridge is not None
         else Assumption(

@@ -674,6 +674,7 @@ def private_facts(synth: GaussianSynthesizer) -> dict[str, Any]:
     facts: dict[str, Any] = {
         "rows_used": fit.n,
         "rows_dropped_missing": fit.rows_dropped_missing,
+        "values_filled": fit.values_filled,
         "values_clipped": dict(fit.values_clipped),
         "lambda_min": synth.smallest_eigenvalue_,
     }
@@ -705,7 +706,8 @@ def default_certificate_path(out: Path) -> Path:
 
 
 def release_warnings(schema: Schema) -> list[str]:
-    """Public warnings of a release: bounds or categories read from the data (schema facts)."""
+    """Public warnings of a release: bounds, categories or flags read from the data (schema
+    facts)."""
     notes = []
     if schema.bounds_source == "data":
         data_cols = [c.name for c in schema.columns if c.source == "data"]
@@ -714,6 +716,12 @@ def release_warnings(schema: Schema) -> list[str]:
             + ", ".join(data_cols)
             + " were taken from the data: they leak the minimum, maximum or categories present; "
             "replace them by public ones (a codebook) before publishing"
+        )
+    if schema.data_flags:
+        notes.append(
+            "the flags " + ", ".join(schema.data_flags) + " were read from the data (whether a "
+            "value can be missing or fractional): declare them public after checking them "
+            '("nullable_source"/"integer_source": "public")'
         )
     return notes
 

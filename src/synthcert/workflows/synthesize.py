@@ -69,20 +69,27 @@ class SynthesisResult(Result):
 
 
 def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
-    """Refuse DP synthesis on bounds or categories read from the data, unless allowed.
+    """Refuse DP synthesis on bounds, categories or flags read from the data, unless allowed.
 
     A domain read from the table reveals its minimum, maximum and the categories present,
     outside any accounting; the claim would be false (smartnoise-sdk #473, synthcity #278).
+    So do the ``nullable`` and ``integer`` flags of ``schema infer``: whether any value was
+    missing, whether every value was whole.
     """
     cols = [c.name for c in schema.columns if c.source == "data"]
-    if cols and not allow:
+    flags = schema.data_flags
+    if (cols or flags) and not allow:
+        parts = [f"bounds or categories of {', '.join(cols)}"] if cols else []
+        parts += [f"flags {', '.join(flags)}"] if flags else []
         raise AssumptionError(
-            f"the schema's bounds or categories of {', '.join(cols)} were read from the data "
-            '("source": "data"), so a DP synthesis on it would claim a guarantee it does '
-            f"not give ({name}). Either replace them by public ones (a codebook, legal ranges) "
-            'and mark them "source": "public", or pay for a DP estimate of them with '
-            "--private-domain SHARE (a share of epsilon; category lists also need --delta), "
-            "or pass --allow-data-domain: the run then states no guarantee "
+            f"the schema's {' and '.join(parts)} were read from the data "
+            '("source", "nullable_source" or "integer_source": "data"), so a DP synthesis on '
+            f"it would claim a guarantee it does not give ({name}). Either replace them by "
+            'public ones (a codebook, legal ranges) and mark them "source": "public" (flags: '
+            '"nullable_source"/"integer_source": "public"), or pay for a DP estimate of them '
+            "with --private-domain SHARE (a share of epsilon; category lists also need --delta; "
+            "data-derived flags then follow a public rule), or pass "
+            "--allow-data-domain: the run then states no guarantee "
             '("none: the domain was read from the data").',
             assumption="a public domain",
             admissible="public bounds and categories, --private-domain SHARE, or "
@@ -450,6 +457,9 @@ def synthesize(
             synth.fit(table)
         pub.timing("fit", time.perf_counter() - t0)
         pub.facts["rows_in"] = int(rows_in)
+        filled = values_filled(synth, counts if counted else None)
+        if filled is not None:
+            pub.facts["values_filled"] = filled
         rows_used = getattr(synth, "n_", None)
         if rows_used is not None:
             pub.facts["rows_used"] = int(rows_used)
@@ -498,6 +508,16 @@ def synthesize(
     if internal_report is not None:
         pub.internal_report(internal_report, certificate=summary, schema=schema)
     return SynthesisResult(summary, record, None if private_record is None else str(private_record))
+
+
+def values_filled(synth: Any, counts: Any = None) -> int | None:
+    """How many missing values the fit gave public fills (private record only), or None."""
+    if counts is not None:
+        return int(counts.values_filled)
+    filled = getattr(synth, "values_filled_", None)
+    if filled is None:
+        filled = getattr(getattr(synth, "fit_", None), "values_filled", None)
+    return None if filled is None else int(filled)
 
 
 def user_seed(seed: int | None, params: dict[str, Any]) -> int | None:
