@@ -350,9 +350,7 @@ def ceiling_from_event(
     float
         The ceiling.
     """
-    from synthcert.audit.claim.tradeoff import event_pld, pld_tradeoff
+    from synthcert.audit.claim.tradeoff import event_tradeoff
 
-    pld = event_pld(event, value_discretization_interval=value_discretization_interval)
-    return ceiling(
-        pld_tradeoff(pld), runs=runs, delta=delta, confidence=confidence, gaussian=gaussian
-    )
+    curve = event_tradeoff(event, value_discretization_interval=value_discretization_interval)
+    return ceiling(curve, runs=runs, delta=delta, confidence=confidence, gaussian=gaussian)
