@@ -81,6 +81,14 @@ def audit_claim_command(
             "canary's cell).",
         ),
     ] = None,
+    samples: Annotated[
+        int,
+        typer.Option(
+            "--samples",
+            help="Synthetic rows drawn per fit for the black-box statistic (0: draw none; "
+            "white-box only).",
+        ),
+    ] = 1000,
     design: Annotated[
         str,
         typer.Option(
@@ -149,6 +157,7 @@ def audit_claim_command(
             statistic=statistic,
             design=design,
             seed=seed,
+            samples=samples,
             confidence=parse_float(confidence),
             workers=workers,
             engine=engine,

@@ -77,21 +77,10 @@ class NeighbourPair:
 
 def _corner(col: Column, high: bool) -> float | int:
     """A column's value at the low or high corner of its public domain (a code for categories)."""
-    if isinstance(col, CategoricalColumn):
-        if len(col.categories) < 2:
-            raise ParameterError(
-                f"column {col.name!r} has a single category: no canary can differ from the "
-                "repeated record there; drop the column from the schema for the audit"
-            )
+    if isinstance(col, CategoricalColumn):  # the schema guarantees two categories or more
         return len(col.categories) - 1 if high else 0
-    if isinstance(col, NumericColumn):
-        if col.bins is not None and len(col.bins) >= 2:  # declared edges: first and last bin
-            lo, hi = float(col.bins[0]), float(col.bins[-1])
-        else:
-            lo, hi = float(col.lower), float(col.upper)
-        if not hi > lo:
-            raise ParameterError(f"column {col.name!r} has an empty range [{lo}, {hi}]")
-        return hi if high else lo
+    if isinstance(col, NumericColumn):  # declared bin edges run from lower to upper too
+        return float(col.upper) if high else float(col.lower)
     raise ParameterError(f"column {col.name!r}: unsupported column kind {type(col).__name__}")
 
 

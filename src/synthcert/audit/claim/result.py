@@ -54,8 +54,12 @@ class ClaimAuditResult(Result):
         ``claimed_epsilon - ceiling``: what the mechanism on this pair and the number of runs
         cannot show.
     violation : bool
-        True when the ε lower bound exceeds the claimed ε: the claim is refuted at
-        ``confidence``.
+        True when the claim is refuted at ``confidence``: the ε lower bound exceeds the claimed
+        ε, or the confidence box's corner lies above the claim's trade-off curve
+        (``above_claim_curve``: the same for a pure or approximate DP claim; for a zCDP claim
+        the curve holds at every δ, which few runs can already refute).
+    above_claim_curve : bool
+        The corner (``fpr_upper``, ``tpr_lower``) lies above the claim's trade-off curve.
     runs : int
         Fits per side.
     confidence : float
@@ -89,6 +93,7 @@ class ClaimAuditResult(Result):
     gap_test: float | None
     gap_mechanism_runs: float | None
     violation: bool
+    above_claim_curve: bool
     runs: int
     confidence: float
     fpr: float

@@ -130,8 +130,9 @@ def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence])
             codes = PairCodes.of(disc, setup.pair)
         if measurements:
             out[i, 0] = white_box_score(measurements, codes, setup.reference)
-        rows = synth.sample(setup.samples, seed=sample_seed)
-        out[i, 1] = black_box_score(rows, setup.pair, disc, codes)
+        if setup.samples > 0:  # samples=0: white-box only, no rows drawn
+            rows = synth.sample(setup.samples, seed=sample_seed)
+            out[i, 1] = black_box_score(rows, setup.pair, disc, codes)
     return out
 
 
@@ -240,6 +241,22 @@ def claimed(claim: PrivacyClaim, claimed_epsilon: float | None) -> PrivacyClaim:
     return replace(claim, epsilon=float(claimed_epsilon), rho=rho)
 
 
+def corner_above_claim(claim: PrivacyClaim, fpr_upper: float, tpr_lower: float) -> bool:
+    """True when the confidence box's corner lies above the claim's trade-off curve.
+
+    With probability at least the confidence, the test's true rates satisfy FPR <= fpr_upper and
+    TPR >= tpr_lower; a mechanism satisfying the claim has TPR <= 1 - f(FPR) <= 1 - f(fpr_upper)
+    (f non-increasing). So ``tpr_lower > 1 - f(fpr_upper)`` refutes the claim at that confidence.
+    For a pure or approximate DP claim this is the lower bound exceeding the claimed epsilon at
+    its delta; for a zCDP claim, f is the envelope over every delta, a stronger claim.
+    """
+    from synthcert.audit.claim.tradeoff import claim_tradeoff
+
+    f = claim_tradeoff(claim)
+    beta = float(np.asarray(f(np.array([float(fpr_upper)])), dtype=np.float64).ravel()[0])
+    return bool(tpr_lower > 1.0 - beta + 1e-9)
+
+
 def _ceilings(
     event: Any, runs: int, delta: float, confidence: float, gaussian: bool
 ) -> tuple[float | None, float | None, str | None]:
@@ -302,8 +319,8 @@ def run_claim_audit(
         Public seed of the runs.
     confidence : float
         Confidence of the lower bounds.
-    samples : int
-        Synthetic rows per fit for the black-box statistic.
+    samples : int, default 1000
+        Synthetic rows per fit for the black-box statistic (0: none drawn, white-box only).
     workers, engine, scheduler, progress, notify
         As in :func:`run_scores`.
 
@@ -346,6 +363,8 @@ def run_claim_audit(
     codes = PairCodes.of(pair_discretizer(synth_in, pair), pair)
     has_white = any(m.axes is not None or m.name in reference for m in seen_in)
     chosen = statistic or ("white-box" if has_white else "black-box")
+    if chosen == "black-box" and samples < 1:
+        raise ParameterError("the black-box statistic needs samples >= 1 synthetic rows per fit")
     if chosen == "white-box" and not has_white:
         raise ParameterError(
             f"{synthesizer} exposes no noisy measurement to the auditing hook: use "
@@ -367,6 +386,7 @@ def run_claim_audit(
     event = pair_event(synth_in, seen_in, codes, reference)
     ceil, mu_ceil, why = _ceilings(event, runs, delta_claim, confidence, gaussian)
     lb = est.epsilon_lower_bound
+    above = corner_above_claim(claim, est.fpr_upper, est.tpr_lower) if lb is not None else False
     claimed_mu = math.sqrt(2.0 * claim.rho) if claim.model == "zcdp" and claim.rho else None
     result = ClaimAuditResult(
         synthesizer=synthesizer,
@@ -382,7 +402,8 @@ def run_claim_audit(
         mu_ceiling=mu_ceil,
         gap_test=None if ceil is None or lb is None else ceil - lb,
         gap_mechanism_runs=None if ceil is None else float(claim.epsilon) - ceil,
-        violation=bool(lb is not None and lb > float(claim.epsilon)),
+        violation=bool((lb is not None and lb > float(claim.epsilon)) or above),
+        above_claim_curve=bool(above),
         runs=int(runs),
         confidence=float(confidence),
         fpr=float(est.fpr),
