@@ -103,3 +103,16 @@ def test_gaussian_ceiling_eps_and_mu():
     print(f"Gaussian mu=1: eps(1e-5)={true_eps:.3f}, ceilings {c_eps}, mu ceilings {c_mu}")
     assert all(x < true_eps for x in c_eps) and c_eps == sorted(c_eps)
     assert all(x < mu for x in c_mu) and c_mu[1] > 0.99 * mu
+
+
+def test_inherent_rdp_claim_curve_lies_below_the_gaussian_it_covers():
+    """N(0,1) vs N(μ,1) is (α, αμ²/2)-RDP at every α, so it satisfies the single-order claim."""
+    mu, order = 1.0, 4.0
+    claim = PrivacyClaim(
+        "inherent-rdp", GUARANTEE, "unbounded", alpha=order, epsilon_rdp=order * mu**2 / 2
+    )
+    env = claim_tradeoff(claim)(ALPHA)
+    assert np.all(env <= gdp_tradeoff(mu)(ALPHA) + 1e-9)
+    assert np.max(1 - ALPHA - env) > 0.2  # not vacuous
+    with pytest.raises(ParameterError):
+        claim_tradeoff(PrivacyClaim("none", "none: no DP", "unbounded"))
