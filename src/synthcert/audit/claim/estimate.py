@@ -32,9 +32,11 @@ The estimator of ``synthcert audit-claim`` (issue 26, part 2 "Estimation"):
    μ ≥ Φ⁻¹(TPR) − Φ⁻¹(FPR) = Φ⁻¹(1 − FPR) − Φ⁻¹(1 − TPR); the same corner gives μ_lb (clamped
    at 0). The μ-GDP curve is symmetric, so the swapped inequality gives the same bound.
 
-Intervals: exact Clopper–Pearson (the default and the only method here): unlike a Jeffreys
-posterior (Ganev, Annamalai & Kulynych 2026) it has guaranteed frequentist coverage at every
+Intervals: exact Clopper–Pearson by default: it has guaranteed frequentist coverage at every
 count, which the validity test (``tests/audit/claim/test_estimate.py``) checks by simulation.
+``interval="jeffreys"`` takes the quantiles of the Jeffreys posterior Beta(k + ½, n − k + ½)
+instead (the posterior of Ganev, Annamalai & Kulynych 2026): narrower, with coverage close to
+the nominal level on average but not guaranteed at every rate; it is offered for comparison.
 
 The same bound at expected counts on a mechanism's own optimal trade-off curve gives the
 *ceiling* (:func:`ceiling`): the most this estimator could prove with the same runs.
@@ -51,7 +53,7 @@ from scipy import stats
 
 from synthcert._result import Result
 from synthcert.audit.scoring import clopper_pearson
-from synthcert.errors import ParameterError
+from synthcert.errors import ParameterError, check_choice
 
 if TYPE_CHECKING:
     import dp_accounting
@@ -85,6 +87,8 @@ class BoundEstimate(Result):
         Runs per side, both halves (the smaller side when they differ).
     reason : str or None
         Why a bound is None.
+    interval : str
+        ``clopper-pearson`` (the default: exact coverage) or ``jeffreys``.
     """
 
     epsilon_lower_bound: float | None
@@ -99,6 +103,7 @@ class BoundEstimate(Result):
     delta: float
     runs: int
     reason: str | None = None
+    interval: str = "clopper-pearson"
 
 
 def _check_level(delta: float, confidence: float) -> None:
@@ -108,14 +113,32 @@ def _check_level(delta: float, confidence: float) -> None:
         raise ParameterError(f"confidence must lie in (0, 1), got {confidence}")
 
 
-def box_corner(
-    fp: np.ndarray, n_out: int, tp: np.ndarray, n_in: int, confidence: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """(fpr_upper, tpr_lower): one-sided Clopper–Pearson bounds, α/2 each (Bonferroni).
+INTERVALS: tuple[str, ...] = ("clopper-pearson", "jeffreys")
 
-    Counts may be fractional (expected counts): the Beta quantiles extend smoothly.
+
+def box_corner(
+    fp: np.ndarray,
+    n_out: int,
+    tp: np.ndarray,
+    n_in: int,
+    confidence: float,
+    interval: str = "clopper-pearson",
+) -> tuple[np.ndarray, np.ndarray]:
+    """(fpr_upper, tpr_lower): one-sided bounds, α/2 each (Bonferroni).
+
+    ``clopper-pearson`` (exact coverage) or ``jeffreys``: the α/2 and 1 − α/2 quantiles of the
+    Jeffreys posterior Beta(k + ½, n − k + ½) (Brown, Cai & DasGupta 2001; the posterior of
+    Ganev, Annamalai & Kulynych 2026). Counts may be fractional (expected counts): the Beta
+    quantiles extend smoothly.
     """
+    check_choice("interval", interval, INTERVALS)
     a = (1.0 - confidence) / 2.0
+    if interval == "jeffreys":
+        fp = np.asarray(fp, dtype=np.float64)
+        tp = np.asarray(tp, dtype=np.float64)
+        fpr_hi = np.where(fp < n_out, stats.beta.ppf(1.0 - a, fp + 0.5, n_out - fp + 0.5), 1.0)
+        tpr_lo = np.where(tp > 0, stats.beta.ppf(a, tp + 0.5, n_in - tp + 0.5), 0.0)
+        return fpr_hi, tpr_lo
     _, fpr_hi = clopper_pearson(fp, n_out, a)
     tpr_lo, _ = clopper_pearson(tp, n_in, a)
     return fpr_hi, tpr_lo
@@ -163,7 +186,9 @@ def wilson_corner(
     return bound(fp, n_out, 1.0), bound(tp, n_in, -1.0)
 
 
-def _void(runs: int, delta: float, confidence: float, gaussian: bool, why: str) -> BoundEstimate:
+def _void(
+    runs: int, delta: float, confidence: float, gaussian: bool, why: str, interval: str
+) -> BoundEstimate:
     nan = float("nan")
     return BoundEstimate(
         epsilon_lower_bound=None,
@@ -178,6 +203,7 @@ def _void(runs: int, delta: float, confidence: float, gaussian: bool, why: str) 
         delta=float(delta),
         runs=int(runs),
         reason=why,
+        interval=interval,
     )
 
 
@@ -197,6 +223,7 @@ def estimate_bounds(
     confidence: float = 0.95,
     gaussian: bool = False,
     seed: int = 0,
+    interval: str = "clopper-pearson",
 ) -> BoundEstimate:
     """Lower bounds on ε at δ (and on μ) proved by independent runs on a neighbouring pair.
 
@@ -215,6 +242,10 @@ def estimate_bounds(
         then the one of that test); otherwise the test maximises the ε bound.
     seed : int
         Seed of the split into halves (public: the scores come from public tables).
+    interval : {"clopper-pearson", "jeffreys"}
+        The one-sided bounds on the evaluation half. Clopper–Pearson has guaranteed coverage;
+        the Jeffreys posterior quantiles are narrower, with coverage close to (not always at
+        least) the nominal level.
 
     Returns
     -------
@@ -235,13 +266,14 @@ def estimate_bounds(
     (3.281, 1)
     """
     _check_level(delta, confidence)
+    check_choice("interval", interval, INTERVALS)
     pos = np.asarray(in_scores, dtype=np.float64).ravel()
     neg = np.asarray(out_scores, dtype=np.float64).ravel()
     if np.isnan(pos).any() or np.isnan(neg).any():
         raise ParameterError("a score is NaN; every run must give a number")
     runs = int(min(pos.size, neg.size))
     if runs < 2:
-        return _void(runs, delta, confidence, gaussian, "fewer than two runs on a side")
+        return _void(runs, delta, confidence, gaussian, "fewer than two runs on a side", interval)
     rng = np.random.default_rng(seed)
     pos = pos[rng.permutation(pos.size)]
     neg = neg[rng.permutation(neg.size)]
@@ -277,7 +309,7 @@ def estimate_bounds(
     guess_pos = pos_ev >= t if direction > 0 else pos_ev <= t
     guess_neg = neg_ev >= t if direction > 0 else neg_ev <= t
     tp, fp = int(guess_pos.sum()), int(guess_neg.sum())
-    f_hi, t_lo = box_corner(np.array(fp), m_out, np.array(tp), m_in, confidence)
+    f_hi, t_lo = box_corner(np.array(fp), m_out, np.array(tp), m_in, confidence, interval)
     eps = max(float(epsilon_at_corner(f_hi, t_lo, delta)), 0.0)
     mu = max(float(mu_at_corner(f_hi, t_lo)), 0.0) if gaussian else None
     return BoundEstimate(
@@ -293,6 +325,7 @@ def estimate_bounds(
         delta=float(delta),
         runs=runs,
         reason=None,
+        interval=interval,
     )
 
 
@@ -308,6 +341,7 @@ def ceiling(
     delta: float,
     confidence: float = 0.95,
     gaussian: bool = False,
+    interval: str = "clopper-pearson",
 ) -> float:
     """Largest bound :func:`estimate_bounds` could prove with ``runs`` per side, optimal test.
 
@@ -330,6 +364,8 @@ def ceiling(
         As in :func:`estimate_bounds`.
     gaussian : bool
         Give the μ-GDP ceiling instead of the ε one.
+    interval : str
+        As in :func:`estimate_bounds`.
 
     Returns
     -------
@@ -349,7 +385,7 @@ def ceiling(
     m = runs - runs // 2
     alpha = _alpha_grid()
     beta = np.clip(np.asarray(tradeoff(alpha), dtype=np.float64), 0.0, 1.0)
-    f_hi, t_lo = box_corner(alpha * m, m, (1.0 - beta) * m, m, confidence)
+    f_hi, t_lo = box_corner(alpha * m, m, (1.0 - beta) * m, m, confidence, interval)
     value = mu_at_corner(f_hi, t_lo) if gaussian else epsilon_at_corner(f_hi, t_lo, delta)
     return max(float(np.max(value)), 0.0)
 
