@@ -13,7 +13,7 @@ The estimator of ``synthcert audit-claim`` (issue 26, part 2 "Estimation"):
    z = Φ⁻¹(1 − α/2), a closed form within a few per cent of Clopper–Pearson's width (at zero
    counts z²/(m + z²) against 1 − (α/2)^{1/m}, 3.84/m against 3.69/m at 95 %): on simulated
    Laplace, Gaussian and randomized-response pairs at K = 1,000 and 5,000 the median bounds
-   equal those of a Clopper–Pearson choice to three decimals, at a quarter of the time. The
+   are within 0.002 of those of a Clopper–Pearson choice, at a quarter of the time. The
    choice does not affect validity, which rests on the second half alone.
 3. On the second half, independent of the choice, the rule's false positives FP (out-runs guessed
    IN) and true positives TP are counted, and one-sided Clopper–Pearson bounds are taken,
