@@ -295,7 +295,7 @@ def audit_gaussian_release(
     n: int = 50,
     d: int = 1,
     sigma: float = 0.3,
-    n_out: int = 1,
+    n_out: int = 50,
     delta: float = 1e-2,
     runs: int = 5_000,
     seed: int = 0,
