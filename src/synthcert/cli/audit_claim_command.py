@@ -35,12 +35,13 @@ def audit_claim_command(
         typer.Option(
             "--synthesizer",
             help="Registry name of a DP synthesizer: privbayes, gaussian-copula, mwem-pgm, aim, "
-            "ctgan.",
+            "ctgan; or gaussian (the certified release on the theorem's worst pair, --param "
+            "n=, sigma=, n_out=; no --epsilon).",
         ),
     ],
     epsilon: Annotated[
-        str, typer.Option("--epsilon", help="The DP budget the synthesizer is run with.")
-    ],
+        str | None, typer.Option("--epsilon", help="The DP budget the synthesizer is run with.")
+    ] = None,
     schema: Annotated[
         Path | None,
         typer.Option(
@@ -140,7 +141,7 @@ def audit_claim_command(
     from synthcert.data.schema import Schema
     from synthcert.errors import ParameterError
 
-    if design == "domain" and schema is None:
+    if design == "domain" and schema is None and synthesizer != "gaussian":
         raise ParameterError("--schema is needed with --design domain (the default)")
     k = parse_count(runs)
     loaded = Schema.load(schema) if schema is not None and design == "domain" else None
@@ -149,7 +150,7 @@ def audit_claim_command(
         audit = run_claim_audit(
             synthesizer,
             loaded,
-            epsilon=parse_float(epsilon),
+            epsilon=parse_float(epsilon) if epsilon is not None else None,
             delta=parse_float(delta) if delta is not None else None,
             params=parse_params(param),
             runs=k,
@@ -178,14 +179,15 @@ def audit_claim_command(
 
 def _figure(audit, path: Path) -> None:
     """The trade-off figure (the pair's curve when dp-accounting can compose its event)."""
+    from synthcert.audit.claim.events import event_pld
     from synthcert.audit.claim.plots import tradeoff_figure
-    from synthcert.audit.claim.tradeoff import claim_tradeoff, event_tradeoff
+    from synthcert.audit.claim.tradeoff import claim_tradeoff, pld_tradeoff
 
     pair_curve = None
     if audit.event is not None:
         try:
-            pair_curve = event_tradeoff(audit.event)
-        except Exception:  # an event the PLD accountant cannot compose: claim curve only
+            pair_curve = pld_tradeoff(event_pld(audit.event))
+        except Exception:  # an event without a PLD here: the claim's curve only
             pair_curve = None
     tradeoff_figure(audit.result, claim_tradeoff(audit.claim), path, pair_curve=pair_curve)
 

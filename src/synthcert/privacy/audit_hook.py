@@ -42,6 +42,9 @@ class NoisyMeasurement:
     axes : tuple of int or None
         For a count table, the schema columns (indices) whose joint counts it holds, axes in
         that order; None for another statistic (a vector of Kendall taus).
+    integer : bool
+        The noise is discrete on the integers (counts): a count that moves by one is then
+        told apart as well as by randomized response, not by a continuous Laplace.
     """
 
     name: str
@@ -50,6 +53,7 @@ class NoisyMeasurement:
     noisy: np.ndarray
     true: np.ndarray
     axes: tuple[int, ...] | None = None
+    integer: bool = False
 
 
 _TAP: ContextVar[list[NoisyMeasurement] | None] = ContextVar("synthcert_audit_tap", default=None)
@@ -87,12 +91,14 @@ def record_measurement(
     noisy: np.ndarray,
     true: np.ndarray,
     axes: tuple[int, ...] | None = None,
+    *,
+    integer: bool = False,
 ) -> None:
     """Hand one noisy measurement to the auditor, if one is recording (else do nothing).
 
     Parameters
     ----------
-    name, noise, scale, noisy, true, axes
+    name, noise, scale, noisy, true, axes, integer
         As in :class:`NoisyMeasurement`; the arrays are copied.
     """
     seen = _TAP.get()
@@ -106,6 +112,7 @@ def record_measurement(
             np.array(noisy, dtype=np.float64, copy=True),
             np.array(true, dtype=np.float64, copy=True),
             None if axes is None else tuple(int(a) for a in axes),
+            bool(integer),
         )
     )
 

@@ -677,7 +677,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             )  # fmt: skip
             record_measurement(
                 f"laplace:marginal:{name}", "laplace", 2.0 * d / eps_marg, noisy, counts,
-                (j,) if role == "value" else None,
+                (j,) if role == "value" else None, integer=True,
             )  # fmt: skip
             self._marginals.append(clip_normalise(noisy))
         if len(taus):

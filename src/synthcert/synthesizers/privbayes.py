@@ -323,7 +323,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
                     counts, 2.0, eps_t, integer=True, rng=rng, accountant=self.accountant,
                     name=name,
                 )  # fmt: skip
-                record_measurement(name, "laplace", 2.0 / eps_t, counts, joint, axes)
+                record_measurement(name, "laplace", 2.0 / eps_t, counts, joint, axes, integer=True)
             elif self.staircase_form == "l1":
                 counts = staircase_mechanism(
                     counts, 2.0, eps_t, rng=rng, accountant=self.accountant, name=name

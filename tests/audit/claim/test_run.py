@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from synthcert.audit.claim.design import anchor_pair
-from synthcert.audit.claim.events import pair_event
+from synthcert.audit.claim.events import event_pld, pair_event, randomized_response
 from synthcert.audit.claim.result import ClaimAuditResult
 from synthcert.audit.claim.run import (
     AuditSetup,
@@ -82,12 +82,20 @@ def test_the_event_of_privbayes_on_the_anchor_pair():
     ref, synth, seen = reference_values(setup, np.random.SeedSequence(1))
     codes = PairCodes.of(pair_discretizer(synth, setup.pair), setup.pair)
     event = pair_event(synth, seen, codes, ref)
+    # each of the 3 noisy tables moves two cells by one (discrete Laplace of scale
+    # 2 d / (0.7 eps) = 60/7: randomized response at 7/60), and the 2 structure selections
+    # are epsilon-DP steps of 0.15 each
+    rr = [e for e in event.events if isinstance(e, dp_accounting.RandomizedResponseDpEvent)]
+    p = 2 / (1 + np.exp(7 / 60))
+    assert len(rr) == 6 and all(e.noise_parameter == pytest.approx(p) for e in rr)
     laplace = [e for e in event.events if isinstance(e, dp_accounting.LaplaceDpEvent)]
-    # each of the 3 noisy tables moves two cells by one (scale 2 d / (0.7 eps) = 60/7), and
-    # the 2 structure selections are epsilon-DP steps of 0.15 each
-    tables = [e for e in laplace if e.noise_multiplier == pytest.approx(60 / 7)]
-    selections = [e for e in laplace if e.noise_multiplier == pytest.approx(1 / 0.15)]
-    assert len(tables) == 6 and len(selections) == 2 and len(laplace) == 8
+    assert len(laplace) == 2
+    assert all(e.noise_multiplier == pytest.approx(1 / 0.15) for e in laplace)
+    assert len(event.events) == 8
+    # randomized response at epsilon is told apart better than a Laplace of the same epsilon
+    rr_pld = event_pld(randomized_response(1.0))
+    lap_pld = event_pld(dp_accounting.LaplaceDpEvent(1.0))
+    assert rr_pld.get_delta_for_epsilon(0.5) > lap_pld.get_delta_for_epsilon(0.5)
 
 
 def test_fit_once_reads_the_pgm_measurements():

@@ -260,21 +260,88 @@ def corner_above_claim(claim: PrivacyClaim, fpr_upper: float, tpr_lower: float) 
 def _ceilings(
     event: Any, runs: int, delta: float, confidence: float, gaussian: bool
 ) -> tuple[float | None, float | None, str | None]:
-    """(ε ceiling, μ ceiling, why None) of the pair's event."""
+    """(ε ceiling, μ ceiling, why None) of the pair's event (its PLD, :func:`event_pld`)."""
     if event is None:
         return None, None, "no noise step of this synthesizer is known on the pair"
-    from synthcert.audit.claim.estimate import ceiling_from_event
+    from synthcert.audit.claim.estimate import ceiling
+    from synthcert.audit.claim.events import event_pld
+    from synthcert.audit.claim.tradeoff import pld_tradeoff
 
     try:
-        eps = ceiling_from_event(event, runs=runs, delta=delta, confidence=confidence)
+        curve = pld_tradeoff(event_pld(event))
+        eps = ceiling(curve, runs=runs, delta=delta, confidence=confidence)
         mu = (
-            ceiling_from_event(event, runs=runs, delta=delta, confidence=confidence, gaussian=True)
+            ceiling(curve, runs=runs, delta=delta, confidence=confidence, gaussian=True)
             if gaussian
             else None
         )
-    except Exception as exc:  # dp-accounting refuses an event it cannot compose
+    except Exception as exc:  # an event dp-accounting cannot turn into a PLD
         return None, None, f"ceiling not computed: {type(exc).__name__}: {exc}"
     return eps, mu, None
+
+
+def gaussian_release_audit(
+    *,
+    delta: float | None,
+    params: dict[str, Any],
+    runs: int,
+    claimed_epsilon: float | None,
+    seed: int,
+) -> ClaimAudit:
+    """The certified Gaussian release (``gaussian``) on the theorem's worst pair, as a result.
+
+    M_G adds no noise: its privacy comes from sampling, and its audit (helper module
+    :mod:`synthcert.audit.claim.gaussian_release`) fits the real synthesizer on a pair built at
+    a small public n (one column in [-1, 1]) and scores each release by its log-likelihood
+    ratio, the optimal test there. ``params`` may set ``n``, ``sigma`` and ``n_out``; the
+    claim is the release's certificate at ``delta`` (default 1e-2), and the ceiling is computed
+    from the pair's exact privacy profile.
+    """
+    from synthcert.audit.claim.gaussian_release import audit_gaussian_release
+    from synthcert.privacy.claims import GUARANTEE
+
+    allowed = {"n", "sigma", "n_out"}
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ParameterError(
+            f"the gaussian release audit takes --param n, sigma, n_out; got {unknown}"
+        )
+    d = 1e-2 if delta is None else float(delta)
+    start = time.perf_counter()
+    g = audit_gaussian_release(runs=runs, seed=seed, delta=d, **params)
+    seconds = time.perf_counter() - start
+    eps_claim = float(g.certificate_epsilon if claimed_epsilon is None else claimed_epsilon)
+    claim = PrivacyClaim("approx-dp", GUARANTEE, "unbounded", epsilon=eps_claim, delta=d)
+    est, lb = g.estimate, g.epsilon_lower_bound
+    above = corner_above_claim(claim, est.fpr_upper, est.tpr_lower) if lb is not None else False
+    result = ClaimAuditResult(
+        synthesizer="gaussian",
+        design="theorem-pair",
+        neighbouring="unbounded",
+        statistic="black-box",
+        claimed_epsilon=eps_claim,
+        claimed_mu=None,
+        delta=d,
+        epsilon_lower_bound=lb,
+        mu_lower_bound=est.mu_lower_bound,
+        ceiling=float(g.ceiling),
+        mu_ceiling=None,
+        gap_test=None if lb is None else float(g.ceiling) - lb,
+        gap_mechanism_runs=eps_claim - float(g.ceiling),
+        violation=bool((lb is not None and lb > eps_claim) or above),
+        above_claim_curve=bool(above),
+        runs=int(runs),
+        confidence=float(est.confidence),
+        fpr=float(est.fpr),
+        tpr=float(est.tpr),
+        fpr_upper=float(est.fpr_upper),
+        tpr_lower=float(est.tpr_lower),
+        threshold=float(est.threshold),
+        seed=int(seed),
+        seconds=float(seconds),
+        reason=est.reason,
+    )
+    return ClaimAudit(result, claim, None)
 
 
 def run_claim_audit(
@@ -302,7 +369,8 @@ def run_claim_audit(
     Parameters
     ----------
     synthesizer : str
-        A DP synthesizer of the registry (privbayes, gaussian-copula, mwem-pgm, aim, ctgan).
+        A DP synthesizer of the registry (privbayes, gaussian-copula, mwem-pgm, aim, ctgan), or
+        ``gaussian`` (the certified release, :func:`gaussian_release_audit`; no epsilon).
     schema : Schema or None
         The public schema (None with ``design="anchor"``).
     epsilon, delta, params
@@ -340,6 +408,11 @@ def run_claim_audit(
     from synthcert.synthesizers.base import constructor_params
     from synthcert.synthesizers.registry import get_info
 
+    if synthesizer == "gaussian":  # the certified release: no noise step, its own pair
+        return gaussian_release_audit(
+            delta=delta, params=dict(params or {}), runs=runs, claimed_epsilon=claimed_epsilon,
+            seed=seed,
+        )  # fmt: skip
     if epsilon is None:
         raise ParameterError("audit-claim tests a DP claim: give --epsilon")
     if runs < 2:
@@ -425,6 +498,7 @@ __all__ = [
     "ClaimAudit",
     "claimed",
     "fit_once",
+    "gaussian_release_audit",
     "reference_values",
     "run_chunk",
     "run_claim_audit",
