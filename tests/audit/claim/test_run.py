@@ -148,3 +148,13 @@ def test_black_box_is_the_default_without_measurements_and_white_box_can_be_refu
         params={"noise": "staircase"},
     )  # fmt: skip
     assert audit.result.statistic == "black-box"
+
+
+@pytest.mark.slow  # a LocalCluster starts in about a minute on this busy 2-core machine
+def test_the_dask_engine_gives_the_local_scores():
+    pytest.importorskip("distributed")
+    setup = privbayes_setup(samples=10)
+    local = run_scores(setup, runs=3, seed=2, workers=1)
+    dask = run_scores(setup, runs=3, seed=2, workers=1, engine="dask")
+    for a, b in zip(local, dask, strict=True):
+        np.testing.assert_array_equal(a, b)

@@ -195,12 +195,13 @@ def run_scores(
             progress(len(chunk))
 
     if engine == "dask":
-        from synthcert.engine.dask import _import_distributed, dask_client
+        from synthcert.engine.dask import dask_client
 
-        distributed = _import_distributed()
         with dask_client(scheduler, n_workers=workers, notify=notify) as client:
+            from distributed import as_completed as dask_completed  # installed: client is up
+
             futures = client.map(_chunk_call, items, pure=False)
-            for fut in distributed.as_completed(futures):
+            for fut in dask_completed(futures):
                 take(fut.result())
     elif workers == 1 or len(items) == 1:
         for item in items:
