@@ -13,6 +13,7 @@ on the seed only, not on the engine, the workers or the chunking.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import time
 from collections.abc import Callable
@@ -117,7 +118,8 @@ def fit_once(
 def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence]) -> np.ndarray:
     """Scores (white-box, black-box) of one fit per seed, on one side: shape (len(seeds), 2).
 
-    The white-box score is nan when the fit exposed no measurement that moves with the canary.
+    The white-box score is 0 (no evidence either way) when the fit exposed no measurement that
+    moves with the canary; the black-box score is nan when ``setup.samples`` is 0.
     """
     out = np.full((len(seeds), 2), np.nan)
     codes = disc = None
@@ -128,8 +130,7 @@ def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence])
         if codes is None:
             disc = pair_discretizer(synth, setup.pair)
             codes = PairCodes.of(disc, setup.pair)
-        if measurements:
-            out[i, 0] = white_box_score(measurements, codes, setup.reference)
+        out[i, 0] = white_box_score(measurements, codes, setup.reference)
         if setup.samples > 0:  # samples=0: white-box only, no rows drawn
             rows = synth.sample(setup.samples, seed=sample_seed)
             out[i, 1] = black_box_score(rows, setup.pair, disc, codes)
@@ -207,7 +208,10 @@ def run_scores(
         for item in items:
             take(_chunk_call(item))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # forkserver: workers do not inherit this process's threads (torch's, BLAS's), which a
+        # fork after the reference fits could deadlock on
+        ctx = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             for fut in as_completed([pool.submit(_chunk_call, item) for item in items]):
                 take(fut.result())
     return scores[1], scores[0]
