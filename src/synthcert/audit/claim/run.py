@@ -176,6 +176,12 @@ def run_scores(
         A local process pool or a Dask cluster (``scheduler``, or a new LocalCluster).
     progress : callable, optional
         Called with the number of runs each finished chunk held.
+
+    Notes
+    -----
+    The local pool's workers start from a forkserver, so a *script* that calls this (or
+    :func:`run_claim_audit`) with more than one worker needs the usual
+    ``if __name__ == "__main__":`` guard, as with any spawn-based pool.
     """
     if engine not in ENGINES:
         raise ParameterError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
