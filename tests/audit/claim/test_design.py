@@ -74,3 +74,13 @@ def test_anchor_design_is_ten_zeros_plus_an_all_ones_canary():
 def test_impossible_designs_are_refused(schema, relation, design):
     with pytest.raises(ParameterError):
         build_pair(schema, relation, design)
+
+
+def test_every_name_the_package_exports_resolves():
+    import synthcert.audit.claim as claim
+
+    assert {"ClaimAuditResult", "run_claim_audit", "worst_case_pair"} <= set(claim.__all__)
+    for name in claim.__all__:
+        assert getattr(claim, name) is not None
+    with pytest.raises(AttributeError):
+        claim.no_such_name  # noqa: B018

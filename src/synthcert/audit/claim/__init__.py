@@ -26,7 +26,10 @@ _EXPORTS: dict[str, str] = {
     "worst_case_pair": "design",
     "anchor_pair": "design",
     "ClaimAuditResult": "result",
+    "ClaimAudit": "run",
     "run_claim_audit": "run",
+    "GaussianReleaseAudit": "gaussian_release",
+    "audit_gaussian_release": "gaussian_release",
 }
 
 
