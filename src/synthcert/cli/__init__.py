@@ -4,6 +4,7 @@ from __future__ import annotations
 
 # Each module registers its commands on the shared apps when imported.
 from synthcert.cli import (
+    audit_claim_command,  # noqa: F401  (audit-claim)
     audit_commands,  # noqa: F401  (audit, reproduce setsubun)
     data_commands,  # noqa: F401  (schema infer, datasets)
     evaluate_commands,  # noqa: F401  (evaluate, reproduce utility)

@@ -51,6 +51,7 @@ from synthcert.data.encode import (
 from synthcert.data.encode import typed_frame as encoded_typed_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
+from synthcert.privacy.audit_hook import record_measurement
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.sources import CountSource, check_cardinalities
@@ -684,13 +685,20 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 counts, 2.0, eps_marg / d, integer=True, rng=rng, accountant=self.accountant,
                 name=f"laplace:marginal:{name}",
             )  # fmt: skip
+            record_measurement(
+                f"laplace:marginal:{name}", "laplace", 2.0 * d / eps_marg, noisy, counts,
+                (j,) if role == "value" else None, integer=True,
+            )  # fmt: skip
             self._marginals.append(clip_normalise(noisy))
         if len(taus):
             # the vector of taus has L1 sensitivity len(taus) * 4/n
+            exact, sens = taus, len(taus) * kendall_tau_sensitivity(self.n_)
             taus = laplace_mechanism(
-                taus, len(taus) * kendall_tau_sensitivity(self.n_), eps_corr, rng=rng,
-                accountant=self.accountant, name="laplace:kendall-tau",
+                taus, sens, eps_corr, rng=rng, accountant=self.accountant,
+                name="laplace:kendall-tau",
             )  # fmt: skip
+            # nominal scale: the grid of laplace_mechanism adds a little more noise
+            record_measurement("laplace:kendall-tau", "laplace", sens / eps_corr, taus, exact)
         if tie_corrected:
             m = self._marginals
             pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]

@@ -21,6 +21,7 @@ from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError, ParameterError, check_choice
+from synthcert.privacy.audit_hook import record_measurement
 from synthcert.privacy.mechanisms import (
     StaircaseForm,
     exponential_mechanism,
@@ -295,7 +296,9 @@ class PrivBayesSynthesizer(DPSynthesizer):
             source, self.degree_, rng, choose, self.max_cells_
         )
         joints = source.marginal([(c, *ps) for c, ps in self.order_])
-        self.tables_ = [self._table(joints[(c, *ps)], c, eps_p, rng) for c, ps in self.order_]
+        self.tables_ = [
+            self._table(joints[(c, *ps)], (c, *ps), eps_p, rng) for c, ps in self.order_
+        ]
         self.n_ = n
         acc.check_within_budget()
         self._cards = cards
@@ -304,11 +307,14 @@ class PrivBayesSynthesizer(DPSynthesizer):
     def _table(
         self,
         joint: np.ndarray,
-        child: int,
+        axes: tuple[int, ...],
         eps_p: float | None,
         rng: np.random.Generator,
     ) -> np.ndarray:
-        """Joint counts of (child, parents), noised when DP, clipped, renormalised, conditioned."""
+        """Joint counts of ``axes`` = (child, *parents), noised when DP, clipped, renormalised,
+        conditioned. The Laplace-noised counts go to the auditing hook
+        (:mod:`synthcert.privacy.audit_hook`: nothing happens unless an auditor records)."""
+        child = axes[0]
         counts = joint.astype(np.float64)
         if eps_p is not None:
             eps_t = eps_p / len(self.schema.columns)
@@ -319,6 +325,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
                     counts, 2.0, eps_t, integer=True, rng=rng, accountant=self.accountant,
                     name=name,
                 )  # fmt: skip
+                record_measurement(name, "laplace", 2.0 / eps_t, counts, joint, axes, integer=True)
             elif self.staircase_form == "l1":
                 counts = staircase_mechanism(
                     counts, 2.0, eps_t, rng=rng, accountant=self.accountant, name=name

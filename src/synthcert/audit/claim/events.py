@@ -1,0 +1,168 @@
+"""A synthesizer's noise steps on the audited pair, as a dp-accounting ``DpEvent`` (issue 26).
+
+The ceiling of an audit is computed from the mechanism's own privacy-loss distribution on the
+pair it was run on. Each noisy measurement a fit recorded (the auditing hook,
+:mod:`synthcert.privacy.audit_hook`) moves between D and D' by ``s = mu1 - mu0``:
+
+* Laplace noise of scale b: one ``LaplaceDpEvent`` of noise multiplier ``b / |s_c|`` per cell
+  c that moves (the cells are noised independently). Counts noised with *discrete* Laplace
+  noise (synthcert's, on the integers) that move by one take only the privacy losses ±1/b: the
+  pair of distributions is then binary randomized response at ε = 1/b, a
+  ``RandomizedResponseDpEvent`` with two buckets (and noise parameter 2/(1 + e^ε)), more
+  distinguishable than a continuous Laplace of the same ε;
+* Gaussian noise of standard deviation sigma: one ``GaussianDpEvent`` of noise multiplier
+  ``sigma / ||s||_2``;
+* a selection by the exponential mechanism (ledger entries of kind ``exponential``, ε each):
+  a ``LaplaceDpEvent`` of noise multiplier 1/ε, an ε-DP step. (The least favourable ε-DP step
+  is randomized response; a Laplace step is the accountants' usual stand-in.)
+
+DP-SGD (DP-CTGAN) is ``SelfComposed(PoissonSampled(q, Gaussian(z)), steps)`` from its fitted
+sampling rate, noise multiplier and steps, with the Gaussian of its missingness-pattern
+histogram. The steps of one reference fit on D' make the event (AIM's and PrivBayes's choices
+vary between fits; their total budget does not).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from synthcert.audit.claim.statistics import PairCodes, measurement_means
+from synthcert.privacy.audit_hook import NoisyMeasurement
+
+
+def measurement_events(
+    measurements: Sequence[NoisyMeasurement],
+    codes: PairCodes,
+    reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> list[Any]:
+    """The DpEvents of the measurements that move between D and D' (module docstring)."""
+    import dp_accounting
+
+    events: list[Any] = []
+    for m in measurements:
+        means = measurement_means(m, codes, reference)
+        if means is None:
+            continue
+        shift = np.abs(means[1] - means[0]).ravel()
+        shift = shift[shift > 0]
+        if shift.size == 0:
+            continue
+        if m.noise == "laplace" and m.integer:
+            events += [randomized_response(float(s) / m.scale) for s in shift]
+        elif m.noise == "laplace":
+            events += [dp_accounting.LaplaceDpEvent(m.scale / float(s)) for s in shift]
+        else:
+            norm = float(np.sqrt(np.sum(shift**2)))
+            events.append(dp_accounting.GaussianDpEvent(m.scale / norm))
+    return events
+
+
+def randomized_response(epsilon: float) -> Any:
+    """Binary randomized response at ``epsilon``: the least favourable ε-DP pair."""
+    import dp_accounting
+
+    return dp_accounting.RandomizedResponseDpEvent(2.0 / (1.0 + math.exp(epsilon)), 2)
+
+
+def event_pld(event: Any, *, value_discretization_interval: float = 1e-3) -> Any:
+    """The privacy-loss distribution of a composition of the events this module builds.
+
+    dp-accounting's accountant takes randomized response only under replace-one neighbours and
+    Laplace only under add/remove, so the pieces are built here, each on the pair it describes
+    (``from_randomized_response``, ``from_laplace_mechanism``, ``from_gaussian_mechanism``,
+    Poisson-subsampled Gaussian steps self-composed), and composed.
+    """
+    import dp_accounting
+    from dp_accounting.pld import privacy_loss_distribution as pld_lib
+
+    vdi = value_discretization_interval
+    if isinstance(event, dp_accounting.ComposedDpEvent):
+        parts = [event_pld(e, value_discretization_interval=vdi) for e in event.events]
+        out = parts[0]
+        for part in parts[1:]:
+            out = out.compose(part)
+        return out
+    if isinstance(event, dp_accounting.SelfComposedDpEvent):
+        return event_pld(event.event, value_discretization_interval=vdi).self_compose(event.count)
+    if isinstance(event, dp_accounting.RandomizedResponseDpEvent):
+        return pld_lib.from_randomized_response(
+            event.noise_parameter, event.num_buckets, value_discretization_interval=vdi
+        )
+    if isinstance(event, dp_accounting.LaplaceDpEvent):
+        return pld_lib.from_laplace_mechanism(
+            event.noise_multiplier, value_discretization_interval=vdi
+        )
+    if isinstance(event, dp_accounting.GaussianDpEvent):
+        return pld_lib.from_gaussian_mechanism(
+            event.noise_multiplier, value_discretization_interval=vdi
+        )
+    if isinstance(event, dp_accounting.PoissonSampledDpEvent) and isinstance(
+        event.event, dp_accounting.GaussianDpEvent
+    ):
+        return pld_lib.from_gaussian_mechanism(
+            event.event.noise_multiplier,
+            sampling_prob=event.sampling_probability,
+            value_discretization_interval=vdi,
+        )
+    raise ValueError(f"no privacy-loss distribution for {event!r}")
+
+
+def selection_events(ledger: Sequence[Any]) -> list[Any]:
+    """An ε-DP Laplace step per exponential-mechanism entry of a fit's ledger."""
+    import dp_accounting
+
+    return [
+        dp_accounting.LaplaceDpEvent(1.0 / float(e.epsilon))
+        for e in ledger
+        if e.kind == "exponential" and e.epsilon
+    ]
+
+
+def dpsgd_events(synth: Any) -> list[Any]:
+    """DP-CTGAN's discriminator steps and its pattern histogram (from the fitted attributes)."""
+    import dp_accounting
+
+    steps = int(getattr(synth, "steps_", 0) or 0)
+    if steps <= 0:
+        return []
+    step = dp_accounting.PoissonSampledDpEvent(
+        float(synth.sample_rate_), dp_accounting.GaussianDpEvent(float(synth.noise_multiplier_))
+    )
+    events: list[Any] = [dp_accounting.SelfComposedDpEvent(step, steps)]
+    rho = getattr(synth, "pattern_rho_", None)
+    if rho:
+        events.append(dp_accounting.GaussianDpEvent(1.0 / math.sqrt(2.0 * float(rho))))
+    return events
+
+
+def pair_event(
+    synth: Any,
+    measurements: Sequence[NoisyMeasurement],
+    codes: PairCodes,
+    reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> Any | None:
+    """The composed event of one fit's noise steps on the pair, or None if none is known."""
+    import dp_accounting
+
+    events = dpsgd_events(synth)
+    if not events:
+        events = measurement_events(measurements, codes, reference)
+        ledger = getattr(getattr(synth, "accountant", None), "ledger", ())
+        events += selection_events(ledger)
+    if not events:
+        return None
+    return dp_accounting.ComposedDpEvent(events)
+
+
+__all__ = [
+    "dpsgd_events",
+    "event_pld",
+    "measurement_events",
+    "pair_event",
+    "randomized_response",
+    "selection_events",
+]

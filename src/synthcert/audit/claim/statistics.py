@@ -1,0 +1,194 @@
+"""Test statistics of the worst-case audit: one score per fit (issue 26, part 2).
+
+A score is larger when the fit looks like it saw the canary (D', IN).
+
+* **black-box**: the share of ``samples`` synthetic rows that fall in the canary's cell, every
+  column binned as the synthesizer bins it (its ``bins`` public equal-width bins, or the
+  declared edges, and the categories). Only the released rows are used.
+* **white-box**: the log-likelihood ratio of the fit's noisy measurements between D' and D,
+  read through the auditing hook (:mod:`synthcert.privacy.audit_hook`; never published). A
+  measurement of count table or vector ``y`` with exact values ``mu0`` on D and ``mu1`` on D'
+  contributes
+
+  - Laplace noise of scale b: ``sum_c (|y_c - mu0_c| - |y_c - mu1_c|) / b`` (the
+    likelihood-ratio direction of the noisy count at the canary's cell and at the repeated
+    record's cell, each normalised by its noise scale, clipped where the ratio saturates);
+  - Gaussian noise of standard deviation sigma:
+    ``sum_c ((y_c - mu0_c)^2 - (y_c - mu1_c)^2) / (2 sigma^2)``, linear in y.
+
+  For measurements that do not adapt to the data this sum is the Neyman–Pearson statistic of
+  the pair; selections (the exponential mechanism) are not scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from synthcert.audit.claim.design import NeighbourPair
+from synthcert.data.discretize import DEFAULT_BINS, Discretizer, numeric_bin_codes
+from synthcert.data.encode import numeric_values
+from synthcert.data.schema import CategoricalColumn, NumericColumn
+from synthcert.privacy.audit_hook import NoisyMeasurement
+
+STATISTICS = ("white-box", "black-box")
+DEFAULT_SAMPLES = 1000  # synthetic rows drawn per fit for the black-box statistic
+
+
+def pair_discretizer(synth: Any, pair: NeighbourPair) -> Discretizer:
+    """The synthesizer's bins over the pair's schema (its ``bins`` or 20, missing modelled)."""
+    return Discretizer(pair.schema, bins=int(getattr(synth, "bins", DEFAULT_BINS) or DEFAULT_BINS))
+
+
+@dataclass(frozen=True)
+class PairCodes:
+    """Codes of D, D' and the canary on a synthesizer's bins, and the code cardinalities."""
+
+    without: np.ndarray
+    with_canary: np.ndarray
+    canary: np.ndarray
+    cards: tuple[int, ...]
+
+    @classmethod
+    def of(cls, discretizer: Discretizer, pair: NeighbourPair) -> PairCodes:
+        """Codes of the pair's tables on ``discretizer``."""
+        return cls(
+            discretizer.transform(pair.without),
+            discretizer.transform(pair.with_canary),
+            discretizer.transform(pair.canary)[0],
+            tuple(discretizer.cardinalities),
+        )
+
+    def counts(self, side: int, axes: Sequence[int]) -> np.ndarray:
+        """Joint counts of D' (``side=1``) or D over ``axes``, axes in that order."""
+        codes = self.with_canary if side else self.without
+        shape = tuple(self.cards[a] for a in axes)
+        out = np.zeros(shape, dtype=np.float64)
+        np.add.at(out, tuple(codes[:, a] for a in axes), 1.0)
+        return out
+
+
+def in_canary_cell(
+    rows: pd.DataFrame, pair: NeighbourPair, discretizer: Discretizer, canary: np.ndarray
+) -> np.ndarray:
+    """Which synthetic rows fall in the canary's cell: every column in the canary's category or
+    in the canary's bin (the synthesizer's bins). A missing value is never in the cell.
+
+    ``canary`` holds the canary's codes on ``discretizer``. Categorical columns in the
+    schema's dtype are read from their codes (no re-encoding).
+    """
+    hit = np.ones(len(rows), dtype=bool)
+    full: np.ndarray | None = None  # every column re-encoded, only if a column needs it
+    for j, col in enumerate(pair.schema.columns):
+        series = rows[col.name]
+        if (
+            isinstance(col, CategoricalColumn)
+            and isinstance(series.dtype, pd.CategoricalDtype)
+            and list(series.cat.categories) == [str(c) for c in col.categories]
+        ):
+            hit &= series.cat.codes.to_numpy() == canary[j]
+        elif isinstance(col, NumericColumn):
+            x = numeric_values(series, col)
+            hit &= ~np.isnan(x) & (numeric_bin_codes(x, col, discretizer.bins) == canary[j])
+        else:
+            if full is None:
+                full = discretizer.transform(rows)
+            hit &= full[:, j] == canary[j]
+    return hit
+
+
+def black_box_score(
+    rows: pd.DataFrame, pair: NeighbourPair, discretizer: Discretizer, codes: PairCodes
+) -> float:
+    """Share of the synthetic ``rows`` in the canary's cell (:func:`in_canary_cell`)."""
+    if len(rows) == 0:
+        return 0.0
+    return float(np.mean(in_canary_cell(rows, pair, discretizer, codes.canary)))
+
+
+def measurement_means(
+    m: NoisyMeasurement,
+    codes: PairCodes,
+    reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """(mu0, mu1): the exact values of measurement ``m`` on D and on D' (None if unknown).
+
+    A count table (``axes`` set) is counted on the pair's codes; another statistic is looked up
+    by name in ``reference`` (the values two reference fits, one per side, recorded).
+    """
+    if m.axes is not None:
+        mu0, mu1 = codes.counts(0, m.axes), codes.counts(1, m.axes)
+        if mu0.size != m.noisy.size:
+            return None
+        return mu0.reshape(m.noisy.shape), mu1.reshape(m.noisy.shape)
+    found = reference.get(m.name)
+    if found is None or found[0].shape != m.noisy.shape:
+        return None
+    return found
+
+
+def log_likelihood_ratio(m: NoisyMeasurement, mu0: np.ndarray, mu1: np.ndarray) -> float:
+    """log p(y | D') - log p(y | D) of one measurement (module docstring)."""
+    y = m.noisy
+    if m.noise == "laplace":
+        return float(np.sum(np.abs(y - mu0) - np.abs(y - mu1)) / m.scale)
+    return float(np.sum((y - mu0) ** 2 - (y - mu1) ** 2) / (2.0 * m.scale**2))
+
+
+def white_box_score(
+    measurements: Sequence[NoisyMeasurement],
+    codes: PairCodes,
+    reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+) -> float:
+    """The summed log-likelihood ratio of the measurements that move between D and D'."""
+    total = 0.0
+    for m in measurements:
+        means = measurement_means(m, codes, reference)
+        if means is not None:
+            total += log_likelihood_ratio(m, *means)
+    return total
+
+
+def pgm_measurements(synth: Any) -> list[NoisyMeasurement]:
+    """The Gaussian measurements a Private-PGM fit (AIM, MWEM+PGM) keeps in memory.
+
+    ``state_.measurements`` holds each noisy marginal ``y`` (flattened in clique order) and its
+    sigma; the exact values are not kept (the statistic counts them on the pair's codes).
+    """
+    state = getattr(synth, "state_", None)
+    if state is None:
+        return []
+    names = list(synth.schema.names)
+    out = []
+    for m in getattr(state, "measurements", ()):
+        axes = tuple(names.index(a) for a in m.clique)
+        y = np.asarray(m.y, dtype=np.float64)
+        out.append(
+            NoisyMeasurement(
+                f"gaussian:{'x'.join(m.clique)}",
+                "gaussian",
+                float(m.sigma),
+                y,
+                np.full_like(y, np.nan),
+                axes,
+            )
+        )
+    return out
+
+
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "STATISTICS",
+    "PairCodes",
+    "black_box_score",
+    "in_canary_cell",
+    "log_likelihood_ratio",
+    "measurement_means",
+    "pair_discretizer",
+    "pgm_measurements",
+    "white_box_score",
+]

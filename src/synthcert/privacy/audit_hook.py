@@ -1,0 +1,120 @@
+"""The auditing hook: a synthesizer's noisy measurements, seen only by the auditor, in memory.
+
+``synthcert audit-claim`` tests a DP claim white-box: it fits the synthesizer on a pair of
+neighbouring tables built from the public schema and reads the noisy statistics the fit drew,
+not only the rows it samples. A synthesizer exposes them by calling :func:`record_measurement`
+right after each noise draw. The call does nothing unless the auditor opened
+:func:`recording_measurements` in the same context (a :class:`contextvars.ContextVar`, so a
+fit in another thread or process is never recorded), and what is recorded lives in the list the
+auditor holds: it is never stored on the synthesizer, never written to a file and never part of
+a release. Recording does not change the fit: no random number is drawn and no value altered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+NoiseKind = Literal["laplace", "gaussian"]
+
+
+@dataclass(frozen=True)
+class NoisyMeasurement:
+    """One noisy statistic of a fit, as the auditor sees it.
+
+    Attributes
+    ----------
+    name : str
+        The ledger name of the step (e.g. ``laplace:table:age``).
+    noise : {"laplace", "gaussian"}
+        The noise added (its discrete version included: the same likelihood-ratio direction).
+    scale : float
+        The Laplace scale b, or the Gaussian standard deviation sigma.
+    noisy : numpy.ndarray
+        The released (noisy) values, before any clipping or normalisation.
+    true : numpy.ndarray
+        The exact values on the table fitted (the auditor built that table: it is no secret).
+    axes : tuple of int or None
+        For a count table, the schema columns (indices) whose joint counts it holds, axes in
+        that order; None for another statistic (a vector of Kendall taus).
+    integer : bool
+        The noise is discrete on the integers (counts): a count that moves by one is then
+        told apart as well as by randomized response, not by a continuous Laplace.
+    """
+
+    name: str
+    noise: NoiseKind
+    scale: float
+    noisy: np.ndarray
+    true: np.ndarray
+    axes: tuple[int, ...] | None = None
+    integer: bool = False
+
+
+_TAP: ContextVar[list[NoisyMeasurement] | None] = ContextVar("synthcert_audit_tap", default=None)
+
+
+@contextlib.contextmanager
+def recording_measurements() -> Iterator[list[NoisyMeasurement]]:
+    """Record the noisy measurements of the fits run inside the block (auditor only).
+
+    Yields
+    ------
+    list of NoisyMeasurement
+        Filled, in order, by every :func:`record_measurement` call of this context.
+
+    Examples
+    --------
+    >>> with recording_measurements() as seen:
+    ...     record_measurement("laplace:x", "laplace", 2.0, np.array([1.5]), np.array([1.0]))
+    >>> [m.name for m in seen]
+    ['laplace:x']
+    >>> record_measurement("laplace:x", "laplace", 2.0, np.array([1.5]), np.array([1.0]))
+    """
+    seen: list[NoisyMeasurement] = []
+    token = _TAP.set(seen)
+    try:
+        yield seen
+    finally:
+        _TAP.reset(token)
+
+
+def record_measurement(
+    name: str,
+    noise: NoiseKind,
+    scale: float,
+    noisy: np.ndarray,
+    true: np.ndarray,
+    axes: tuple[int, ...] | None = None,
+    *,
+    integer: bool = False,
+) -> None:
+    """Hand one noisy measurement to the auditor, if one is recording (else do nothing).
+
+    Parameters
+    ----------
+    name, noise, scale, noisy, true, axes, integer
+        As in :class:`NoisyMeasurement`; the arrays are copied.
+    """
+    seen = _TAP.get()
+    if seen is None:
+        return
+    seen.append(
+        NoisyMeasurement(
+            name,
+            noise,
+            float(scale),
+            np.array(noisy, dtype=np.float64, copy=True),
+            np.array(true, dtype=np.float64, copy=True),
+            None if axes is None else tuple(int(a) for a in axes),
+            bool(integer),
+        )
+    )
+
+
+__all__ = ["NoisyMeasurement", "record_measurement", "recording_measurements"]

@@ -1,0 +1,77 @@
+"""Broken twins (issue 26, part 3): each DP synthesizer run at epsilon = 4 while the audit checks
+a claim of 1 must be caught (``violation``); run honestly (epsilon = claim = 1) it must not.
+
+The default suite runs small versions: a few hundred runs per side, white-box, on the pair built
+from a one-column schema (one binary column: ten "0" plus a canary "1"), where the whole budget
+falls on one noisy table. On the anchor's three columns the budget is split over many small
+steps on the pair (the Gaussian copula at epsilon = 4: nine Laplace steps of 1/3, a ceiling of
+0.61 with 300 runs per side), which a few hundred runs cannot see: those twins run in the slow
+suite, with 1,000 to 3,000 runs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from synthcert.audit.claim.run import run_claim_audit
+from synthcert.data.schema import CategoricalColumn, Schema
+
+ONE_COLUMN = Schema((CategoricalColumn("x", ("0", "1")),))
+PGM = {"pgm_iters": 20}  # post-processing iterations: they do not touch the privacy of the fit
+
+
+def audit(name, epsilon, runs, *, delta=None, params=None, seed=0, schema=ONE_COLUMN):
+    return run_claim_audit(
+        name, schema, epsilon=epsilon, delta=delta, params=params or {}, runs=runs,
+        claimed_epsilon=1.0, design="domain" if schema else "anchor", seed=seed, samples=0,
+        workers=2,
+    ).result  # fmt: skip
+
+
+CASES = [
+    # name, runs per side, delta, params
+    ("privbayes", 200, None, None),
+    ("gaussian-copula", 200, None, None),
+    ("mwem-pgm", 300, 1e-2, PGM),
+    ("aim", 300, 1e-2, PGM),
+]
+
+
+@pytest.mark.parametrize(("name", "runs", "delta", "params"), CASES)
+def test_an_overspending_twin_is_caught(name, runs, delta, params):
+    result = audit(name, 4.0, runs, delta=delta, params=params)
+    assert result.claimed_epsilon == 1.0
+    assert result.violation, result.to_dict()
+
+
+@pytest.mark.parametrize(("name", "runs", "delta", "params"), CASES)
+def test_the_honest_synthesizer_is_not_accused(name, runs, delta, params):
+    result = audit(name, 1.0, runs, delta=delta, params=params)
+    assert not result.violation, result.to_dict()
+    assert result.epsilon_lower_bound is None or result.epsilon_lower_bound <= 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "runs", "delta", "params"),
+    [
+        ("privbayes", 2000, None, None),
+        ("gaussian-copula", 3000, None, None),
+        ("mwem-pgm", 1000, 1e-2, PGM),
+        ("aim", 1000, 1e-2, PGM),
+    ],
+)
+def test_slow_twins_at_epsilon_4_on_the_anchor(name, runs, delta, params):
+    kw = {"delta": delta, "params": params, "seed": 1, "schema": None}
+    assert audit(name, 4.0, runs, **kw).violation
+    assert not audit(name, 1.0, runs, **kw).violation
+
+
+@pytest.mark.slow
+def test_slow_dp_ctgan_is_not_accused_black_box():
+    params = {"epochs": 1}
+    result = run_claim_audit(
+        "ctgan", None, epsilon=1.0, delta=1e-2, params=params, runs=200, claimed_epsilon=1.0,
+        design="anchor", samples=200, workers=2,
+    ).result  # fmt: skip
+    assert result.statistic == "black-box" and not result.violation
