@@ -377,7 +377,7 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
     args += ["--private-domain", "0.4", *REPORT]
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
-        monkeypatch.setattr(module, "SCHEMA", infer_schema(t))
+        monkeypatch.setattr(module, "SCHEMA", infer_schema(t).with_public_kinds())
         assert module.SCHEMA.bounds_source == "data"
         return run(tmp_path / kind, t, args, "s.parquet")
 
@@ -475,7 +475,7 @@ def test_dp_quantile_bins_with_private_domain_publish_the_same_files(tmp_path, t
     args += ["--delta", "1e-6", "--private-domain", "0.3", "--dp-bins", "0.2", *REPORT]
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
-        drafted = infer_schema(t)
+        drafted = infer_schema(t).with_public_kinds()
         cols = tuple(
             replace(c, quantile_bins=5, bins=None) if c.name == "income" else c
             for c in drafted.columns

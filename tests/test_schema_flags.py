@@ -41,7 +41,7 @@ def infer_and_synthesize(folder: Path, table: pd.DataFrame) -> tuple[dict, pd.Da
     """The documented workflow: schema infer, then synthesize --private-domain on it."""
     folder.mkdir(parents=True)
     table.to_csv(folder / "in.csv", index=False)
-    res = invoke_in(folder, ["schema", "infer", "in.csv", "--out", "s.json"])
+    res = invoke_in(folder, ["schema", "infer", "in.csv", "--public-kinds", "--out", "s.json"])
     assert res.exit_code == 0, res.output
     age = next(c for c in json.loads((folder / "s.json").read_text())["columns"])
     assert age["nullable_source"] == "data" and age["integer_source"] == "data"
@@ -73,6 +73,7 @@ def test_the_dp_schema_has_the_same_flags_for_d_and_its_neighbours():
     for kind, t in attack_tables().items():
         drafted = draft_schema(t).schema
         assert drafted is not None
+        drafted = drafted.with_public_kinds()
         budget = plan_budget(drafted, 0.25, 8.0, 1e-6)
         est = estimate_domain([t], drafted, budget, neighboring="bounded", rng=rng)
         schemas[kind] = est.schema

@@ -32,8 +32,8 @@ def files(tmp_path_factory) -> Path:
         }
     )
     table.to_csv(folder / "t.csv", index=False)
-    res = runner.invoke(app, ["schema", "infer", str(folder / "t.csv"), "--out",
-                              str(folder / "s.json")])  # fmt: skip
+    res = runner.invoke(app, ["schema", "infer", str(folder / "t.csv"), "--public-kinds",
+                              "--out", str(folder / "s.json")])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert infer_schema(table).bounds_source == "data"
     return folder

@@ -116,7 +116,8 @@ def test_infer_schema_marks_data_source_and_refuses_constant_columns():
     df = pd.DataFrame({"n": [1, 2, 3, 4], "c": ["a", "b", "a", "b"]})
     schema = infer_schema(df)
     assert schema.bounds_source == "data"
-    assert schema.column("n") == NumericColumn("n", 1, 4, True, "data")
+    assert schema.column("n") == NumericColumn("n", 1, 4, True, "data", kind_source="data")
+    assert schema.data_flags == ["n: nullable", "n: integer", "n: kind", "c: nullable", "c: kind"]
     assert schema.column("c").categories == ("a", "b")
     with pytest.raises(DataError, match="single value"):
         infer_schema(pd.DataFrame({"k": [7.0] * 5}))

@@ -39,6 +39,16 @@ def schema_infer(
         list[str] | None, typer.Option("--drop", help="Column to leave out (repeatable).")
     ] = None,
     log: LogOpt = None,
+    public_kinds: Annotated[
+        bool,
+        typer.Option(
+            "--public-kinds",
+            help="Declare, after review, that each column's kind (numeric, datetime with its "
+            "unit, categorical with its dtype) and the dropped columns are public knowledge "
+            "(a codebook), not read from the data. Without it a DP run on the draft refuses "
+            "them: one record can flip a kind.",
+        ),
+    ] = False,
     max_categories: Annotated[
         int, typer.Option(help="Text columns with more distinct values are dropped as free text.")
     ] = 50,
@@ -65,6 +75,8 @@ def schema_infer(
     schema. A non-negative column whose median lies in the lowest 5% of its range gets a
     hint (scale_hint "log"), never a scale: declare it with --log if it is public knowledge.
     """
+    from dataclasses import replace
+
     from synthcert.data.infer import draft_schema
     from synthcert.data.io import iter_table_chunks, write_text
 
@@ -81,6 +93,8 @@ def schema_infer(
         drop=tuple(drop or ()),
         log_scale=tuple(log or ()),
     )
+    if public_kinds and draft.schema is not None:
+        draft = replace(draft, schema=draft.schema.with_public_kinds())
     if json_out:
         if out is not None and draft.schema is not None:
             write_text(draft.schema.to_json(), out, protect=[input])

@@ -23,7 +23,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.schema import CategoricalColumn, Column, DatetimeColumn, NumericColumn, Schema
-from synthcert.errors import DataError
+from synthcert.errors import DataError, ParameterError
 
 MissingPolicy = Literal["model", "drop", "fail", "fill"]
 MISSING_POLICIES: tuple[str, ...] = ("model", "drop", "fail", "fill")
@@ -70,9 +70,24 @@ def check_missing_policy(missing: str) -> MissingPolicy:
 def missing_policy_for(missing: str, neighboring: str) -> MissingPolicy:
     """The policy a synthesizer applies: ``"model"`` becomes ``"fill"`` under bounded
     (replace-one) neighbours, where n is public and a row can be neither dropped nor refused
-    without telling neighbours apart; any other policy is applied as given."""
+    without telling neighbours apart; under add/remove neighbours a policy is applied as given.
+
+    Raises
+    ------
+    ParameterError
+        ``"drop"`` or ``"fail"`` under replace-one neighbours: dropping one row changes the
+        public n, and refusing one odd record tells D from D' (the refusal is a published
+        exit code). The check reads the options only, so D and D' are refused alike.
+    """
     policy = check_missing_policy(missing)
     replace_one = neighboring.startswith("bounded")  # bounded, bounded-direct
+    if replace_one and policy in ("drop", "fail"):
+        raise ParameterError(
+            f"--missing {policy} cannot be used under bounded neighbours: the table size is "
+            "public there, so one record's missing value can be neither dropped nor refused "
+            "without telling neighbouring tables apart; use --missing model (a missing value "
+            "of a column that is not nullable then takes the column's public fill)"
+        )
     return "fill" if policy == "model" and replace_one else policy
 
 

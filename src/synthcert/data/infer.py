@@ -224,7 +224,11 @@ def decide(
     unparsed = present - (st.numeric if numeric_ok else st.dates if date_ok else present)
     share = (st.missing + unparsed) / st.rows
     nullable = share > 0
-    null_kw = {"nullable": nullable, "missing_share": round(share, 4) if nullable else None}
+    null_kw = {
+        "nullable": nullable,
+        "missing_share": round(share, 4) if nullable else None,
+        "kind_source": "data",  # the decision below reads the values: one record can flip it
+    }
     note = f"; {share:.1%} missing" if nullable else ""
     if unparsed:
         note += f" (including {_percent(unparsed / st.rows)} unparsable text, treated as missing)"
@@ -346,5 +350,7 @@ def draft_schema(
     if missing:
         raise DataError(f"--log names columns the draft does not keep: {', '.join(missing)}")
     dropped = tuple(d.name for d in decisions if not d.kept)
-    schema = Schema(tuple(columns), dropped) if columns else None
+    chosen = any(not d.kept and d.name not in drop for d in decisions)  # read from the data
+    source = "data" if chosen else "public"
+    schema = Schema(tuple(columns), dropped, drop_source=source) if columns else None
     return SchemaDraft(schema, tuple(decisions), rows)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +31,15 @@ UNIT_NS = {"D": 86_400 * 10**9, "s": 10**9}
 def _check_share(name: str, share: float | None) -> None:
     if share is not None and not 0.0 <= share <= 1.0:
         raise DataError(f"column {name!r}: missing_share must lie in [0, 1]")
+
+
+def _resolve_kind_source(col: Any) -> None:
+    """A column's kind is public unless an inferrer marks it read from the data: a schema
+    written by hand declares what each column is."""
+    if col.kind_source is None:
+        object.__setattr__(col, "kind_source", "public")
+    elif col.kind_source not in ("public", "data"):
+        raise DataError(f"column {col.name!r}: kind_source must be 'public' or 'data'")
 
 
 def _resolve_flag_sources(col: Any, keys: tuple[str, ...]) -> None:
@@ -82,12 +91,23 @@ class NumericColumn(Result):
     bins_source: BinsSource = "public"
     nullable_source: Source | None = None  # None: the column's ``source``
     integer_source: Source | None = None
+    kind_source: Source | None = None  # the kind itself (and a date's unit); None: public
     fill: float | None = None
 
     def __post_init__(self) -> None:
         _resolve_flag_sources(self, ("nullable_source", "integer_source"))
+        _resolve_kind_source(self)
         if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
             raise DataError(f"column {self.name!r}: bounds must be finite numbers")
+        with np.errstate(over="ignore"):
+            span = np.float64(self.upper) - np.float64(self.lower)
+        if not span < 1e300:
+            # every encoder and discretiser divides by the span or multiplies by a bin count:
+            # a span near the largest double overflows for one extreme value only
+            raise DataError(
+                f"column {self.name!r}: the span upper - lower must be below 1e300 (declare "
+                "narrower public bounds, or a log scale)"
+            )
         if not self.lower < self.upper:
             raise DataError(
                 f"column {self.name!r}: lower bound {self.lower} must be below upper bound "
@@ -155,6 +175,27 @@ class NumericColumn(Result):
         return float(lo), float(hi)
 
 
+_OFFSET = r"(?:Z|[+-]\d\d:?\d\d)$"  # an explicit UTC offset at the end of an ISO text
+
+
+def _parse_iso(values: pd.Series) -> pd.Series:
+    """ISO texts to naive UTC ``datetime64[ns]``, each value on its own (unparsable -> NaT).
+
+    Texts with an explicit offset (``Z``, ``+05:00``) are converted to UTC; the others are
+    read as they are. The two kinds are parsed apart: pandas parses a mixed series with a
+    FutureWarning into objects, and with ``utc=True`` it shifts a naive text by the offset of
+    an earlier one, so one record would change another's value or print a warning.
+    """
+    text = values.astype("string").str.strip()
+    aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
+    out = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
+    out[~aware] = pd.to_datetime(text[~aware], errors="coerce", format="ISO8601")
+    if aware.any():
+        parsed = pd.to_datetime(text[aware], errors="coerce", format="ISO8601", utc=True)
+        out[aware] = parsed.dt.tz_convert(None)
+    return out
+
+
 @dataclass(frozen=True)
 class DatetimeColumn(NumericColumn):
     """A date or timestamp column: a number of ``unit`` (days or seconds) since 1970-01-01.
@@ -184,10 +225,10 @@ class DatetimeColumn(NumericColumn):
         """Parse dates (text or datetime64) to the unit since 1970-01-01; unparsable -> NaN."""
         if pd.api.types.is_datetime64_any_dtype(values):
             stamps = pd.to_datetime(values)
+            if getattr(stamps.dt, "tz", None) is not None:
+                stamps = stamps.dt.tz_convert(None)
         else:
-            stamps = pd.to_datetime(values, errors="coerce", format="ISO8601")
-        if getattr(stamps.dt, "tz", None) is not None:
-            stamps = stamps.dt.tz_convert(None)
+            stamps = _parse_iso(values)
         ns = stamps.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64)
         ns[stamps.isna().to_numpy()] = np.nan
         return ns / UNIT_NS[self.unit]
@@ -243,9 +284,11 @@ class CategoricalColumn(Result):
     missing_share: float | None = None
     nullable_source: Source | None = None  # None: the column's ``source``
     fill: str | None = None
+    kind_source: Source | None = None  # the kind itself and its dtype; None: public
 
     def __post_init__(self) -> None:
         _resolve_flag_sources(self, ("nullable_source",))
+        _resolve_kind_source(self)
         object.__setattr__(self, "categories", tuple(str(c) for c in self.categories))
         if self.fill is not None:
             object.__setattr__(self, "fill", str(self.fill))
@@ -318,14 +361,20 @@ class Schema(Result):
     columns: tuple[Column, ...]
     drop: tuple[str, ...] = field(default_factory=tuple)
     file_columns: tuple[str, ...] | None = None  # all names, in file order, for headerless CSV
+    drop_source: Source = "public"  # "data": the dropped columns were chosen from the data
 
     def __post_init__(self) -> None:
+        if self.drop_source not in ("public", "data"):
+            raise DataError("the schema's drop_source must be 'public' or 'data'")
         names = [c.name for c in self.columns]
         if not names:
             raise DataError("the schema declares no columns")
         dup = {n for n in names if names.count(n) > 1}
         if dup:
             raise DataError(f"the schema declares column(s) {sorted(dup)} twice")
+        both = sorted(set(names) & set(self.drop))
+        if both:
+            raise DataError(f"the schema both models and drops column(s) {both}")
 
     @property
     def csv_names(self) -> list[str]:
@@ -359,13 +408,24 @@ class Schema(Result):
 
     @property
     def data_flags(self) -> list[str]:
-        """The ``nullable`` and ``integer`` flags read from the data, as ``"column: flag"``."""
+        """The properties read from the data that no bound or category estimate covers, as
+        ``"column: flag"``: ``nullable``, ``integer``, ``kind`` (numeric, datetime or
+        categorical, with a date's unit and a category's dtype), and ``"(dropped columns)"``
+        when the choice of dropped columns was read from the data."""
         out = []
         for c in self.columns:
             out += [f"{c.name}: nullable"] if c.nullable_source == "data" else []
             if isinstance(c, NumericColumn) and c.integer_source == "data":
                 out.append(f"{c.name}: integer")
-        return out
+            out += [f"{c.name}: kind"] if c.kind_source == "data" else []
+        return out + (["(dropped columns)"] if self.drop_source == "data" else [])
+
+    def with_public_kinds(self) -> Schema:
+        """The schema with every column's kind and the dropped columns declared public: the
+        user's statement, after review, that what each column is (and which are left out) is
+        known without the table (a codebook), not read from it."""
+        cols = tuple(replace(c, kind_source="public") for c in self.columns)
+        return replace(self, columns=cols, drop_source="public")
 
     @property
     def bounds_source(self) -> Source:
@@ -381,7 +441,7 @@ class Schema(Result):
 
     def select(self, names: list[str]) -> Schema:
         """A schema of the named columns only."""
-        return Schema(tuple(self.column(n) for n in names), self.drop, self.file_columns)
+        return replace(self, columns=tuple(self.column(n) for n in names))
 
     def to_json(self) -> str:
         """The schema file's JSON text (optional keys at their defaults are left out)."""
@@ -389,6 +449,8 @@ class Schema(Result):
         doc: dict[str, Any] = {"columns": cols, "drop": list(self.drop)}
         if self.file_columns is not None:
             doc["file_columns"] = list(self.file_columns)
+        if self.drop_source != "public":
+            doc["drop_source"] = self.drop_source
         return json.dumps(doc, indent=2) + "\n"
 
     @classmethod
@@ -402,6 +464,7 @@ class Schema(Result):
             tuple(cols),
             _names(data.get("drop", []), "drop"),
             _names(file_columns, "file_columns") if file_columns is not None else None,
+            drop_source=data.get("drop_source", "public"),
         )
 
     @classmethod
@@ -429,7 +492,7 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "bins_source": "public",
     "fill": None,
 }
-FLAG_SOURCES = ("nullable_source", "integer_source")
+FLAG_SOURCES = ("nullable_source", "integer_source", "kind_source")
 
 
 def column_to_dict(col: Column) -> dict[str, Any]:
@@ -449,7 +512,7 @@ def column_to_dict(col: Column) -> dict[str, Any]:
             d["fill"] = col.iso(col.fill)
         d["lower"], d["upper"] = col.iso(col.lower), col.iso(col.upper)
     for key in FLAG_SOURCES:  # written unless public in a public column (their default)
-        if key in d and d[key] == "public" and col.source == "public":
+        if key in d and d[key] == "public" and (col.source == "public" or key == "kind_source"):
             d.pop(key)
     for key, default in OPTIONAL_DEFAULTS.items():
         if key in d and d[key] == default:
@@ -557,7 +620,7 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
         raise DataError(f"column {name!r}: source must be 'public' or 'data'")
     nullable = _bool(spec, "nullable", name)
     flags: dict[str, str] = {}
-    for key in ("nullable_source", "integer_source"):
+    for key in FLAG_SOURCES:
         if key in spec:
             if not isinstance(spec[key], str) or spec[key] not in ("public", "data"):
                 raise DataError(f"column {name!r}: {key!r} must be 'public' or 'data'")
@@ -687,7 +750,7 @@ def infer_schema(
             if lo == hi:
                 raise DataError(f"column {name!r} holds the single value {lo}; drop it")
             integer = bool(np.all(np.mod(numeric.to_numpy(dtype=float), 1) == 0))
-            cols.append(NumericColumn(str(name), lo, hi, integer, "data"))
+            cols.append(NumericColumn(str(name), lo, hi, integer, "data", kind_source="data"))
         else:
             cats = sorted(str(v) for v in s.astype(str).unique())
             if len(cats) > max_categories:
@@ -697,5 +760,5 @@ def infer_schema(
                 )
             if len(cats) < 2:
                 raise DataError(f"column {name!r} holds the single value {cats[0]!r}; drop it")
-            cols.append(CategoricalColumn(str(name), tuple(cats), "data"))
+            cols.append(CategoricalColumn(str(name), tuple(cats), "data", kind_source="data"))
     return Schema(tuple(cols), tuple(drop))

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
-from synthcert.data.encode import numeric_values
+from synthcert.data.encode import category_text, numeric_values
 from synthcert.data.schema import (
     CategoricalColumn,
     Column,
@@ -315,8 +315,10 @@ class DomainCounts:
             x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
             self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
         for name, counter in self.values.items():
-            s = chunk[name]
-            counter.update(s[s.notna()].astype(str).str.strip().tolist())
+            # the encoder's own reading (an integer code 1 read as 1.0 next to a blank is "1"),
+            # so whether a column has a missing value never changes a category's name
+            s = category_text(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
+            counter.update(s[s.notna()].tolist())
         return self
 
     def ranks(self, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -354,6 +356,27 @@ def data_categorical(schema: Schema) -> list[CategoricalColumn]:
     return [c for c in schema.categorical if c.source == "data"]
 
 
+def refuse_data_structure(schema: Schema) -> None:
+    """Refuse column kinds (with a date's unit and a category's dtype) or a choice of dropped
+    columns read from the data: no estimate here covers them, and one record can flip them
+    (an eleventh distinct value turns a categorical column numeric, one time of day turns a
+    date column's unit to seconds, one differing value keeps a constant column). The check
+    reads the schema only, so neighbouring tables are refused alike, before any row is read.
+    """
+    structural = [f for f in schema.data_flags if f.endswith(": kind") or f.startswith("(")]
+    if structural:
+        raise AssumptionError(
+            "the schema's " + ", ".join(structural) + " were read from the data "
+            '("kind_source" or "drop_source": "data"); --private-domain estimates bounds and '
+            "category lists, not what a column is. Review the kinds (numeric, datetime with "
+            "its unit, categorical with its dtype) and the dropped columns, then declare them "
+            'public: `synthcert schema infer ... --public-kinds`, or set them to "public" '
+            "in the schema file",
+            assumption="public column kinds",
+            admissible='"kind_source": "public" and "drop_source": "public"',
+        )
+
+
 def flag_rule(schema: Schema) -> Schema:
     """The public rule for data-derived flags: ``nullable`` when ``nullable_source`` is
     ``"data"``, not ``integer`` when ``integer_source`` is ``"data"``; both flags are then public
@@ -366,7 +389,7 @@ def flag_rule(schema: Schema) -> Schema:
         if isinstance(col, NumericColumn) and col.integer_source == "data":
             change.update(integer=False, integer_source="public")
         cols.append(replace(col, **change) if change else col)
-    return Schema(tuple(cols), schema.drop, schema.file_columns)
+    return replace(schema, columns=tuple(cols))
 
 
 # -- the estimate --------------------------------------------------------------------------------
@@ -490,6 +513,7 @@ def estimate_domain(
     Columns marked public are returned unchanged, except for data-derived flags, which get
     :func:`flag_rule` first.
     """
+    refuse_data_structure(schema)
     ruled = tuple(schema.data_flags)
     schema = flag_rule(schema)
     counts = DomainCounts(schema, dict(ranges or {}))
@@ -547,7 +571,7 @@ def estimate_domain(
             )
     spent = accountant.check_within_budget()
     return DomainEstimate(
-        schema=Schema(tuple(new), schema.drop, schema.file_columns),
+        schema=replace(schema, columns=tuple(new)),
         budget=budget,
         ledger=accountant.ledger,
         spent=spent,
@@ -637,6 +661,7 @@ __all__ = [
     "plan_budget",
     "quantile_scores",
     "range_grid",
+    "refuse_data_structure",
     "reliable_rows",
     "stability_categories",
     "stability_threshold",

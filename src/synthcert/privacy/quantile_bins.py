@@ -419,7 +419,7 @@ def quantile_bins_step(
     spent = accountant.check_within_budget()
     new: list[Column] = [done.get(c.name, c) for c in schema.columns]
     return QuantileBins(
-        schema=Schema(tuple(new), schema.drop, schema.file_columns),
+        schema=replace(schema, columns=tuple(new)),
         columns=names,
         share=float(share),
         epsilon=step_eps,

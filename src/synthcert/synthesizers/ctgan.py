@@ -314,7 +314,8 @@ class CTGANSynthesizer(DPSynthesizer):
 
         frame = self._clean_frame(table)
         if len(frame) < self.pac:
-            raise DataError(f"CTGAN needs at least pac={self.pac} complete rows, got {len(frame)}")
+            # no count in the text: under add/remove neighbours the table size is private
+            raise DataError(f"CTGAN needs at least pac={self.pac} complete rows")
         self.model_ = CTGAN(
             embedding_dim=self.embedding_dim,
             generator_dim=self.generator_dim,

@@ -408,10 +408,10 @@ class GaussianSynthesizer(Synthesizer):
         )
         if self.sigma_declared is not None:
             need = neighbour_margin(n, self.encoder.dim, self.sigma_declared, self.neighboring)
-            if lam_min < need or lam_min <= 1e-12:
+            if not (lam_min >= need and lam_min > 1e-12):  # a NaN eigenvalue is refused too
                 raise margin_refusal(self.sigma_declared, self.neighboring, detail, need)
             return
-        if lam_min <= 1e-12:
+        if not lam_min > 1e-12:
             raise AssumptionError(
                 "the encoded covariance is singular: a constant column, an unused category or "
                 "collinear columns; the certificate needs a positive smallest eigenvalue. Drop "

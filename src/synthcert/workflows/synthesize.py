@@ -83,7 +83,7 @@ def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
         parts += [f"flags {', '.join(flags)}"] if flags else []
         raise AssumptionError(
             f"the schema's {' and '.join(parts)} were read from the data "
-            '("source", "nullable_source" or "integer_source": "data"), so a DP synthesis on '
+            '("source" or a "..._source": "data"), so a DP synthesis on '
             f"it would claim a guarantee it does not give ({name}). Either replace them by "
             'public ones (a codebook, legal ranges) and mark them "source": "public" (flags: '
             '"nullable_source"/"integer_source": "public"), or pay for a DP estimate of them '
