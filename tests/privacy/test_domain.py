@@ -346,23 +346,34 @@ def test_public_columns_are_kept_and_the_budget_is_split_by_need():
         plan_budget(SMALL.select(["a", "d"]), 0.3, 2.0, 1e-6)
 
 
-def test_the_rule_balances_the_records_each_mechanism_needs():
-    """At the split's epsilons, the records a category needs to be kept (T - 1) equal the
-    records a 1% quantile needs in its tail (0.01 reliable_rows), up to T's rounding and the
-    ln(1 + p) term; a category list weighs more than one quantile under replace-one."""
+def test_a_category_list_gets_at_least_a_numeric_columns_share_and_needs_fewer_records():
+    """r = max(2, Delta ln(1/(2 delta_c)) / (2 ln(C/beta))): the balance term makes the records
+    a category needs to be kept (T - 1) equal to those a 1% quantile needs in its tail (0.01
+    reliable_rows), up to T's rounding; with the floor 2 a category needs at most that."""
     assert len(default_grid()) == REFERENCE_CANDIDATES
     cols = [NumericColumn(f"x{i}", 0.0, 1.0, source="data") for i in range(30)]
     cols += [CategoricalColumn(f"k{i}", ("p", "q"), source="data") for i in range(20)]
     schema = Schema(tuple(cols))
-    for neighboring in ("bounded", "unbounded"):
-        b = plan_budget(schema, 0.2, 1.0, 1e-6, neighboring=neighboring)
+    for neighboring, delta in [("bounded", 1e-6), ("unbounded", 1e-6), ("bounded", 1e-40)]:
+        b = plan_budget(schema, 0.2, 1.0, delta, neighboring=neighboring)
         assert 2 * sum(b.quantile_epsilons) + sum(b.category_epsilons) == pytest.approx(0.2)
+        assert b.category_epsilon("k0") == pytest.approx(
+            b.category_weight * b.quantile_epsilon("x0")
+        )
         tail = 0.01 * reliable_rows(b.quantile_epsilon("x0"), 0.01, REFERENCE_CANDIDATES)
         records = b.category_threshold("k0") - 1
-        assert records == pytest.approx(tail, rel=1e-3), (neighboring, records, tail)
-    assert plan_budget(schema, 0.2, 1.0, 1e-6).category_weight > 1.0
-    even = 0.2 / (2 * 30 + 20)  # the former equal split: the category list needed more
-    assert stability_threshold(threshold_scale(even, "bounded"), 1e-6 / 20) > records + 1
+        balance = (
+            (1 if neighboring == "unbounded" else 2)
+            * math.log(1 / (2 * delta / 20))
+            / (2 * math.log(REFERENCE_CANDIDATES / 0.05))
+        )
+        assert b.category_weight == pytest.approx(max(2.0, balance))
+        if balance > 2.0:  # the need rule binds: equal records
+            assert records == pytest.approx(tail, rel=1e-3), (neighboring, records, tail)
+        else:
+            assert records <= tail
+        even = 0.2 / (2 * 30 + 20)  # the former equal split: a category needed more
+        assert stability_threshold(threshold_scale(even, neighboring), delta / 20) > records + 1
 
 
 def test_domain_shares_override_the_rule_and_bad_shares_are_refused():

@@ -372,6 +372,7 @@ def flag_rule(schema: Schema) -> Schema:
 # -- the estimate --------------------------------------------------------------------------------
 REFERENCE_CANDIDATES = 34_201  # len(default_grid()): the grid the allocation rule assumes
 RELIABILITY_FAILURE = 0.05  # the failure probability of reliable_rows
+CATEGORY_FLOOR = 2.0  # a category list weighs at least a numeric column (two quantiles)
 
 
 def sensitivity(neighboring: str) -> int:
@@ -380,25 +381,29 @@ def sensitivity(neighboring: str) -> int:
 
 
 def category_weight(delta_per_list: float, neighboring: str) -> float:
-    """The weight of one DP category list against one DP quantile (weight 1): the ratio of the
-    records each mechanism needs in the cell it estimates, at the same epsilon.
+    """The weight of one DP category list against one DP quantile (weight 1):
+    r = max(2, Delta_1 ln(1/(2 delta_c)) / (2 ln(C / beta))).
 
-    A value is kept (with probability 1/2) once its count reaches T - 1 = b ln(1/(delta_c
-    (1 + p))) ~ Delta_1 ln(1/(2 delta_c)) / epsilon (:func:`stability_threshold`, b =
-    Delta_1/epsilon, p = exp(-1/b) -> 1 at the small epsilons of a wide table); a q-quantile is
-    reliable once its tail holds q m = 2 ln(C / beta) / epsilon records (:func:`reliable_rows`,
-    C = :data:`REFERENCE_CANDIDATES`, beta = 0.05). Both scale as 1/epsilon, so giving the list
-    r = Delta_1 ln(1/(2 delta_c)) / (2 ln(C / beta)) times a quantile's epsilon makes the two
-    needs equal (r ~ 1.2 under replace-one and 0.6 under add/remove at delta_c = 1e-7). A
-    PUBLIC rule: Delta_1, delta_c (delta over the number of lists) and C only.
+    The second term balances the records each mechanism needs in the cell it estimates, at the
+    same epsilon: a value is kept (with probability 1/2) once its count reaches
+    T - 1 = b ln(1/(delta_c (1 + p))) ~ Delta_1 ln(1/(2 delta_c)) / epsilon
+    (:func:`stability_threshold`, b = Delta_1/epsilon, p = exp(-1/b) -> 1 at the small epsilons
+    of a wide table); a q-quantile is reliable once its tail holds q m = 2 ln(C / beta) / epsilon
+    records (:func:`reliable_rows`, C = :data:`REFERENCE_CANDIDATES`, beta = 0.05). It is about
+    1.2 under replace-one and 0.6 under add/remove at delta_c = 1e-7. The floor 2 gives a list
+    at least what a numeric column gets (its two quantiles), because the failures differ: a
+    quantile short of rows lands beyond the data and still gives valid (wide) bounds, a list
+    short of records keeps fewer than two values and loses its column (:func:`estimate_domain`).
+    A PUBLIC rule: Delta_1, delta_c (delta over the number of lists) and C only.
     """
     if not delta_per_list > 0:
-        return 1.0
-    return (
+        return CATEGORY_FLOOR
+    balance = (
         sensitivity(neighboring)
         * math.log(1.0 / (2.0 * delta_per_list))
         / (2.0 * math.log(REFERENCE_CANDIDATES / RELIABILITY_FAILURE))
     )
+    return max(CATEGORY_FLOOR, balance)
 
 
 @dataclass(frozen=True)
@@ -406,7 +411,7 @@ class DomainBudget(Result):
     """How the domain step's budget (share x epsilon, delta) is split over the data-derived
     columns: a declared share of it per column (``--domain-share``), the rest by need
     (:func:`category_weight`: two quantiles of weight 1 per numeric column, one list of weight
-    ``category_weight`` per categorical column); delta equally over the category lists. Every
+    ``category_weight`` >= 2 per categorical column); delta equally over the category lists. Every
     figure is public (the schema, the budget, delta and the rule)."""
 
     share: float
