@@ -163,8 +163,10 @@ def synthesize_command(
             "--domain-share",
             metavar="COL=SHARE",
             help="The fraction (0 < SHARE, summing to at most 1) of the --private-domain budget "
-            "spent on COL's bounds or category list; the rest is split by need (a category "
-            "list weighs about one DP quantile, a numeric column two). Repeatable.",
+            "spent on COL's bounds or category list; the rest is split by need (a numeric "
+            "column's two DP quantiles weigh 1 each, a category list at least 2). A category "
+            "list that keeps fewer than two values drops its column, with a warning. "
+            "Repeatable.",
         ),
     ] = None,
     dp_bins: Annotated[
