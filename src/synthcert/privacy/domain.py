@@ -29,6 +29,14 @@ applied before anything else, so the grids do not depend on them either): every 
 nullable (its missing share is modelled, so a blanked value is never an event of probability 0)
 and such a numeric column is not integer (decoding draws within bins). The rule costs no budget.
 
+The budget is split over the data-derived columns by a PUBLIC rule (:func:`plan_budget`): a
+declared share per column (``--domain-share``), the rest in proportion to 1 per quantile (two per
+numeric column) and :func:`category_weight` (>= 2) per category list; delta equally over the
+lists. A list that keeps fewer than two values drops its column from the model and the output
+(:func:`estimate_domain`): a rule applied to the DP output, with a warning that depends on it
+only, instead of stopping the run. :meth:`DomainBudget.needs` states, before the run, the rows
+each column's share needs (public figures only).
+
 Only the kept categories and the chosen bounds are published (post-processing). Each step is
 recorded in a :class:`~synthcert.privacy.accountant.PrivacyAccountant` of budget
 (SHARE x epsilon, delta_domain); the run's claim is the basic composition of that step and the
