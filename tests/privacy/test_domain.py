@@ -8,6 +8,7 @@ utility test checks the estimates on a large table at epsilon 1.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import mpmath
@@ -25,6 +26,7 @@ from synthcert.privacy.domain import (
     QUANTILE_MECHANISM,
     REFERENCE_CANDIDATES,
     THRESHOLD_MECHANISM,
+    DomainBudget,
     DomainCounts,
     bounds_from_quantiles,
     category_weight,
@@ -381,6 +383,7 @@ def test_domain_shares_override_the_rule_and_bad_shares_are_refused():
     assert b.category_epsilon("c") == pytest.approx(0.75)
     assert b.quantile_epsilon("b") == pytest.approx(0.25 / 2)  # the rest, two quantiles
     assert b.declared_shares == {"c": 0.75}
+    assert DomainBudget.from_dict(json.loads(json.dumps(b.to_dict()))) == b
     assert plan_budget(SMALL, 0.5, 2.0, 1e-6, shares={"b": 0.5, "c": 0.5}).epsilon == 1.0
     for shares, match in [
         ({"zz": 0.1}, "not a column"),
