@@ -188,7 +188,10 @@ def test_private_domain_keeps_a_declared_fill_valid():
 
     rng = np.random.default_rng(0)
     t = pd.DataFrame(
-        {"x": rng.normal(50, 5, 3000), "c": rng.choice(["a", "b", "z"], 3000, p=[0.5, 0.49, 0.01])}
+        {
+            "x": rng.normal(50, 5, 3000),
+            "c": rng.choice(["a", "b", "z"], 3000, p=[0.5, 0.497, 0.003]),
+        }
     )
     schema = Schema(
         (

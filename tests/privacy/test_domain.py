@@ -8,6 +8,7 @@ utility test checks the estimates on a large table at epsilon 1.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 import mpmath
@@ -18,14 +19,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, infer_schema
-from synthcert.errors import AssumptionError, DataError
+from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
 from synthcert.privacy.domain import (
     DP_SOURCE,
     QUANTILE_MECHANISM,
+    REFERENCE_CANDIDATES,
     THRESHOLD_MECHANISM,
+    DomainBudget,
     DomainCounts,
     bounds_from_quantiles,
+    category_weight,
     compose_claim,
     default_grid,
     discrete_laplace,
@@ -315,27 +319,125 @@ def test_domain_range_replaces_the_default_grid(big):
         DomainCounts(schema).update(big[["age"]])
 
 
-def test_public_columns_are_kept_and_the_budget_is_split_equally():
-    schema = Schema(
-        (
-            NumericColumn("a", 0.0, 1.0),
-            NumericColumn("b", 0.0, 1.0, source="data"),
-            CategoricalColumn("c", ("x", "y"), source="data"),
-            CategoricalColumn("d", ("x", "y")),
-        )
+SMALL = Schema(
+    (
+        NumericColumn("a", 0.0, 1.0),
+        NumericColumn("b", 0.0, 1.0, source="data"),
+        CategoricalColumn("c", ("x", "y"), source="data"),
+        CategoricalColumn("d", ("x", "y")),
     )
-    b = plan_budget(schema, 0.3, 2.0, 1e-6)
+)
+
+
+def test_public_columns_are_kept_and_the_budget_is_split_by_need():
+    b = plan_budget(SMALL, 0.3, 2.0, 1e-6)
+    r = category_weight(1e-6, "bounded")
     assert (b.numeric_columns, b.categorical_columns) == (("b",), ("c",))
-    assert b.epsilon == pytest.approx(0.6) and b.epsilon_per_step == pytest.approx(0.2)
+    assert b.category_weight == pytest.approx(r)
+    assert b.quantile_epsilon("b") == pytest.approx(0.6 / (2 + r))
+    assert b.category_epsilon("c") == pytest.approx(0.6 * r / (2 + r))
+    assert b.epsilon == pytest.approx(0.6)
     assert b.delta == 1e-6 and b.delta_per_category_list == 1e-6
     df = pd.DataFrame({"a": [0.5] * 50, "b": np.linspace(0, 3, 50), "c": ["x", "y"] * 25,
                        "d": ["x"] * 50})  # fmt: skip
-    with pytest.raises(AssumptionError, match="kept"):  # 25 of each: below the threshold
-        estimate_domain([df], schema, b, neighboring="bounded", rng=np.random.default_rng(0))
+    est = estimate_domain([df], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
+    assert est.spent.epsilon == pytest.approx(0.6)  # every step paid, whatever it kept
     with pytest.raises(AssumptionError, match="needs delta"):
-        plan_budget(schema, 0.3, 2.0, 0.0)
+        plan_budget(SMALL, 0.3, 2.0, 0.0)
     with pytest.raises(AssumptionError, match="nothing"):
-        plan_budget(schema.select(["a", "d"]), 0.3, 2.0, 1e-6)
+        plan_budget(SMALL.select(["a", "d"]), 0.3, 2.0, 1e-6)
+
+
+def test_a_category_list_gets_at_least_a_numeric_columns_share_and_needs_fewer_records():
+    """r = max(2, Delta ln(1/(2 delta_c)) / (2 ln(C/beta))): the balance term makes the records
+    a category needs to be kept (T - 1) equal to those a 1% quantile needs in its tail (0.01
+    reliable_rows), up to T's rounding; with the floor 2 a category needs at most that."""
+    assert len(default_grid()) == REFERENCE_CANDIDATES
+    cols = [NumericColumn(f"x{i}", 0.0, 1.0, source="data") for i in range(30)]
+    cols += [CategoricalColumn(f"k{i}", ("p", "q"), source="data") for i in range(20)]
+    schema = Schema(tuple(cols))
+    for neighboring, delta in [("bounded", 1e-6), ("unbounded", 1e-6), ("bounded", 1e-40)]:
+        b = plan_budget(schema, 0.2, 1.0, delta, neighboring=neighboring)
+        assert 2 * sum(b.quantile_epsilons) + sum(b.category_epsilons) == pytest.approx(0.2)
+        assert b.category_epsilon("k0") == pytest.approx(
+            b.category_weight * b.quantile_epsilon("x0")
+        )
+        tail = 0.01 * reliable_rows(b.quantile_epsilon("x0"), 0.01, REFERENCE_CANDIDATES)
+        records = b.category_threshold("k0") - 1
+        balance = (
+            (1 if neighboring == "unbounded" else 2)
+            * math.log(1 / (2 * delta / 20))
+            / (2 * math.log(REFERENCE_CANDIDATES / 0.05))
+        )
+        assert b.category_weight == pytest.approx(max(2.0, balance))
+        if balance > 2.0:  # the need rule binds: equal records
+            assert records == pytest.approx(tail, rel=1e-3), (neighboring, records, tail)
+        else:
+            assert records <= tail
+        even = 0.2 / (2 * 30 + 20)  # the former equal split: a category needed more
+        assert stability_threshold(threshold_scale(even, neighboring), delta / 20) > records + 1
+
+
+def test_domain_shares_override_the_rule_and_bad_shares_are_refused():
+    b = plan_budget(SMALL, 0.5, 2.0, 1e-6, shares={"c": 0.75})
+    assert b.category_epsilon("c") == pytest.approx(0.75)
+    assert b.quantile_epsilon("b") == pytest.approx(0.25 / 2)  # the rest, two quantiles
+    assert b.declared_shares == {"c": 0.75}
+    assert DomainBudget.from_dict(json.loads(json.dumps(b.to_dict()))) == b
+    assert plan_budget(SMALL, 0.5, 2.0, 1e-6, shares={"b": 0.5, "c": 0.5}).epsilon == 1.0
+    for shares, match in [
+        ({"zz": 0.1}, "not a column"),
+        ({"a": 0.1}, "public"),
+        ({"c": 0.0}, "> 0"),
+        ({"c": -0.2}, "> 0"),
+        ({"c": float("nan")}, "> 0"),
+        ({"b": 0.7, "c": 0.6}, "sum to 1.3"),
+        ({"c": 1.0}, "leaving nothing for b"),
+    ]:
+        with pytest.raises(ParameterError, match=match):
+            plan_budget(SMALL, 0.5, 2.0, 1e-6, shares=shares)
+
+
+def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
+    """The fallback rule: the column leaves the model (the schema's drop list); the step is
+    still paid; the warning names it; every other column is estimated as before."""
+    b = plan_budget(SMALL, 0.3, 2.0, 1e-6)
+    df = pd.DataFrame({"a": [0.5] * 50, "b": np.linspace(0, 3, 50), "c": ["x", "y"] * 25,
+                       "d": ["x"] * 50})  # fmt: skip
+    est = estimate_domain([df], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
+    assert est.dropped == ("c",)  # 25 of each: far below the threshold
+    assert est.schema.names == ["a", "b", "d"] and "c" in est.schema.drop
+    assert est.schema.column("b").source == DP_SOURCE
+    assert "'c'" not in (note := est.fallback_warning()) and "list of c kept" in note
+    assert len(est.ledger) == 3 and est.spent.epsilon == pytest.approx(0.6)
+    synth_claim = dp_claim(
+        epsilon=1.4, delta=0.0, rho=None, neighboring="bounded", n_out=10,
+        mechanisms=("laplace",), assumptions=(),
+    )  # fmt: skip
+    claim = compose_claim(synth_claim, est, 2.0, 1e-6)
+    named = {a.name: a for a in claim.assumptions}
+    assert named["domain"].meaning.endswith("fewer than two values): c")
+    split = named["domain_split"].value
+    assert "b: 2 quantiles at" in split and "c: category list at" in split
+    only = SMALL.select(["c", "d"])
+    with pytest.raises(AssumptionError, match="nothing is left"):
+        estimate_domain([df], only.select(["c"]), plan_budget(only, 0.3, 2.0, 1e-6),
+                        neighboring="bounded", rng=np.random.default_rng(0))  # fmt: skip
+
+
+def test_needs_state_the_rows_per_column_from_public_figures():
+    b = plan_budget(SMALL, 0.3, 2.0, 1e-6)
+    lines = b.needs()
+    rows = math.ceil(reliable_rows(b.quantile_epsilon("b"), 0.01, REFERENCE_CANDIDATES))
+    assert lines[0].startswith("b: two DP quantiles") and f"{rows:,} rows" in lines[0]
+    assert lines[1].startswith("c: DP category list")
+    assert f"about {b.category_threshold('c'):,} records" in lines[1]
+    cols = [NumericColumn(f"x{i}", 0.0, 1.0, source="data") for i in range(12)]
+    cols += [CategoricalColumn(f"k{i}", ("p", "q"), source="data") for i in range(3)]
+    wide = plan_budget(Schema(tuple(cols)), 0.2, 1.0, 1e-6, shares={"k0": 0.5})
+    summary = wide.needs()
+    assert len(summary) == 3 and summary[0].startswith("k0: DP category list")
+    assert summary[1].startswith("12 numeric columns") and summary[2].startswith("2 category")
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,19 @@ def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float
     return ranges
 
 
+def parse_domain_shares(items: list[str] | None) -> dict[str, float]:
+    """``COL=SHARE`` items of --domain-share as {column: share}."""
+    shares: dict[str, float] = {}
+    for item in items or []:
+        name, eq, share = item.partition("=")
+        if not (eq and name and share):
+            raise typer.BadParameter(f"--domain-share expects COL=SHARE, got {item!r}")
+        if name in shares:
+            raise typer.BadParameter(f"--domain-share names {name!r} twice")
+        shares[name] = parse_float(share)
+    return shares
+
+
 @app.command("synthesizers")
 @handle_errors
 def synthesizers_command(json_out: JsonOpt = False) -> None:
@@ -144,6 +157,18 @@ def synthesize_command(
             "the default public grid (+-1.00..9.99 x 10^k, k = -6..12). Repeatable.",
         ),
     ] = None,
+    domain_share: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--domain-share",
+            metavar="COL=SHARE",
+            help="The fraction (0 < SHARE, summing to at most 1) of the --private-domain budget "
+            "spent on COL's bounds or category list; the rest is split by need (a numeric "
+            "column's two DP quantiles weigh 1 each, a category list at least 2). A category "
+            "list that keeps fewer than two values drops its column, with a warning. "
+            "Repeatable.",
+        ),
+    ] = None,
     dp_bins: Annotated[
         str | None,
         typer.Option(
@@ -222,6 +247,7 @@ def synthesize_command(
             allow_data_domain=allow_data_domain,
             private_domain=parse_float(private_domain) if private_domain is not None else None,
             domain_ranges=parse_domain_ranges(domain_range),
+            domain_shares=parse_domain_shares(domain_share),
             dp_bins=parse_float(dp_bins) if dp_bins is not None else None,
             dp_bins_log=dp_bins_log,
             report=report,

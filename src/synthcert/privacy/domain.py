@@ -29,6 +29,14 @@ applied before anything else, so the grids do not depend on them either): every 
 nullable (its missing share is modelled, so a blanked value is never an event of probability 0)
 and such a numeric column is not integer (decoding draws within bins). The rule costs no budget.
 
+The budget is split over the data-derived columns by a PUBLIC rule (:func:`plan_budget`): a
+declared share per column (``--domain-share``), the rest in proportion to 1 per quantile (two per
+numeric column) and :func:`category_weight` (>= 2) per category list; delta equally over the
+lists. A list that keeps fewer than two values drops its column from the model and the output
+(:func:`estimate_domain`): a rule applied to the DP output, with a warning that depends on it
+only, instead of stopping the run. :meth:`DomainBudget.needs` states, before the run, the rows
+each column's share needs (public figures only).
+
 Only the kept categories and the chosen bounds are published (post-processing). Each step is
 recorded in a :class:`~synthcert.privacy.accountant.PrivacyAccountant` of budget
 (SHARE x epsilon, delta_domain); the run's claim is the basic composition of that step and the
@@ -57,7 +65,7 @@ from synthcert.data.schema import (
     NumericColumn,
     Schema,
 )
-from synthcert.errors import AssumptionError, DataError
+from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import discrete_laplace_noise, exponential_mechanism
@@ -393,26 +401,178 @@ def flag_rule(schema: Schema) -> Schema:
 
 
 # -- the estimate --------------------------------------------------------------------------------
+REFERENCE_CANDIDATES = 34_201  # len(default_grid()): the grid the allocation rule assumes
+RELIABILITY_FAILURE = 0.05  # the failure probability of reliable_rows
+CATEGORY_FLOOR = 2.0  # a category list weighs at least a numeric column (two quantiles)
+
+
+def sensitivity(neighboring: str) -> int:
+    """Delta_1 of the category counts: 2 under replace-one ("bounded"), 1 under add/remove."""
+    return 2 if neighboring == "bounded" else 1
+
+
+def category_weight(delta_per_list: float, neighboring: str) -> float:
+    """The weight of one DP category list against one DP quantile (weight 1):
+    r = max(2, Delta_1 ln(1/(2 delta_c)) / (2 ln(C / beta))).
+
+    The second term balances the records each mechanism needs in the cell it estimates, at the
+    same epsilon: a value is kept (with probability 1/2) once its count reaches
+    T - 1 = b ln(1/(delta_c (1 + p))) ~ Delta_1 ln(1/(2 delta_c)) / epsilon
+    (:func:`stability_threshold`, b = Delta_1/epsilon, p = exp(-1/b) -> 1 at the small epsilons
+    of a wide table); a q-quantile is reliable once its tail holds q m = 2 ln(C / beta) / epsilon
+    records (:func:`reliable_rows`, C = :data:`REFERENCE_CANDIDATES`, beta = 0.05). It is about
+    1.2 under replace-one and 0.6 under add/remove at delta_c = 1e-7. The floor 2 gives a list
+    at least what a numeric column gets (its two quantiles), because the failures differ: a
+    quantile short of rows lands beyond the data and still gives valid (wide) bounds, a list
+    short of records keeps fewer than two values and loses its column (:func:`estimate_domain`).
+    A PUBLIC rule: Delta_1, delta_c (delta over the number of lists) and C only.
+    """
+    if not delta_per_list > 0:
+        return CATEGORY_FLOOR
+    balance = (
+        sensitivity(neighboring)
+        * math.log(1.0 / (2.0 * delta_per_list))
+        / (2.0 * math.log(REFERENCE_CANDIDATES / RELIABILITY_FAILURE))
+    )
+    return max(CATEGORY_FLOOR, balance)
+
+
 @dataclass(frozen=True)
 class DomainBudget(Result):
-    """How the domain step's budget (share x epsilon, delta) is split: equally over the
-    quantiles (two per numeric column) and the category lists (one per categorical column)."""
+    """How the domain step's budget (share x epsilon, delta) is split over the data-derived
+    columns: a declared share of it per column (``--domain-share``), the rest by need
+    (:func:`category_weight`: two quantiles of weight 1 per numeric column, one list of weight
+    ``category_weight`` >= 2 per categorical column); delta equally over the category lists. Every
+    figure is public (the schema, the budget, delta and the rule)."""
 
     share: float
     epsilon: float
     delta: float
-    epsilon_per_step: float
     delta_per_category_list: float
     numeric_columns: tuple[str, ...]
     categorical_columns: tuple[str, ...]
+    quantile_epsilons: tuple[float, ...] = ()  # per numeric column: epsilon of EACH quantile
+    category_epsilons: tuple[float, ...] = ()  # per categorical column: epsilon of its list
+    category_weight: float = 1.0
+    neighboring: str = "bounded"
+    declared_shares: dict[str, float] = field(default_factory=dict)
+
+    def quantile_epsilon(self, name: str) -> float:
+        """Epsilon of each of the two quantiles of numeric column ``name``."""
+        return self.quantile_epsilons[self.numeric_columns.index(name)]
+
+    def category_epsilon(self, name: str) -> float:
+        """Epsilon of the category list of column ``name``."""
+        return self.category_epsilons[self.categorical_columns.index(name)]
+
+    def category_threshold(self, name: str) -> int:
+        """T of the column's list: a value held by T records is kept with probability >= 1/2
+        (discrete Laplace noise is symmetric), one held by T + b ln(1/(2 beta)) with 1 - beta."""
+        scale = threshold_scale(self.category_epsilon(name), self.neighboring)
+        return stability_threshold(scale, self.delta_per_category_list)
+
+    def needs(self, candidates: int = REFERENCE_CANDIDATES, max_lines: int = 10) -> list[str]:
+        """What the split needs, per data-derived column (a summary over more than
+        ``max_lines`` columns): PUBLIC figures from the budget, the schema and delta only."""
+        q = DEFAULT_QUANTILES[0]
+        num = [
+            (n, e, math.ceil(reliable_rows(e, q, candidates)))
+            for n, e in zip(self.numeric_columns, self.quantile_epsilons, strict=True)
+        ]
+        cat = [
+            (n, e, self.category_threshold(n))
+            for n, e in zip(self.categorical_columns, self.category_epsilons, strict=True)
+        ]
+        if len(num) + len(cat) > max_lines:  # declared columns named, the rest summarised
+            named = set(self.declared_shares)
+            lines = self.describe(
+                [x for x in num if x[0] in named], [x for x in cat if x[0] in named]
+            )
+            return lines + self.summarise(
+                [x for x in num if x[0] not in named], [x for x in cat if x[0] not in named]
+            )
+        return self.describe(num, cat)
+
+    @staticmethod
+    def describe(num: list[tuple[str, float, int]], cat: list[tuple[str, float, int]]) -> list[str]:
+        """One line per column: (name, epsilon, rows or records needed)."""
+        return [
+            *(
+                f"{n}: two DP quantiles at epsilon {e:.3g} each; bounds reliable from "
+                f"about {r:,} rows"
+                for n, e, r in num
+            ),
+            *(
+                f"{n}: DP category list at epsilon {e:.3g}; a category needs about {t:,} "
+                "records to be kept"
+                for n, e, t in cat
+            ),
+        ]
+
+    @staticmethod
+    def summarise(
+        num: list[tuple[str, float, int]], cat: list[tuple[str, float, int]]
+    ) -> list[str]:
+        """One line per kind of column: the range of what they need."""
+        lines = []
+        if num:
+            rows = sorted(r for _, _, r in num)
+            lines.append(
+                f"{len(num)} numeric columns: bounds reliable from about {rows[0]:,}"
+                + (f" to {rows[-1]:,}" if rows[-1] != rows[0] else "")
+                + " rows"
+            )
+        if cat:
+            ts = sorted(t for _, _, t in cat)
+            lines.append(
+                f"{len(cat)} category lists: a category needs about {ts[0]:,}"
+                + (f" to {ts[-1]:,}" if ts[-1] != ts[0] else "")
+                + " records to be kept"
+            )
+        return lines
 
 
-def plan_budget(schema: Schema, share: float, epsilon: float, delta: float) -> DomainBudget:
-    """The split of (share x epsilon, delta) over the data-derived parts of ``schema``."""
+def check_shares(schema: Schema, shares: Mapping[str, float]) -> None:
+    """Refuse --domain-share items that name no data-derived column, or shares <= 0 or
+    summing above 1 (ParameterError: a bad option)."""
+    derived = [c.name for c in schema.columns if c.source == "data"]
+    names = {c.name for c in schema.columns}
+    for name, value in shares.items():
+        if name not in names:
+            raise ParameterError(
+                f"--domain-share names {name!r}, which is not a column of the schema "
+                f"(data-derived columns: {', '.join(derived) or 'none'})"
+            )
+        if name not in derived:
+            raise ParameterError(
+                f"--domain-share names {name!r}, whose domain is public: it needs no budget"
+            )
+        if not (math.isfinite(value) and value > 0):
+            raise ParameterError(f"--domain-share {name}={value}: a share must be > 0")
+    if math.fsum(shares.values()) > 1.0 + TOLERANCE:
+        raise ParameterError(
+            f"--domain-share values sum to {math.fsum(shares.values()):.6g}, more than the "
+            "whole --private-domain budget (1)"
+        )
+
+
+def plan_budget(
+    schema: Schema,
+    share: float,
+    epsilon: float,
+    delta: float,
+    *,
+    neighboring: str = "bounded",
+    shares: Mapping[str, float] | None = None,
+) -> DomainBudget:
+    """The split of (share x epsilon, delta) over the data-derived parts of ``schema``:
+    ``shares`` (fractions of the domain budget per column) first, the rest in proportion to
+    2 per numeric column and :func:`category_weight` per categorical column."""
     num = tuple(c.name for c in data_numeric(schema))
     cat = tuple(c.name for c in data_categorical(schema))
-    steps = 2 * len(num) + len(cat)
-    if steps == 0:
+    shares = dict(shares or {})
+    check_shares(schema, shares)
+    if not num and not cat:
         flags = schema.data_flags
         extra = (
             f"; its data-derived flags ({', '.join(flags)}) need no budget: declare them "
@@ -434,14 +594,31 @@ def plan_budget(schema: Schema, share: float, epsilon: float, delta: float) -> D
             admissible="--delta (e.g. 1e-6), or public categories in the schema",
         )
     eps = share * epsilon
+    delta_c = float(delta / len(cat)) if cat else 0.0
+    r = category_weight(delta_c, neighboring)
+    weight = {**dict.fromkeys(num, 2.0), **dict.fromkeys(cat, r)}
+    rest = [n for n in weight if n not in shares]
+    free = max(0.0, 1.0 - math.fsum(shares.values()))
+    if rest and free <= TOLERANCE:
+        raise ParameterError(
+            "--domain-share values take the whole --private-domain budget, leaving nothing for "
+            f"{', '.join(rest)}: lower them or give those columns a share too"
+        )
+    total_w = math.fsum(weight[n] for n in rest)
+    column_eps = {n: eps * s for n, s in shares.items()}
+    column_eps.update({n: eps * free * weight[n] / total_w for n in rest})
     return DomainBudget(
         share=float(share),
         epsilon=float(eps),
         delta=float(delta) if cat else 0.0,
-        epsilon_per_step=float(eps / steps),
-        delta_per_category_list=float(delta / len(cat)) if cat else 0.0,
+        delta_per_category_list=delta_c,
         numeric_columns=num,
         categorical_columns=cat,
+        quantile_epsilons=tuple(float(column_eps[n] / 2.0) for n in num),
+        category_epsilons=tuple(float(column_eps[n]) for n in cat),
+        category_weight=float(r),
+        neighboring=neighboring,
+        declared_shares={n: float(s) for n, s in shares.items()},
     )
 
 
@@ -459,21 +636,41 @@ class DomainEstimate(Result):
     candidates: int = 0  # the largest grid searched
     ruled_flags: tuple[str, ...] = ()  # "column: flag" set by flag_rule (public: the schema's)
 
+    dropped: tuple[str, ...] = ()  # columns the fallback rule took out (public: a DP output)
+
     def reliability_warning(self, public_rows: int | None) -> str | None:
         """A public warning when the DP bounds are likely to be wide, from a PUBLIC table size
-        (n under replace-one neighbours, the declared --min-rows under add/remove)."""
+        (n under replace-one neighbours, the declared --min-rows under add/remove): names the
+        columns whose quantiles' epsilon needs more rows (:func:`reliable_rows`)."""
         if public_rows is None or not self.budget.numeric_columns:
             return None
-        need = max(
-            reliable_rows(self.budget.epsilon_per_step, q, self.candidates) for q in self.quantiles
+        need = {
+            n: max(reliable_rows(self.budget.quantile_epsilon(n), q, self.candidates)
+                   for q in self.quantiles)
+            for n in self.budget.numeric_columns
+        }  # fmt: skip
+        short = [n for n, v in need.items() if public_rows < v]
+        if not short:
+            return None
+        worst = max(need[n] for n in short)
+        eps = min(self.budget.quantile_epsilon(n) for n in short)
+        cols = ", ".join(short[:5]) + (f" and {len(short) - 5} more" if len(short) > 5 else "")
+        return (
+            f"--private-domain: with {eps:.3g} of epsilon per DP quantile, bounds are reliable "
+            f"from about {math.ceil(worst):,} rows ({cols}); on fewer they may be far wider "
+            "than the data (a valid but poor domain). Raise the share, --domain-share or "
+            "epsilon, give a tight public --domain-range, or declare public bounds."
         )
-        if public_rows >= need:
+
+    def fallback_warning(self) -> str | None:
+        """Names the columns the fallback rule dropped. It depends on the DP category lists
+        only (how many values each kept), so it is post-processing: safe to publish."""
+        if not self.dropped:
             return None
         return (
-            f"--private-domain: with {self.budget.epsilon_per_step:.3g} of epsilon per DP "
-            f"quantile, bounds are reliable from about {math.ceil(need):,} rows; on fewer "
-            "they may be far wider than the data (a valid but poor domain). Raise the share "
-            "or epsilon, give a tight public --domain-range, or declare public bounds."
+            f"--private-domain: the DP category list of {', '.join(self.dropped)} kept fewer "
+            "than two values, so by public rule the column(s) are left out of the model and of "
+            "the output. Give them a --domain-share, more epsilon, or public categories."
         )
 
 
@@ -520,8 +717,8 @@ def estimate_domain(
     for chunk in chunks:
         counts.update(chunk)
     accountant = PrivacyAccountant(budget.epsilon, budget.delta or None)
-    eps = budget.epsilon_per_step
     new: list[Column] = []
+    dropped: list[str] = []
     for col in schema.columns:
         if col.source != "data":
             new.append(col)
@@ -530,6 +727,7 @@ def estimate_domain(
             below, upto = counts.ranks(col.name)
             m = counts.nonmissing[col.name]
             named = f"{QUANTILE_MECHANISM}: {col.name}"
+            eps = budget.quantile_epsilon(col.name)
             lo, hi = (
                 dp_quantile(
                     below, upto, m, grid, q, eps, rng=rng, accountant=accountant, name=named
@@ -544,7 +742,7 @@ def estimate_domain(
         else:
             kept = stability_categories(
                 counts.values[col.name],
-                eps,
+                budget.category_epsilon(col.name),
                 budget.delta_per_category_list,
                 neighboring=neighboring,
                 rng=rng,
@@ -552,17 +750,11 @@ def estimate_domain(
                 name=f"{THRESHOLD_MECHANISM}: {col.name}",
             )
             if len(kept) < 2:
-                rare = stability_threshold(
-                    threshold_scale(eps, neighboring), budget.delta_per_category_list
-                )
-                raise AssumptionError(
-                    f"the DP category list of {col.name!r} kept {len(kept)} value(s); a "
-                    "categorical column needs two (the threshold drops values rarer than about "
-                    f"{rare} records)",
-                    assumption="at least two frequent categories",
-                    admissible="a larger --private-domain share or epsilon, public categories, "
-                    "or drop the column",
-                )
+                # the fallback rule (public: a function of the DP output ``kept`` only): a
+                # column of fewer than two kept values carries no modelled information, so it
+                # leaves the model and the output instead of stopping the run
+                dropped.append(col.name)
+                continue
             # values the threshold did not keep become the column's missing level (a public
             # rule of this step): modelled like any value, never a refusal or a dropped row
             fill = col.fill if col.fill in kept else None  # nullable now: fills are unused
@@ -570,8 +762,14 @@ def estimate_domain(
                 replace(col, categories=kept, source=cast(Any, DP_SOURCE), nullable=True, fill=fill)
             )
     spent = accountant.check_within_budget()
+    if not new:
+        raise AssumptionError(
+            "every column's DP category list kept fewer than two values: nothing is left to model",
+            assumption="at least one column to model",
+            admissible="a larger --private-domain share or epsilon, or public categories",
+        )
     return DomainEstimate(
-        schema=replace(schema, columns=tuple(new)),
+        schema=replace(schema, columns=tuple(new), drop=(*schema.drop, *dropped)),
         budget=budget,
         ledger=accountant.ledger,
         spent=spent,
@@ -579,6 +777,7 @@ def estimate_domain(
         quantiles=quantiles,
         candidates=max((len(g) for g in counts.grids.values()), default=0),
         ruled_flags=ruled,
+        dropped=tuple(dropped),
     )
 
 
@@ -606,10 +805,34 @@ def compose_claim(
         "with DP (--private-domain)",
         "dp-estimate",
         "declared public bounds and categories, plus DP quantiles and a DP frequency threshold "
-        "paid from the budget; values outside are clipped or missing by public rule",
+        "paid from the budget; values outside are clipped or missing by public rule"
+        + (
+            "; left out by the fallback rule (a DP category list of fewer than two values): "
+            + ", ".join(estimate.dropped)
+            if estimate.dropped
+            else ""
+        ),
     )
     share = Assumption(
         "domain_share", estimate.budget.share, "declared", "share of epsilon spent on the domain"
+    )
+    b = estimate.budget
+    split = Assumption(
+        "domain_split",
+        "; ".join(
+            [
+                f"{n}: 2 quantiles at {e:.4g}"
+                for n, e in zip(b.numeric_columns, b.quantile_epsilons, strict=True)
+            ]
+            + [
+                f"{n}: category list at {e:.4g}"
+                for n, e in zip(b.categorical_columns, b.category_epsilons, strict=True)
+            ]
+        ),
+        "public-rule",
+        "epsilon of each DP step of the domain: declared --domain-share, the rest by need "
+        f"(a category list weighs {b.category_weight:.3g} quantiles); delta "
+        f"{b.delta_per_category_list:.3g} per category list",
     )
     ruled = (
         (
@@ -625,7 +848,9 @@ def compose_claim(
         if estimate.ruled_flags
         else ()
     )
-    assumptions = tuple(a for a in claim.assumptions if a.name not in ("domain", "flags"))
+    assumptions = tuple(
+        a for a in claim.assumptions if a.name not in ("domain", "flags", "domain_split")
+    )
     mechanisms = list(claim.mechanisms)
     if estimate.budget.numeric_columns:
         mechanisms.append(QUANTILE_MECHANISM)
@@ -638,7 +863,7 @@ def compose_claim(
         delta=stated_delta,
         rho=None,
         mechanisms=tuple(sorted(set(mechanisms))),
-        assumptions=(domain, *ruled, share, *assumptions),
+        assumptions=(domain, *ruled, share, split, *assumptions),
     )
 
 
@@ -650,6 +875,8 @@ __all__ = [
     "DomainEstimate",
     "add_to_grid",
     "bounds_from_quantiles",
+    "category_weight",
+    "check_shares",
     "compose_claim",
     "date_grid",
     "default_grid",

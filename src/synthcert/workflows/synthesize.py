@@ -29,7 +29,7 @@ from synthcert.data.io import (
     write_table,
 )
 from synthcert.data.schema import Schema
-from synthcert.errors import AssumptionError, SynthcertError
+from synthcert.errors import AssumptionError, ParameterError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
 from synthcert.privacy.domain import DomainEstimate, compose_claim, estimate_domain, plan_budget
 from synthcert.privacy.quantile_bins import quantile_bins_step
@@ -203,13 +203,17 @@ def private_domain_step(
     seed: Any,
     csv: CsvOptions | None,
     ranges: dict[str, tuple[float, float]] | None,
+    shares: dict[str, float] | None = None,
 ) -> DomainEstimate:
     """One streamed pass over the input: the DP domain of every data-derived column, under
     the synthesizer's neighbouring relation."""
     import numpy as np
 
-    budget = plan_budget(schema, split.share, split.epsilon, split.domain_delta)
     neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
+    budget = plan_budget(
+        schema, split.share, split.epsilon, split.domain_delta,
+        neighboring=str(neighboring), shares=shares,
+    )  # fmt: skip
     return estimate_domain(
         iter_table_chunks(input_path, csv=csv),
         schema,
@@ -269,6 +273,7 @@ def synthesize(
     allow_data_domain: bool = False,
     private_domain: float | None = None,
     domain_ranges: dict[str, tuple[float, float]] | None = None,
+    domain_shares: dict[str, float] | None = None,
     dp_bins: float | None = None,
     dp_bins_log: bool = False,
     report: str | os.PathLike | None = None,
@@ -317,6 +322,9 @@ def synthesize(
     domain_ranges
         Public ranges {column: (lo, hi)} searched by the DP quantiles instead of the default
         public grid.
+    domain_shares
+        {column: fraction of the domain budget} overriding the allocation by need for those
+        data-derived columns (:func:`synthcert.privacy.domain.plan_budget`).
     dp_bins, dp_bins_log
         SHARE of epsilon spent on DP quantile bin edges of the columns declaring
         ``"bins": "dp-quantile"`` (and, with ``dp_bins_log``, of every ``"scale": "log"``
@@ -383,9 +391,18 @@ def synthesize(
                 admissible="one of --private-domain SHARE, --allow-data-domain",
             )
         split = split_budget(schema, synthesizer, private_domain, epsilon, delta)
-        plan_budget(schema, private_domain, split.epsilon, split.domain_delta)  # refuse early
+        neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
+        plan = plan_budget(
+            schema, private_domain, split.epsilon, split.domain_delta,
+            neighboring=str(neighboring), shares=domain_shares,
+        )  # fmt: skip  # refuses early
+        if execution.notify is not None:  # public: the budget, the schema and delta only
+            for line in ["--private-domain needs, per data-derived column:", *plan.needs()]:
+                execution.notify(line)
     elif domain_ranges:
         raise AssumptionError("--domain-range is used by --private-domain only")
+    elif domain_shares:
+        raise ParameterError("--domain-share is used by --private-domain only")
     if dp and split is None:
         refuse_data_domain(schema, synthesizer, allow_data_domain)
     seed = user_seed(seed, params)
@@ -406,8 +423,9 @@ def synthesize(
     if split is not None:
         t0 = time.perf_counter()
         estimate = private_domain_step(
-            input_path, schema, synthesizer, split, seed=domain_seed, csv=csv, ranges=domain_ranges
-        )  # type: ignore[arg-type]
+            input_path, schema, synthesizer, split, seed=domain_seed, csv=csv,
+            ranges=domain_ranges, shares=domain_shares,
+        )  # type: ignore[arg-type]  # fmt: skip
         pub.timing("domain", time.perf_counter() - t0)
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
@@ -470,9 +488,9 @@ def synthesize(
         if estimate is not None and split is not None:
             claim = compose_claim(claim, estimate, split.epsilon, split.delta)
             public_rows = estimate.rows if neighboring == "bounded" else min_rows
-            note = estimate.reliability_warning(public_rows)
-            if note is not None:
-                claim = claim.with_warnings(note)
+            for note in (estimate.fallback_warning(), estimate.reliability_warning(public_rows)):
+                if note is not None:
+                    claim = claim.with_warnings(note)
         t0 = time.perf_counter()
         if as_dataset:  # drawn and written part by part on the engine
             sample_partitioned(
