@@ -231,7 +231,7 @@ def run_wide(tmp_path: Path, n: int, share: str) -> None:
     than two values are named in a warning and absent from the output."""
     table = wide_table(n)
     table.to_csv(tmp_path / "w.csv", index=False)
-    res = runner.invoke(app, ["schema", "infer", str(tmp_path / "w.csv"), "--out",
+    res = runner.invoke(app, ["schema", "infer", str(tmp_path / "w.csv"), "--public-kinds", "--out",
                               str(tmp_path / "s.json")])  # fmt: skip
     assert res.exit_code == 0, res.output
     args = ["synthesize", str(tmp_path / "w.csv"), "--schema", str(tmp_path / "s.json"),
@@ -289,7 +289,7 @@ def test_the_fallback_publishes_the_same_files_for_every_neighbour(tmp_path, mon
     table = h.base_table()
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
-        monkeypatch.setattr(h, "SCHEMA", infer_schema(t))
+        monkeypatch.setattr(h, "SCHEMA", infer_schema(t).with_public_kinds())
         return h.run(tmp_path / kind, t, args, "s.parquet")
 
     base = run_inferred("D", table)

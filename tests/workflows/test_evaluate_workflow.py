@@ -48,7 +48,7 @@ def test_writes_the_figures_it_returns(tables, tmp_path):
 def test_on_an_engine_only_the_streamed_figures_and_json(tables, tmp_path):
     root, _, _ = tables
     schema = demo_schema()
-    memory = evaluate(root / "real.csv", root / "fake.parquet", schema)
+    memory = evaluate(root / "real.csv", root / "fake.parquet", schema, binning="public")
     run = evaluate(
         root / "real.csv", root / "fake.parquet", schema, out=tmp_path / "s",
         execution=Execution(engine="dask"), report=tmp_path / "r.html",
