@@ -3,8 +3,8 @@
     <venv python> benchmarks/_peer_runner.py JOB.json
 
 JOB.json holds ``tool``, ``train`` (a CSV of the training rows), ``out`` (where to write the
-synthetic CSV), ``result`` (where to write {"seconds": fit + sample}), ``domain`` (the public
-domain: {column: {"lower", "upper", "integer"} or {"categories": [...]}}), ``epsilon``,
+synthetic CSV), ``result`` (where to write the wall and CPU seconds of fit + sample), ``domain``
+(the public domain: {column: {"lower", "upper", "integer"} or {"categories": [...]}}), ``epsilon``,
 ``delta``, ``seed`` and ``rows`` (how many rows to sample). Only the tool's PUBLIC API is
 called; nothing of its code is copied here. This module imports nothing from synthcert except
 in the ``synthcert-*`` tools, which run in synthcert's environment.
