@@ -48,6 +48,16 @@ class ModelSize:
             self._add(self.adj, self.covered, cl)
         self.edges = sum(len(s) for s in self.adj) // 2
         self.costs = [self._cost(self.adj, self.covered, v) for v in range(len(self.names))]
+        # connected components: each vertex's component, and (|component|, its cells)
+        self.component = [-1] * len(self.names)
+        self.parts: list[tuple[int, int]] = []
+        for v in range(len(self.names)):
+            if self.component[v] < 0:
+                comp = _component(self.adj, v)
+                for u in comp:
+                    self.component[u] = len(self.parts)
+                self.parts.append((len(comp), math.prod(self.card[u] for u in comp)))
+        self.bound = sum(size * cells for size, cells in self.parts)
 
     def _add(self, adj: list[set[int]], covered: set[int], clique: Sequence[str]) -> int:
         """Add ``clique``'s edges to ``adj`` and its attributes to ``covered``; new edges."""
@@ -86,20 +96,13 @@ class ModelSize:
         is needed; and the elimination stops at the first clique over the limit. The decision
         is the one :meth:`megabytes` gives.
         """
-        adj = [set(s) for s in self.adj]
-        self._add(adj, set(self.covered), extra)
-        bound = 0
-        seen: set[int] = set()
         limit = math.floor(limit_mb * 2**20 / BYTES_PER_CELL)
-        for start in range(len(adj)):
-            if start in seen:
-                continue
-            comp = _component(adj, start)
-            seen |= comp
-            bound += len(comp) * math.prod(self.card[v] for v in comp)
-            if bound > limit:
-                return self.cells(extra, limit) * BYTES_PER_CELL / 2**20 <= limit_mb
-        return True
+        joined = {self.component[self.index[a]] for a in extra}
+        merged = sum(self.parts[c][0] for c in joined), math.prod(self.parts[c][1] for c in joined)
+        bound = self.bound - sum(math.prod(self.parts[c]) for c in joined) + math.prod(merged)
+        if bound <= limit:
+            return True
+        return self.cells(extra, limit) * BYTES_PER_CELL / 2**20 <= limit_mb
 
     def megabytes(self, extra: Sequence[str] = ()) -> float:
         """:meth:`cells` in megabytes (as mbi's ``hypothetical_model_size``)."""

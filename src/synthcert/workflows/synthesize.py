@@ -417,8 +417,8 @@ def synthesize(
     if "min_rows" in accepted and min_rows is not None:
         params["min_rows"] = min_rows
     if synthesizer in ROUND_REPORTING and "progress" not in params and execution.progress:
-        report = execution.progress  # rounds and budget spent: functions of DP outputs only
-        params["progress"] = lambda message: report(f"fit: {message}", 0, None)
+        on_round = execution.progress  # rounds and budget spent: functions of DP outputs only
+        params["progress"] = lambda message: on_round(f"fit: {message}", 0, None)
     synth = make_synthesizer(synthesizer, schema, epsilon=epsilon, delta=delta, **params)
     streamed = isinstance(synth, FitsFromMoments)
     counted = (
