@@ -138,11 +138,11 @@ def test_wide_table(name, params):
 @pytest.mark.parametrize(("name", "limit"), [("mwem-pgm", 60.0), ("aim", 180.0)])
 def test_pgm_on_the_wide_table_within_minutes(name, limit):
     """The failure of issue 27 at epsilon = 1, delta = 1e-6: completes with no warning (an
-    overflow or NaN is an error here), within the target on a quiet two-core machine (twice
-    the target allowed for a loaded one)."""
+    overflow or NaN is an error here), within the target's seconds of CPU time (wall time
+    follows the machine's load; benchmarks/wide_table.py prints both)."""
     table, schema = wide_table()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     params = {"epsilon": 1.0, "delta": 1e-6, "seed": 0}
     out = fit_and_sample(name, params, table, schema)
-    assert time.perf_counter() - t0 < 2 * limit
+    assert time.process_time() - t0 < limit
     check_output(out, table, schema)
