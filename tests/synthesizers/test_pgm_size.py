@@ -45,6 +45,25 @@ def test_wide_model_size_equals_mbi():
     mbi = load_mbi()
     domain = mbi.Domain(names, [sizes[a] for a in names])
     size = ModelSize(sizes, base)
+    order = mbi.junction_tree.greedy_order(domain, base)[0]
+    assert size.elimination_order() == list(order)
     for i in rng.choice(len(pairs), 10, replace=False):
         want = mbi.junction_tree.hypothetical_model_size(domain, [*base, pairs[i]])
         assert size.megabytes(pairs[i]) == want
+
+
+@settings(max_examples=100, deadline=None)
+@given(models())
+def test_elimination_order_equals_mbi(model):
+    """The junction trees of the estimator are mbi's: the same greedy order, the same tree."""
+    sizes, base, extra = model
+    mbi = load_mbi()
+    domain = mbi.Domain(list(sizes), list(sizes.values()))
+    cliques = [*base, extra]
+    want_tree, want_order = mbi.junction_tree.make_junction_tree(domain, cliques)
+    order = ModelSize(sizes, cliques).elimination_order()
+    if order is not None:
+        assert order == list(want_order)
+    tree, _ = mbi.junction_tree.make_junction_tree(domain, cliques, elimination_order=order)
+    assert set(tree.nodes) == set(want_tree.nodes)
+    assert {frozenset(e) for e in tree.edges} == {frozenset(e) for e in want_tree.edges}

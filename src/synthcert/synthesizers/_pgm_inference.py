@@ -18,6 +18,7 @@ import networkx as nx
 import numpy as np
 
 from synthcert.synthesizers._pgm_backend import load_mbi
+from synthcert.synthesizers._pgm_size import ModelSize
 
 Attrs = tuple[str, ...]
 
@@ -299,7 +300,10 @@ class JunctionTree:
         mbi = load_mbi()
         names = list(sizes)
         domain = mbi.Domain(names, [sizes[a] for a in names])
-        tree, _ = mbi.junction_tree.make_junction_tree(domain, [tuple(c) for c in cliques])
+        cliques = [tuple(c) for c in cliques]
+        # mbi's greedy order, computed without its per-step domain objects (the same order)
+        order = ModelSize(sizes, cliques).elimination_order()
+        tree, _ = mbi.junction_tree.make_junction_tree(domain, cliques, elimination_order=order)
         self.sizes = dict(sizes)
         self.tree: nx.Graph = tree
         self.nodes: list[Attrs] = sorted(tuple(n) for n in tree.nodes)

@@ -115,13 +115,30 @@ class ModelSize:
             return 1
         return self.card[v] * math.prod(self.card[u] for u in adj[v])
 
-    def _greedy_cells(self, adj: list[set[int]], costs: list[int], limit: int | None) -> int:
+    def elimination_order(self) -> list[str] | None:
+        """mbi's greedy elimination order of the ``base`` cliques (``greedy_order``), or None
+        where mbi keeps a tree graph as it is (then it eliminates no attribute greedily)."""
+        adj = [set(s) for s in self.adj]
+        k = len(self.names)
+        if self.edges == k - 1 and self.edges > 0 and _connected(adj):
+            return None
+        order: dict[int, int] = {}
+        self._greedy_cells(adj, list(self.costs), None, order)
+        return [self.names[v] for v in order]  # dicts keep insertion order: the steps
+
+    def _greedy_cells(
+        self,
+        adj: list[set[int]],
+        costs: list[int],
+        limit: int | None,
+        order: dict[int, int] | None = None,
+    ) -> int:
         card = self.card
         # the first minimum in domain order, as mbi's min() over its ordered dict: the least
         # (cost, index); a heap with stale entries skipped
         heap = [(c, v) for v, c in enumerate(costs)]
         heapq.heapify(heap)
-        order: dict[int, int] = {}
+        order = {} if order is None else order
         later: list[frozenset[int]] = [frozenset()] * len(card)
         elim: list[int] = [0] * len(card)  # the cells of each elimination clique
         while heap:
