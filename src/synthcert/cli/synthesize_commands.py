@@ -230,6 +230,9 @@ def synthesize_command(
         task = bar.add_task(f"fitting {synthesizer}")
 
         def on_stage(name: str, done: int, total: int | None) -> None:
+            if name.startswith("fit: "):  # a selection round: the round and budget spent
+                bar.update(task, description=f"{synthesizer} {name[5:]}")
+                return
             text = "counting rows" if name == "count" else "sampling"
             bar.update(task, description=text, completed=done, total=total)
 

@@ -10,6 +10,7 @@ the seed only (mbi's own sampler draws from numpy's global state).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ import networkx as nx
 import numpy as np
 
 from synthcert.synthesizers._pgm_backend import load_mbi
+from synthcert.synthesizers._pgm_size import ModelSize
 
 Attrs = tuple[str, ...]
 
@@ -131,6 +133,73 @@ class CalibratedTree:
 
         return upward(root).transpose(query)
 
+    def _covering(self, query: Sequence[str]) -> Attrs | None:
+        """The first clique containing every attribute of ``query`` (as :meth:`project`)."""
+        qset = set(query)
+        for clique in self.marginals:
+            if qset <= set(clique):
+                return clique
+        return None
+
+    def project_many(self, queries: Sequence[Sequence[str]]) -> list[np.ndarray]:
+        """:meth:`project` of every query, the out-of-clique pairs in one pass per attribute.
+
+        A query inside a clique is summed out of it (as :meth:`project`). For the pairs (a, b)
+        no clique covers, p(a, C) is carried from a's home clique to every clique C of its
+        component, parents first: p(a, C) = p(a, S) p(C | S) over the separator S (the
+        conditional at most one, as in :meth:`project`; p(a, C) = p(C) where C holds a), and
+        p(a, b) is read off b's home clique. One pass per attribute costs
+        sum_C |a| |C| cells, instead of a subtree product per pair; other queries (three or
+        more attributes across cliques) go through :meth:`project`.
+        """
+        out: list[np.ndarray | None] = [None] * len(queries)
+        pending: dict[str, list[tuple[int, str]]] = {}
+        component = {n: i for i, c in enumerate(nx.connected_components(self.tree)) for n in c}
+        one_way: dict[str, np.ndarray] = {}
+        for i, q in enumerate(queries):
+            q = tuple(q)
+            clique = self._covering(q)
+            if clique is not None:
+                out[i] = self.marginals[clique].sum_to(q).transpose(q)
+            elif len(q) != 2:
+                out[i] = self.project(q)
+            elif component[self._home[q[0]]] == component[self._home[q[1]]]:
+                pending.setdefault(q[0], []).append((i, q[1]))
+            else:  # independent: the outer product scaled to the total, as in project
+                for a in q:
+                    if a not in one_way:
+                        one_way[a] = self.project((a,)) / self.total
+                out[i] = np.multiply.outer(one_way[q[0]], one_way[q[1]]) * self.total
+        for a, wanted in pending.items():
+            joint = self._joint_with(a, {self._home[b] for _, b in wanted})
+            for i, b in wanted:
+                out[i] = joint[self._home[b]].sum_to((a, b)).transpose((a, b))
+        return out  # type: ignore[return-value]
+
+    def _joint_with(self, a: str, targets: set[Attrs]) -> dict[Attrs, Factor]:
+        """p(a, C) for the cliques C on the paths from a's home to ``targets``."""
+        root = self._home[a]
+        parent = dict(nx.bfs_predecessors(self.tree, root))
+        needed: set[Attrs] = set()
+        for node in targets:
+            while node not in needed:
+                needed.add(node)
+                if node == root:
+                    break
+                node = parent[node]
+        joint: dict[Attrs, Factor] = {root: self.marginals[root]}
+        for node in nx.bfs_tree(self.tree, root):
+            if node == root or node not in needed:
+                continue
+            f = self.marginals[node]
+            if a in f.attrs:
+                joint[node] = f
+                continue
+            sep = self.separator(node, parent[node])
+            carried = joint[parent[node]].sum_to({a, *sep})
+            joint[node] = _product([carried, _conditional(f, sep)])
+        return joint
+
 
 def smallest_cover(
     clique: Sequence[str], candidates: Sequence[Sequence[str]], sizes: Mapping[str, int]
@@ -187,8 +256,7 @@ class Reduction:
 
     def matrix(self, table: np.ndarray) -> np.ndarray:
         """``table`` as a (kept cells, reduced cells) matrix."""
-        rows = int(np.prod(self.kept, dtype=np.int64))
-        return table.transpose(self.perm).reshape(rows, -1)
+        return table.transpose(self.perm).reshape(math.prod(self.kept), -1)
 
     def table(self, matrix: np.ndarray) -> np.ndarray:
         """The inverse of :meth:`matrix`: a table in the original axis order."""
@@ -232,7 +300,10 @@ class JunctionTree:
         mbi = load_mbi()
         names = list(sizes)
         domain = mbi.Domain(names, [sizes[a] for a in names])
-        tree, _ = mbi.junction_tree.make_junction_tree(domain, [tuple(c) for c in cliques])
+        cliques = [tuple(c) for c in cliques]
+        # mbi's greedy order, computed without its per-step domain objects (the same order)
+        order = ModelSize(sizes, cliques).elimination_order()
+        tree, _ = mbi.junction_tree.make_junction_tree(domain, cliques, elimination_order=order)
         self.sizes = dict(sizes)
         self.tree: nx.Graph = tree
         self.nodes: list[Attrs] = sorted(tuple(n) for n in tree.nodes)

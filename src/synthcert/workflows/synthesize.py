@@ -43,6 +43,8 @@ from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.values import Budget, Execution, TableSource
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
+# synthesizers whose ``progress`` callback reports each selection round as a message
+ROUND_REPORTING = ("aim", "mwem-pgm")
 
 
 @dataclass(frozen=True)
@@ -439,6 +441,9 @@ def synthesize(
         params["seed"] = fit_seed  # the fit's noise and choices: a child of the secret seed
     if "min_rows" in accepted and min_rows is not None:
         params["min_rows"] = min_rows
+    if synthesizer in ROUND_REPORTING and "progress" not in params and execution.progress:
+        on_round = execution.progress  # rounds and budget spent: functions of DP outputs only
+        params["progress"] = lambda message: on_round(f"fit: {message}", 0, None)
     synth = make_synthesizer(synthesizer, schema, epsilon=epsilon, delta=delta, **params)
     streamed = isinstance(synth, FitsFromMoments)
     counted = (
