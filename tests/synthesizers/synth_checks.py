@@ -27,5 +27,5 @@ def check_table(schema: Schema, syn: pd.DataFrame, n: int) -> None:
 
 def mean_marginal_l1(schema: Schema, real: pd.DataFrame, syn: pd.DataFrame) -> float:
     """Average over all columns of ||p_real - p_syn||_1 on the public bins (thesis Def. 4.3.1)."""
-    columns = compare_marginals(real, syn, schema).columns
+    columns = compare_marginals(real, syn, schema, binning="public").columns
     return float(np.mean([c.l1 for c in columns.values()]))
