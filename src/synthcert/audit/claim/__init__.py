@@ -11,8 +11,7 @@ Submodules are imported on first use (PEP 562).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from synthcert._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "BoundEstimate": "estimate",
@@ -33,18 +32,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The public name ``name``, imported from its submodule on first use (PEP 562)."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 __all__ = sorted(_EXPORTS)

@@ -323,34 +323,20 @@ def gaussian_release_audit(
     seconds = time.perf_counter() - start
     eps_claim = float(g.certificate_epsilon if claimed_epsilon is None else claimed_epsilon)
     claim = PrivacyClaim("approx-dp", GUARANTEE, "unbounded", epsilon=eps_claim, delta=d)
-    est, lb = g.estimate, g.epsilon_lower_bound
-    above = corner_above_claim(claim, est.fpr_upper, est.tpr_lower) if lb is not None else False
-    result = ClaimAuditResult(
+    result = _result(
+        g.estimate,
+        claim,
         synthesizer="gaussian",
         design="theorem-pair",
         neighbouring="unbounded",
         statistic="black-box",
-        claimed_epsilon=eps_claim,
         claimed_mu=None,
-        delta=d,
-        epsilon_lower_bound=lb,
-        mu_lower_bound=est.mu_lower_bound,
         ceiling=float(g.ceiling),
         mu_ceiling=None,
-        gap_test=None if lb is None else float(g.ceiling) - lb,
-        gap_mechanism_runs=eps_claim - float(g.ceiling),
-        violation=bool((lb is not None and lb > eps_claim) or above),
-        above_claim_curve=bool(above),
-        runs=int(runs),
-        confidence=float(est.confidence),
-        fpr=float(est.fpr),
-        tpr=float(est.tpr),
-        fpr_upper=float(est.fpr_upper),
-        tpr_lower=float(est.tpr_lower),
-        threshold=float(est.threshold),
-        seed=int(seed),
-        seconds=float(seconds),
-        reason=est.reason,
+        runs=runs,
+        seed=seed,
+        seconds=seconds,
+        reason=g.estimate.reason,
     )
     return ClaimAudit(result, claim, None)
 
@@ -469,27 +455,64 @@ def run_claim_audit(
     )  # fmt: skip
     event = pair_event(synth_in, seen_in, codes, reference)
     ceil, mu_ceil, why = _ceilings(event, runs, delta_claim, confidence, gaussian)
-    lb = est.epsilon_lower_bound
-    above = corner_above_claim(claim, est.fpr_upper, est.tpr_lower) if lb is not None else False
     claimed_mu = math.sqrt(2.0 * claim.rho) if claim.model == "zcdp" and claim.rho else None
-    result = ClaimAuditResult(
+    result = _result(
+        est,
+        claim,
         synthesizer=synthesizer,
         design=design,
         neighbouring=neighbouring,
         statistic=chosen,
-        claimed_epsilon=float(claim.epsilon),
         claimed_mu=claimed_mu,
-        delta=delta_claim,
-        epsilon_lower_bound=lb,
-        mu_lower_bound=est.mu_lower_bound,
         ceiling=ceil,
         mu_ceiling=mu_ceil,
-        gap_test=None if ceil is None or lb is None else ceil - lb,
-        gap_mechanism_runs=None if ceil is None else float(claim.epsilon) - ceil,
-        violation=bool((lb is not None and lb > float(claim.epsilon)) or above),
+        runs=runs,
+        seed=seed,
+        seconds=seconds,
+        reason="; ".join(r for r in (est.reason, why) if r) or None,
+    )
+    return ClaimAudit(result, claim, event)
+
+
+def _result(
+    est: Any,
+    claim: PrivacyClaim,
+    *,
+    synthesizer: str,
+    design: str,
+    neighbouring: str,
+    statistic: str,
+    claimed_mu: float | None,
+    ceiling: float | None,
+    mu_ceiling: float | None,
+    runs: int,
+    seed: int,
+    seconds: float,
+    reason: str | None,
+) -> ClaimAuditResult:
+    """The verdict of one audit from its estimate: a violation when the lower bound exceeds the
+    claimed ε, or when the confidence box's corner lies above the claim's trade-off curve."""
+    lb = est.epsilon_lower_bound
+    eps = float(claim.epsilon)  # type: ignore[arg-type]
+    above = corner_above_claim(claim, est.fpr_upper, est.tpr_lower) if lb is not None else False
+    return ClaimAuditResult(
+        synthesizer=synthesizer,
+        design=design,
+        neighbouring=neighbouring,
+        statistic=statistic,
+        claimed_epsilon=eps,
+        claimed_mu=claimed_mu,
+        delta=float(claim.delta or 0.0),
+        epsilon_lower_bound=lb,
+        mu_lower_bound=est.mu_lower_bound,
+        ceiling=ceiling,
+        mu_ceiling=mu_ceiling,
+        gap_test=None if ceiling is None or lb is None else ceiling - lb,
+        gap_mechanism_runs=None if ceiling is None else eps - ceiling,
+        violation=bool((lb is not None and lb > eps) or above),
         above_claim_curve=bool(above),
         runs=int(runs),
-        confidence=float(confidence),
+        confidence=float(est.confidence),
         fpr=float(est.fpr),
         tpr=float(est.tpr),
         fpr_upper=float(est.fpr_upper),
@@ -497,9 +520,8 @@ def run_claim_audit(
         threshold=float(est.threshold),
         seed=int(seed),
         seconds=float(seconds),
-        reason="; ".join(r for r in (est.reason, why) if r) or None,
+        reason=reason,
     )
-    return ClaimAudit(result, claim, event)
 
 
 __all__ = [
