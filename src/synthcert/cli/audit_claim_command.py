@@ -5,6 +5,7 @@ public."""
 from __future__ import annotations
 
 import json
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Annotated
 
@@ -141,6 +142,11 @@ def audit_claim_command(
     from synthcert.data.schema import Schema
     from synthcert.errors import ParameterError
 
+    if find_spec("dp_accounting") is None:
+        raise ParameterError(
+            "audit-claim computes ceilings and trade-off curves with dp-accounting: "
+            "pip install 'synthcert[audit]'"
+        )
     if design == "domain" and schema is None and synthesizer != "gaussian":
         raise ParameterError("--schema is needed with --design domain (the default)")
     k = parse_count(runs)
