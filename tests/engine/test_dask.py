@@ -167,7 +167,10 @@ def test_count_based_fits_on_dask_equal_local(client, adult_files, adult_mixed_s
                     src, synth.discretizer, engine=eng, partition_rows=5_000
                 )
                 fits.append(synth.fit_counts(source))
-                assert source.rows == 30_155  # 7 rows with a hole dropped
+                # 7 rows with a hole: dropped under add/remove neighbours (AIM), publicly
+                # filled under replace-one neighbours (PrivBayes, the copula: n is public)
+                filled = synth.neighboring.startswith("bounded")
+                assert source.rows == (30_162 if filled else 30_155), cls.__name__
             a, b = fits
             assert a.accountant.ledger == b.accountant.ledger
             pd.testing.assert_frame_equal(a.sample(300, seed=1), b.sample(300, seed=1))
