@@ -25,7 +25,7 @@ from synthcert.data.encode import (
     public_fill,
 )
 from synthcert.data.schema import CategoricalColumn, DatetimeColumn, NumericColumn, Schema
-from synthcert.errors import DataError
+from synthcert.errors import DataError, ParameterError
 from test_publication_boundary import SCHEMA, base_table, invoke_in, neighbour, run
 
 ODD = ("missing", "unknown_category", "text_in_numeric")
@@ -162,7 +162,9 @@ def test_fill_keeps_every_row_and_counts_privately():
 def test_model_policy_fills_under_bounded_neighbours_only():
     assert missing_policy_for("model", "bounded") == "fill"
     assert missing_policy_for("model", "unbounded") == "model"
-    assert missing_policy_for("drop", "bounded") == "drop"  # an explicit choice stays
+    assert missing_policy_for("drop", "bounded", private=False) == "drop"  # no claim: stays
+    with pytest.raises(ParameterError, match="bounded neighbours"):  # a claim: refused
+        missing_policy_for("drop", "bounded")
 
 
 def test_arrow_route_gives_the_frame_route_its_fill():

@@ -35,6 +35,7 @@ def test_drop_and_fail_are_refused_from_the_options_under_bounded_neighbours(pol
         missing_policy_for(policy, neighboring)
     assert missing_policy_for("model", neighboring) == "fill"
     assert missing_policy_for(policy, "unbounded") == policy
+    assert missing_policy_for(policy, neighboring, private=False) == policy  # no claim made
 
 
 def test_a_date_with_an_offset_changes_no_other_value_and_prints_nothing():

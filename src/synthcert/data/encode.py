@@ -67,7 +67,7 @@ def check_missing_policy(missing: str) -> MissingPolicy:
     return missing  # type: ignore[return-value]
 
 
-def missing_policy_for(missing: str, neighboring: str) -> MissingPolicy:
+def missing_policy_for(missing: str, neighboring: str, *, private: bool = True) -> MissingPolicy:
     """The policy a synthesizer applies: ``"model"`` becomes ``"fill"`` under bounded
     (replace-one) neighbours, where n is public and a row can be neither dropped nor refused
     without telling neighbours apart; under add/remove neighbours a policy is applied as given.
@@ -75,13 +75,14 @@ def missing_policy_for(missing: str, neighboring: str) -> MissingPolicy:
     Raises
     ------
     ParameterError
-        ``"drop"`` or ``"fail"`` under replace-one neighbours: dropping one row changes the
-        public n, and refusing one odd record tells D from D' (the refusal is a published
-        exit code). The check reads the options only, so D and D' are refused alike.
+        ``"drop"`` or ``"fail"`` under replace-one neighbours of a run that claims privacy
+        (``private``): dropping one row changes the public n, and refusing one odd record
+        tells D from D' (the refusal is a published exit code). The check reads the options
+        only, so D and D' are refused alike. A run without a claim may drop or refuse.
     """
     policy = check_missing_policy(missing)
     replace_one = neighboring.startswith("bounded")  # bounded, bounded-direct
-    if replace_one and policy in ("drop", "fail"):
+    if private and replace_one and policy in ("drop", "fail"):
         raise ParameterError(
             f"--missing {policy} cannot be used under bounded neighbours: the table size is "
             "public there, so one record's missing value can be neither dropped nor refused "

@@ -114,7 +114,11 @@ def cached_discretizer(synth: Any) -> Discretizer:
     before the fit. ``missing="model"`` is ``"fill"`` under bounded neighbours
     (:func:`~synthcert.data.encode.missing_policy_for`).
     """
-    policy = missing_policy_for(synth.missing, getattr(synth, "neighboring", "unbounded"))
+    policy = missing_policy_for(
+        synth.missing,
+        getattr(synth, "neighboring", "unbounded"),
+        private=getattr(synth, "epsilon", None) is not None,
+    )
     key = (synth.schema, int(synth.bins), policy)
     cached = synth.__dict__.get("_discretizer")
     if cached is None or cached[0][0] is not key[0] or cached[0][1:] != key[1:]:

@@ -486,7 +486,9 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         count the rows the missing-value policy dropped and the values it filled (the policy
         ``model`` fills under bounded neighbours: :func:`missing_policy_for`).
         """
-        policy = missing_policy_for(self.missing, self.neighboring)
+        policy = missing_policy_for(
+            self.missing, self.neighboring, private=self.epsilon is not None
+        )
         frame, dropped, filled = prepare_table(table, self.schema, missing=policy)
         n = len(frame)
         if n < 2:
