@@ -31,7 +31,13 @@ from synthcert.data.io import (
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, ParameterError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
-from synthcert.privacy.domain import DomainEstimate, compose_claim, estimate_domain, plan_budget
+from synthcert.privacy.domain import (
+    DomainBudget,
+    DomainEstimate,
+    compose_claim,
+    estimate_domain,
+    plan_budget,
+)
 from synthcert.privacy.quantile_bins import quantile_bins_step
 from synthcert.run_record import RunRecord, today_utc
 from synthcert.seeding import seed_warning
@@ -199,28 +205,21 @@ def split_budget(
 def private_domain_step(
     input_path: str | os.PathLike,
     schema: Schema,
-    synthesizer: str,
-    split: BudgetSplit,
+    budget: DomainBudget,
     *,
     seed: Any,
     csv: CsvOptions | None,
     ranges: dict[str, tuple[float, float]] | None,
-    shares: dict[str, float] | None = None,
 ) -> DomainEstimate:
     """One streamed pass over the input: the DP domain of every data-derived column, under
-    the synthesizer's neighbouring relation."""
+    the neighbouring relation the ``budget`` was planned for (:func:`plan_budget`)."""
     import numpy as np
 
-    neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
-    budget = plan_budget(
-        schema, split.share, split.epsilon, split.domain_delta,
-        neighboring=str(neighboring), shares=shares,
-    )  # fmt: skip
     return estimate_domain(
         iter_table_chunks(input_path, csv=csv),
         schema,
         budget,
-        neighboring=str(neighboring),
+        neighboring=budget.neighboring,
         rng=np.random.default_rng(seed),
         ranges=ranges,
     )
@@ -383,7 +382,7 @@ def synthesize(
     n_out, min_rows = budget.n_out, budget.min_rows
     params = dict(params or {})
     dp = epsilon is not None
-    split = None
+    split = plan = None
     if private_domain is not None:
         if allow_data_domain:
             raise AssumptionError(
@@ -422,12 +421,11 @@ def synthesize(
     )
     fit_seed, sample_seed, domain_seed = pub.seed.spawn(3)
     estimate = None
-    if split is not None:
+    if plan is not None:
         t0 = time.perf_counter()
         estimate = private_domain_step(
-            input_path, schema, synthesizer, split, seed=domain_seed, csv=csv,
-            ranges=domain_ranges, shares=domain_shares,
-        )  # type: ignore[arg-type]  # fmt: skip
+            input_path, schema, plan, seed=domain_seed, csv=csv, ranges=domain_ranges
+        )  # type: ignore[arg-type]
         pub.timing("domain", time.perf_counter() - t0)
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
