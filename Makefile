@@ -1,12 +1,13 @@
 # Two entry points, both idempotent: `make demo` (install + main job on the built-in demo table)
-# and `make test` (install everything the tests need + the default test suite).
+# and `make test` (install everything the tests need + the default test suite + the strict docs
+# build). `make docs` builds the documentation site alone (into site/).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 # torch first and pinned: the CPU wheel; an unpinned torch pulls a multi-GB CUDA build.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo test test-all lint bench clean
+.PHONY: demo test test-all lint docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +19,11 @@ $(VENV)/.core: pyproject.toml | $(BIN)/python
 
 $(VENV)/.test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet "$(TORCH)"
-	$(BIN)/pip install --quiet -e ".[all,report,test]"
+	$(BIN)/pip install --quiet -e ".[all,report,test,docs]"
+	touch $@ $(VENV)/.core $(VENV)/.docs
+
+$(VENV)/.docs: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[docs]"
 	touch $@ $(VENV)/.core
 
 demo: $(VENV)/.core
@@ -28,6 +33,11 @@ test: $(VENV)/.test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/pytest
+	$(MAKE) docs
+
+# --strict: a broken link, a missing page or a docstring the API reference cannot render fails.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test-all: $(VENV)/.test
 	$(BIN)/pytest -m "slow or not slow"
@@ -37,4 +47,4 @@ lint: $(VENV)/.test
 	$(BIN)/ruff format src tests benchmarks
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache
+	rm -rf $(VENV) demo-output .pytest_cache site

@@ -43,7 +43,8 @@ def one_paragraph(text: str) -> str:
 def test_missing_fail_refusal_does_not_name_the_column_of_the_missing_value(tmp_path):
     """Attack: run ``release --missing fail`` (a documented CLI option) on D' where the target
     record's ``age`` is missing, and on D'' where its ``income`` is missing. Both are refused
-    (a refusal the README's list of documented public-assumption refusals does not mention),
+    (a refusal the documented list of public-assumption refusals, then in the README and now in
+    docs/explanations/publication-boundary.md, did not mention),
     and the message names the column that holds the missing value ("column 'age' has a missing
     value"), a fact about the target record, printed without --show-private. The two
     neighbours, which publish nothing else, are told apart by the error message alone.
@@ -292,7 +293,8 @@ def test_private_record_and_params_are_refused_beside_the_published_rows(tmp_pat
 
 def test_bounded_refusal_advice_declare_nullable_is_possible(tmp_path):
     """Attack on the documentation: under bounded neighbours a row with a missing value is
-    refused, and the refusal (and README, "What is published") tells the operator to "Declare
+    refused, and the refusal (and the README's "What is published", now
+    docs/explanations/publication-boundary.md) told the operator to "Declare
     such columns nullable (missing values are then modelled)". The schema has no such
     option: a column declared ``"nullable": true`` is accepted and ignored, and the table is
     still refused. Either the schema models missing values, or the message stops advising it.
@@ -318,12 +320,13 @@ def test_min_rows_refusal_says_rows_with_missing_values_do_not_count(tmp_path):
     """Attack on the documentation of a refusal: a table of exactly --min-rows = 1,400 rows is
     released; its neighbour in which the target record has one missing value (or an
     undeclared category, or text in a numeric column) has 1,400 rows too, yet is refused
-    with "the table has fewer rows than the declared minimum --min-rows 1400". The README
-    documents "a table below --min-rows" as a visible refusal, which an operator reads as the
-    file's row count; in fact the count is of complete rows, so one odd value in one record
-    flips the go/no-go decision at the boundary. The message (and the README) must say that
-    rows dropped by the missing-value rule do not count, or the operator cannot choose a
-    --min-rows that keeps this signal away.
+    with "the table has fewer rows than the declared minimum --min-rows 1400". The docs
+    (docs/explanations/publication-boundary.md, formerly the README) document "a table below
+    --min-rows" as a visible refusal, which an operator reads as the file's row count; in fact
+    the count is of complete rows, so one odd value in one record flips the go/no-go decision
+    at the boundary. The message (and the docs) must say that rows dropped by the
+    missing-value rule do not count, or the operator cannot choose a --min-rows that keeps
+    this signal away.
     """
     args = ["release", "private_input.csv", "--schema", "schema.json", "--sigma", SIGMA]
     args += ["--min-rows", "1400", "--out", "pub/syn.csv"]
@@ -356,7 +359,9 @@ def test_documented_release_and_synthesize_examples_pass_no_guessable_seed():
 
     root = Path(__file__).resolve().parents[1]
     offenders = []
-    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+    docs = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    assert len(docs) > 20, "the documentation pages were not found"
+    for doc in docs:
         text = doc.read_text(encoding="utf-8").replace("\\\n", " ")
         for line in text.splitlines():
             if not re.search(r"synthcert (release|synthesize)\b", line):
