@@ -14,7 +14,14 @@ Two markers are replaced in a page's markdown before it is converted:
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 from typing import Any
+
+# Document this checkout's sources, whichever synthcert the environment has installed.
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+if SRC not in sys.path:
+    sys.path.insert(0, SRC)
 
 API_MARKER = "<!-- synthcert:api -->"
 CLI_MARKER = "<!-- synthcert:cli -->"
