@@ -14,6 +14,7 @@ Two markers are replaced in a page's markdown before it is converted:
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if CLI_MARKER in markdown:
         markdown = markdown.replace(CLI_MARKER, cli_reference())
     return markdown
+
+
+# Sphinx roles in docstrings (":func:`release`") render as text before the code span.
+SPHINX_ROLE = re.compile(r":(?:func|class|meth|attr|data|mod|exc|obj):(<code>)")
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """Drop the Sphinx role prefixes the numpy docstrings use; keep the code span."""
+    return SPHINX_ROLE.sub(r"\1", html)
 
 
 # -- API ----------------------------------------------------------------------------------------
