@@ -141,8 +141,8 @@ def cli_reference() -> str:
     """Every command of ``synthcert``, with its help and options, from the typer app."""
     import typer.main
 
-    from synthcert.cli import app
-
+    cli = importlib.import_module("synthcert.cli")  # registers every command on the app
+    app = getattr(cli, "app", None) or importlib.import_module("synthcert.cli._app").app
     root = typer.main.get_command(app)
     lines: list[str] = []
     _command_section(root, ["synthcert"], None, lines)
