@@ -373,7 +373,7 @@ def synthesize(
     budget = budget or Budget()
     budget.refuse_unused("synthesize", "epsilon", "delta", "n_out", "min_rows")
     execution = execution or Execution()
-    source = TableSource.of(source)
+    source = TableSource.of(source).reading(schema)
     input_path = source.path
     csv, engine = source.csv, execution.engine
     epsilon, delta = budget.epsilon, budget.delta
