@@ -182,15 +182,6 @@ ReportOpt = Annotated[
         dir_okay=False,
     ),
 ]
-InternalOnlyReportOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--report",
-        help="Also write an INTERNAL HTML report of this run to this file: it describes the "
-        "real table, so every page says 'do not publish' (see `synthcert report --internal`).",
-        dir_okay=False,
-    ),
-]
 EngineOpt = Annotated[
     str,
     typer.Option(
@@ -271,3 +262,50 @@ OldNoHeaderOpt = Annotated[bool, hidden("--no-header")]
 OldSepOpt = Annotated[str | None, hidden("--sep")]
 OldNaOpt = Annotated[list[str] | None, hidden("--na-value")]
 OldEncodingOpt = Annotated[str | None, hidden("--encoding")]
+
+
+def internal_outputs(
+    private_dir: Path | None, out: Path | None, report: Path | None
+) -> tuple[Path | None, Path | None]:
+    """The folder and the internal report of ``evaluate`` and ``audit`` (internal by nature).
+
+    ``--private-dir DIR`` holds the files and ``DIR/internal-report.html``; the old ``--out``
+    (folder) and ``--report`` (internal report) are hidden aliases kept for one release.
+    """
+    from synthcert.workflows.private_dir import PrivateDir
+
+    for flag, value in (("--out", out), ("--report", report)):
+        if value is not None:
+            deprecated(f"{flag} of this command", "use --private-dir DIR")
+            if private_dir is not None:
+                raise typer.BadParameter(f"{flag} and --private-dir both given: give one")
+    if private_dir is None:
+        return out, report
+    pdir = PrivateDir(private_dir)
+    pdir.prepare([])
+    return pdir.path, pdir.internal_report
+
+
+InternalDirOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--private-dir",
+        metavar="DIR",
+        help="Folder for the files of this command and internal-report.html: they describe the "
+        "real table, so they are INTERNAL (created, mode 0700; every page of the report says "
+        "'do not publish').",
+        file_okay=False,
+    ),
+]
+OldInternalOutOpt = Annotated[Path | None, hidden("--out")]
+OldInternalReportOpt = Annotated[Path | None, hidden("--report")]
+
+
+def merge_scheduler(engine: str, scheduler: str | None) -> tuple[str, str | None]:
+    """``--engine`` (local, dask or an address) with the deprecated ``--scheduler ADDRESS``."""
+    if scheduler is not None:
+        deprecated("--scheduler", "use --engine ADDRESS")
+        if engine not in ("local", "dask"):
+            raise typer.BadParameter("--engine ADDRESS and --scheduler both given: give one")
+        return "dask", scheduler
+    return parse_engine(engine)

@@ -74,15 +74,18 @@ def schema_infer(
     to stderr as a table (stdout keeps the schema JSON), or with --json to stdout with the
     schema. A non-negative column whose median lies in the lowest 5% of its range gets a
     hint (scale_hint "log"), never a scale: declare it with --log if it is public knowledge.
+    The CSV options given here (--sep, --no-header, --na-value, --encoding) are written to the
+    draft's "csv" section, which every command then reads the table with.
     """
     from dataclasses import replace
 
     from synthcert.data.infer import draft_schema
-    from synthcert.data.io import iter_table_chunks, write_text
+    from synthcert.data.io import CsvOptions, iter_table_chunks, write_text
 
+    opts = csv_options(no_header, sep, na_value, encoding)
     chunks = iter_table_chunks(
         input,
-        csv=csv_options(no_header, sep, na_value, encoding),
+        csv=opts,
         chunk_rows=min(max_rows, 100_000) if max_rows else 100_000,
     )
     draft = draft_schema(
@@ -95,6 +98,9 @@ def schema_infer(
     )
     if public_kinds and draft.schema is not None:
         draft = replace(draft, schema=draft.schema.with_public_kinds())
+    if draft.schema is not None and replace(opts, names=None) != CsvOptions():
+        # how the table was read is part of its description: the schema's "csv" section
+        draft = replace(draft, schema=replace(draft.schema, csv=replace(opts, names=None)))
     if json_out:
         if out is not None and draft.schema is not None:
             write_text(draft.schema.to_json(), out, protect=[input])
