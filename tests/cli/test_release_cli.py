@@ -36,8 +36,8 @@ def test_release_json_certificate(files, tmp_path):
             str(files / "schema.json"),
             "--out",
             str(out),
-            "--n-out",
-            "1e3",
+            "--param",
+            "n_out=1e3",
             *PUBLIC,
             "--json",
         ],
@@ -46,6 +46,8 @@ def test_release_json_certificate(files, tmp_path):
     cert = json.loads(res.stdout)
     assert cert["n_out"] == 1000 and cert["min_rows"] == 20_000 and cert["n"] is None
     assert "seed" not in cert and "rows_dropped_missing" not in cert
+    claim = cert.pop("claim")  # the claim the certificate states, under one key
+    assert claim["epsilon"] == cert["epsilon"] and claim["n_out"] == 1000
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
 
