@@ -80,7 +80,9 @@ def test_private_dir_holds_the_record_and_the_internal_report(files, tmp_path):
                   "--private-dir", str(priv), "--param", "save_params=true")  # fmt: skip
     assert res.exit_code == 0, res.output
     assert sorted(p.name for p in priv.iterdir()) == [
-        "internal-report.html", "params.npz", "record.json"
+        "internal-report.html",
+        "params.npz",
+        "record.json",
     ]
     for path in priv.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
@@ -112,10 +114,12 @@ def test_unknown_release_param_is_refused(files, tmp_path):
 
 # -- deprecated aliases -----------------------------------------------------------------------
 def test_old_flags_still_work_and_print_a_note_without_data(files, tmp_path):
-    old = release(files, tmp_path / "a.csv", "--n-out", "77", "--seed", "12345678901234",
-                  "--private-record", str(tmp_path / "priv" / "run.json"), "--json")  # fmt: skip
-    new = release(files, tmp_path / "b.csv", "--param", "n_out=77", "--param",
-                  "seed=12345678901234", "--private-dir", str(tmp_path / "priv2"), "--json")  # fmt: skip
+    seed = "12345678901234"
+    old_record = str(tmp_path / "priv" / "run.json")
+    old = release(files, tmp_path / "a.csv", "--n-out", "77", "--seed", seed,
+                  "--private-record", old_record, "--json")  # fmt: skip
+    new = release(files, tmp_path / "b.csv", "--param", "n_out=77", "--param", f"seed={seed}",
+                  "--private-dir", str(tmp_path / "priv2"), "--json")  # fmt: skip
     assert old.exit_code == new.exit_code == 0, (old.output, new.output)
     for flag in ("--n-out", "--seed", "--private-record"):
         assert f"note: {flag} is deprecated" in old.stderr

@@ -242,13 +242,15 @@ MinRowsOpt = Annotated[
     ),
 ]
 PrivateRecordOpt = Annotated[
-    Path | None, typer.Option("--private-record", hidden=True, help="Deprecated: --private-dir DIR.")
+    Path | None,
+    typer.Option("--private-record", hidden=True, help="Deprecated: --private-dir DIR."),
 ]
 ShowPrivateOpt = Annotated[
     bool, typer.Option("--show-private", hidden=True, help="Deprecated: --private-dir DIR.")
 ]
 InternalReportOpt = Annotated[
-    Path | None, typer.Option("--internal-report", hidden=True, help="Deprecated: --private-dir DIR.")
+    Path | None,
+    typer.Option("--internal-report", hidden=True, help="Deprecated: --private-dir DIR."),
 ]
 
 

@@ -39,8 +39,7 @@ SYNTHESIZE_PARAMS: dict[str, str] = {
     **RUN_PARAMS,
     "private_domain": "SHARE of --epsilon spent on a DP estimate of every data-derived bound and "
     "category list",
-    "domain_range": "COL=LO:HI, a PUBLIC range searched by private_domain's quantiles "
-    "(repeatable)",
+    "domain_range": "COL=LO:HI, a PUBLIC range searched by private_domain's quantiles (repeatable)",
     "domain_share": "COL=SHARE, the fraction of the private_domain budget spent on COL "
     "(repeatable)",
     "dp_bins": 'SHARE of --epsilon spent on DP quantile bin edges ("bins": "dp-quantile")',

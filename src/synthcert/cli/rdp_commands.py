@@ -96,10 +96,11 @@ def account_command(
     """Privacy of releasing synthetic rows of M_G without added noise (the certificate alone).
 
     No data needed: the certificate depends only on n, d, sigma and the number of rows released.
-    Example: synthcert privacy account --n 1e7 --d 6 --sigma 0.01 --alpha 4 gives epsilon_RDP = 0.5765
-    (Table 1 of Miura et al.); with --neighboring bounded it gives 1.153 (exact; the
-    corollary, --method corollary, gives 2.307). Exit code 2 with the violated assumption
-    when none can be given.
+    Exit code 2 with the violated assumption when none can be given.
+
+    Example: synthcert privacy account --n 1e7 --d 6 --sigma 0.01 --alpha 4 gives
+    epsilon_RDP = 0.5765 (Table 1 of Miura et al.); with --neighboring bounded it gives 1.153
+    (exact; the corollary, --method corollary, gives 2.307).
     """
     from synthcert.privacy.budget import account
 

@@ -600,17 +600,25 @@ def csv_from_dict(spec: Any) -> CsvOptions:
     na_values = (
         DEFAULT_NA_VALUES
         if na is None
-        else tuple(_text(v, f"{where}.na_values", None) for v in _list(na, f"{where}.na_values", None))
+        else tuple(
+            _text(v, f"{where}.na_values", None) for v in _list(na, f"{where}.na_values", None)
+        )
     )
     encoding = _text(spec.get("encoding", CSV_DEFAULTS.encoding), f"{where}.encoding", None)
     try:
         codecs.lookup(encoding)
     except LookupError as exc:
-        raise DataError(f"the schema's 'csv.encoding' {encoding!r} is not a known encoding") from exc
+        raise DataError(
+            f"the schema's 'csv.encoding' {encoding!r} is not a known encoding"
+        ) from exc
     skip = spec.get("skip_rows", 0)
     if isinstance(skip, bool) or not isinstance(skip, int) or skip < 0:
-        raise DataError(f"the schema's 'csv.skip_rows' must be a whole number >= 0, got {_shown(skip)}")
-    return CsvOptions(header=header, sep=sep, na_values=na_values, encoding=encoding, skip_rows=skip)
+        raise DataError(
+            f"the schema's 'csv.skip_rows' must be a whole number >= 0, got {_shown(skip)}"
+        )
+    return CsvOptions(
+        header=header, sep=sep, na_values=na_values, encoding=encoding, skip_rows=skip
+    )
 
 
 # -- validating the values of a schema file (each refusal names the column and the key) ------
