@@ -303,3 +303,21 @@ def test_synthesize_json_carries_its_claim_for_every_synthesizer(tmp_path, name)
     else:
         assert claim["model"] == "inherent-rdp"
     assert os.path.getsize(tmp_path / "o.csv") > 0
+
+
+def test_a_refusal_writes_its_private_detail_to_the_private_dir(files, tmp_path):
+    table = make_demo_table(20_000, seed=2)
+    column = demo_schema().names[0]
+    table[column] = table[column].astype(object)
+    table.loc[123, column] = None  # one missing value in a column that is not nullable
+    write_table(table, tmp_path / "in.csv")
+    (tmp_path / "schema.json").write_text(demo_schema().to_json())
+    args = ["release", str(tmp_path / "in.csv"), "--schema", str(tmp_path / "schema.json")]
+    priv = tmp_path / "priv"
+    res = runner.invoke(app, [*args, "--out", str(tmp_path / "pub" / "o.csv"), *PUBLIC,
+                              "--param", "missing=fail", "--private-dir", str(priv)])  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert "row 123" not in res.output  # the console names no row
+    detail = json.loads((priv / "error.json").read_text())
+    assert "row 123" in detail["detail"] and detail["error"] in " ".join(res.output.split())
+    assert stat.S_IMODE((priv / "error.json").stat().st_mode) == 0o600
