@@ -162,7 +162,8 @@ def parse_engine(text: str) -> tuple[str, str | None]:
     if "://" in value or ":" in value:
         return "dask", value
     raise typer.BadParameter(
-        f"the engine is 'local', 'dask' or a Dask scheduler address (tcp://HOST:PORT); got {text!r}"
+        f"unknown engine {text!r}: the engine is 'local', 'dask' or a Dask scheduler address "
+        "(tcp://HOST:PORT)"
     )
 
 
