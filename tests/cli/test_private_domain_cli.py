@@ -117,7 +117,7 @@ def test_console_shows_the_domain_row(files, tmp_path):
             "not a numeric column",
         ),
         (["--epsilon", "1", "--delta", "1e-6", "--domain-range", "age=0:1"], "only"),
-        (["--epsilon", "1", "--delta", "1e-6"], "--private-domain"),  # the refusal names it
+        (["--epsilon", "1", "--delta", "1e-6"], "--param private_domain"),  # the refusal names it
     ],
 )
 def test_refusals_are_clear(files, tmp_path, extra, message):
