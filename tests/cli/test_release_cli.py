@@ -161,6 +161,9 @@ def test_demo_runs(tmp_path):
     doc = json.loads(res.stdout)
     assert doc["all_rows"]["n_out"] == 100_000
     assert 0 < doc["budget_eps1"]["n_out"] < 100_000 and doc["budget_eps1"]["epsilon"] <= 1
+    for cert in doc.values():  # each release carries the claim it states
+        assert cert["claim"]["n_out"] == cert["n_out"]
+        assert cert["claim"]["epsilon"] == cert["epsilon"]
 
 
 def test_release_writes_its_report(files, tmp_path):

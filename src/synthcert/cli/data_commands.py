@@ -167,7 +167,16 @@ def demo(
 
     run = run_demo(out, rows=rows, table_seed=seed)
     if json_out:
-        emit_json({"all_rows": run.full.certificate, "budget_eps1": run.budgeted.certificate})
+        # two releases, two claims: each certificate carries its own under "claim"
+        emit_json(
+            {
+                name: with_claim(cert, cert.claim)
+                for name, cert in (
+                    ("all_rows", run.full.certificate),
+                    ("budget_eps1", run.budgeted.certificate),
+                )
+            }
+        )
         return
     console.print(
         f"[bold]Demo table:[/bold] {run.table_path} ({rows:,} rows), schema {run.schema_path}\n"
