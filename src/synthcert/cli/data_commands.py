@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from synthcert.cli._app import app, schema_app
+from synthcert.cli._claims import with_claim
 from synthcert.cli._common import console, emit_json, err_console, handle_errors, warn
 from synthcert.cli._options import (
     EncodingOpt,
