@@ -212,7 +212,7 @@ def test_gaussian_on_dask_equals_local_and_ctgan_refuses_dask(adult_files, tmp_p
         ],
     )
     text = " ".join(res.output.split())
-    assert res.exit_code == 2 and "'ctgan' trains on rows in memory: use --engine local" in text
+    assert res.exit_code == 2 and "'ctgan' trains on rows in memory: use the local engine" in text
     assert not (tmp_path / "p.csv").exists()
 
 

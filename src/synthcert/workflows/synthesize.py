@@ -451,9 +451,9 @@ def synthesize(
     )
     if engine != "local" and not (streamed or counted):
         raise SynthcertError(
-            f"--engine {engine} fits only synthesizers whose fit is a reduction over the rows "
+            f"the engine {engine!r} fits only synthesizers whose fit is a reduction over the rows "
             f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
-            "rows in memory: use --engine local"
+            "rows in memory: use the local engine (--param engine=local, the default)"
         )
     neighboring = getattr(synth, "neighboring", "unbounded")
 
