@@ -10,6 +10,7 @@ import typer
 if TYPE_CHECKING:
     from synthcert.data.io import CsvOptions
     from synthcert.data.schema import Schema
+    from synthcert.workflows.private_dir import PrivateDir
 
 SchemaOpt = Annotated[
     Path,
@@ -312,3 +313,31 @@ def merge_scheduler(engine: str, scheduler: str | None) -> tuple[str, str | None
             raise typer.BadParameter("--engine ADDRESS and --scheduler both given: give one")
         return "dask", scheduler
     return parse_engine(engine)
+
+
+def private_outputs(
+    private_dir: Path | None,
+    public: list[Path],
+    report: Path | None,
+    old: dict[str, Path | bool | None],
+) -> tuple[PrivateDir | None, Path | None, Path | None]:
+    """``--private-dir`` of ``release`` and ``synthesize``: the folder (checked against the
+    ``public`` outputs and created), the run record and the internal report (with ``--report``).
+
+    ``old`` maps the deprecated flags (``--private-record``, ``--internal-report``,
+    ``--save-private-params``, ``--show-private``) to their values: each one given prints a
+    note, and one that names a file is refused next to ``--private-dir``.
+    """
+    from synthcert.workflows.private_dir import PrivateDir
+
+    for flag, value in old.items():
+        if value:
+            deprecated(flag, "use --private-dir DIR")
+            if private_dir is not None and flag != "--show-private":
+                raise typer.BadParameter(f"{flag} and --private-dir both given: give one")
+    if private_dir is None:
+        record, internal = old.get("--private-record"), old.get("--internal-report")
+        return None, record or None, internal or None  # type: ignore[return-value]
+    pdir = PrivateDir(private_dir)
+    pdir.prepare([*public, *([report] if report is not None else [])])
+    return pdir, pdir.record, pdir.internal_report if report is not None else None

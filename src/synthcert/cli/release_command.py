@@ -42,6 +42,7 @@ from synthcert.cli._options import (
     deprecated,
     hidden,
     parse_engine,
+    private_outputs,
     schema_with_csv,
 )
 from synthcert.cli._params import RELEASE_PARAMS, merge_alias, params_help, split_params
@@ -140,7 +141,6 @@ def release_command(
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-dir private/
     """
     from synthcert.data.schema import Schema
-    from synthcert.workflows.private_dir import PrivateDir
     from synthcert.workflows.release import default_certificate_path, release
     from synthcert.workflows.values import Budget, Execution, TableSource
 
@@ -176,27 +176,19 @@ def release_command(
         conversion=conversion or "ckm",
     )
     cert_path = Path(str(run["certificate"])) if "certificate" in run else None
-    pdir = PrivateDir(private_dir) if private_dir is not None else None
     save_params = run.get("save_params", False)
     if not isinstance(save_params, bool):
         raise typer.BadParameter("--param save_params is true or false")
-    if save_params and pdir is None:
+    if save_params and private_dir is None:
         raise typer.BadParameter("--param save_params=true writes to --private-dir: give it")
-    record_path, internal_path, params_path = private_record, internal_report, save_private_params
-    for flag, value in (
-        ("--private-record", private_record), ("--internal-report", internal_report),
-        ("--save-private-params", save_private_params), ("--show-private", show_private),
-    ):  # fmt: skip
-        if value:
-            deprecated(flag, "use --private-dir DIR")
-            if pdir is not None and flag != "--show-private":
-                raise typer.BadParameter(f"{flag} and --private-dir both given: give one")
-    if pdir is not None:
-        public = [Path(out), cert_path or default_certificate_path(Path(out))]
-        pdir.prepare([*public, *([report] if report is not None else [])])
-        record_path = pdir.record
-        internal_path = pdir.internal_report if report is not None else None
-        params_path = pdir.params if save_params else None
+    pdir, record_path, internal_path = private_outputs(
+        private_dir,
+        [Path(out), cert_path or default_certificate_path(Path(out))],
+        report,
+        {"--private-record": private_record, "--internal-report": internal_report,
+         "--save-private-params": save_private_params, "--show-private": show_private},
+    )  # fmt: skip
+    params_path = save_private_params if pdir is None else (pdir.params if save_params else None)
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}

@@ -40,6 +40,7 @@ from synthcert.cli._options import (
     deprecated,
     hidden,
     parse_engine,
+    private_outputs,
     schema_with_csv,
 )
 from synthcert.cli._params import SYNTHESIZE_PARAMS, merge_alias, params_help, split_params
@@ -176,7 +177,6 @@ def synthesize_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
-    from synthcert.workflows.private_dir import PrivateDir
     from synthcert.workflows.synthesize import synthesize
     from synthcert.workflows.values import Budget, Execution, TableSource
 
@@ -212,20 +212,13 @@ def synthesize_command(
     for key in ("allow_data_domain", "dp_bins_log"):
         if not isinstance(run.get(key, False), bool):
             raise typer.BadParameter(f"--param {key} is true or false")
-    pdir = PrivateDir(private_dir) if private_dir is not None else None
-    record_path, internal_path = private_record, internal_report
-    for flag, value in (
-        ("--private-record", private_record), ("--internal-report", internal_report),
-        ("--show-private", show_private),
-    ):  # fmt: skip
-        if value:
-            deprecated(flag, "use --private-dir DIR")
-            if pdir is not None and flag != "--show-private":
-                raise typer.BadParameter(f"{flag} and --private-dir both given: give one")
-    if pdir is not None:
-        pdir.prepare([Path(out), *([report] if report is not None else [])])
-        record_path = pdir.record
-        internal_path = pdir.internal_report if report is not None else None
+    _, record_path, internal_path = private_outputs(
+        private_dir,
+        [Path(out)],
+        report,
+        {"--private-record": private_record, "--internal-report": internal_report,
+         "--show-private": show_private},
+    )  # fmt: skip
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     share = run.get("private_domain")
     bins_share = run.get("dp_bins")
