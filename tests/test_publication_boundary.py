@@ -136,7 +136,7 @@ def shown_warnings(caught: list[warnings.WarningMessage]) -> str:
 
 def command_line(args: list[str], out_name: str) -> list[str]:
     cmd = [args[0], "private_input.csv", "--schema", "schema.json", *args[1:]]
-    return [*cmd, "--out", f"pub/{out_name}", "--private-record", "private_record.json", "--json"]
+    return [*cmd, "--out", f"pub/{out_name}", "--private-dir", "private", "--json"]
 
 
 def prepare(folder: Path, table: pd.DataFrame) -> None:
@@ -164,7 +164,7 @@ def run(folder: Path, table: pd.DataFrame, args: list[str], out_name: str) -> di
         **console,
         "public": {k: v for k, v in files.items() if not k.endswith(".parquet")},
         "rows": pd.read_parquet(pub / out_name),
-        "record": json.loads((folder / "private_record.json").read_text()),
+        "record": json.loads((folder / "private" / "record.json").read_text()),
     }
 
 
@@ -232,8 +232,8 @@ def report_outcomes(record_property, outcomes: dict[str, str]) -> None:
 REPORT = ["--report", "pub/report.html"]  # the public report is a published file
 RELEASES = {
     "release-unbounded": ["release", "--sigma", SIGMA, "--min-rows", MIN_ROWS, *REPORT],
-    "release-bounded": ["release", "--sigma", SIGMA, "--neighboring", "bounded", *REPORT],
-    "release-ridge": ["release", "--ridge", "0.05", "--min-rows", MIN_ROWS, *REPORT],
+    "release-bounded": ["release", "--sigma", SIGMA, "--param", "neighboring=bounded", *REPORT],
+    "release-ridge": ["release", "--param", "ridge=0.05", "--min-rows", MIN_ROWS, *REPORT],
 }
 
 
@@ -330,7 +330,7 @@ def seed_recovery_residual(rows: pd.DataFrame, seed: int) -> float:
 
 
 def test_no_seed_in_public_files_different_rows_and_the_seed_attack_fails(tmp_path, table):
-    args = ["release", "--sigma", SIGMA, "--min-rows", MIN_ROWS, "--n-out", "800"]
+    args = ["release", "--sigma", SIGMA, "--min-rows", MIN_ROWS, "--param", "n_out=800"]
     a = run(tmp_path / "a", table, args, "syn.parquet")
     b = run(tmp_path / "b", table, args, "syn.parquet")
     assert not a["rows"].equals(b["rows"])  # fresh OS entropy each run
@@ -374,7 +374,7 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
 
     module = sys.modules[__name__]
     args = ["synthesize", "--synthesizer", name, "--epsilon", "2", "--delta", "1e-6"]
-    args += ["--private-domain", "0.4", *REPORT]
+    args += ["--param", "private_domain=0.4", *REPORT]
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
         monkeypatch.setattr(module, "SCHEMA", infer_schema(t).with_public_kinds())
@@ -435,7 +435,7 @@ def test_dp_quantile_bins_publish_the_same_files_for_every_neighbour(
 
     monkeypatch.setattr(sys.modules[__name__], "SCHEMA", DP_BINS_SCHEMA)
     args = ["synthesize", "--synthesizer", name, "--epsilon", "1", "--delta", "1e-6"]
-    args += [*DP_BINS_CASES[name], "--dp-bins", "0.2", "--min-rows", MIN_ROWS, *REPORT]
+    args += [*DP_BINS_CASES[name], "--param", "dp_bins=0.2", "--min-rows", MIN_ROWS, *REPORT]
     base = run(tmp_path / "D", table, args, "s.parquet")
     assert "refused" not in base, base.get("refused")
     claim = json.loads(base["stdout"])["claim"]
@@ -472,7 +472,7 @@ def test_dp_quantile_bins_with_private_domain_publish_the_same_files(tmp_path, t
 
     module = sys.modules[__name__]
     args = ["synthesize", "--synthesizer", "gaussian-copula", "--epsilon", "2"]
-    args += ["--delta", "1e-6", "--private-domain", "0.3", "--dp-bins", "0.2", *REPORT]
+    args += ["--delta", "1e-6", "--param", "private_domain=0.3", "--param", "dp_bins=0.2", *REPORT]
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
         drafted = infer_schema(t).with_public_kinds()
@@ -538,8 +538,8 @@ def test_dp_ctgan_with_nullable_columns_publishes_the_same_files(
     request.addfinalizer(lambda: torch.set_num_threads(threads))
     table = nullable_table()
     args = ["synthesize", "--synthesizer", "ctgan", "--epsilon", "1", "--delta", "1e-6"]
-    args += [*TINY_CTGAN, "--min-rows", "250", "--n-out", "200", *REPORT]
-    args += ["--dp-bins", "0.3"] if dp_bins else []
+    args += [*TINY_CTGAN, "--min-rows", "250", "--param", "n_out=200", *REPORT]
+    args += ["--param", "dp_bins=0.3"] if dp_bins else []
     base = run(tmp_path / "D", table, args, "s.parquet")
     assert "refused" not in base, base.get("refused")
     claim = json.loads(base["stdout"])["claim"]
@@ -599,7 +599,14 @@ EXTREME_COMMANDS = {
     "gaussian-copula": [
         *["synthesize", "--synthesizer", "gaussian-copula", *DP, "--min-rows", MIN_ROWS, *REPORT]
     ],
-    "release-bounded": ["release", "--sigma", EXTREME_SIGMA, "--neighboring", "bounded", *REPORT],
+    "release-bounded": [
+        "release",
+        "--sigma",
+        EXTREME_SIGMA,
+        "--param",
+        "neighboring=bounded",
+        *REPORT,
+    ],
     "mwem-pgm": [
         *["synthesize", "--synthesizer", "mwem-pgm", *DP, "--param", "rounds=3"],
         *["--param", "pgm_iters=50", "--min-rows", MIN_ROWS, *REPORT],

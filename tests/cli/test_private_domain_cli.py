@@ -117,7 +117,7 @@ def test_console_shows_the_domain_row(files, tmp_path):
             "not a numeric column",
         ),
         (["--epsilon", "1", "--delta", "1e-6", "--domain-range", "age=0:1"], "only"),
-        (["--epsilon", "1", "--delta", "1e-6"], "--private-domain"),  # the refusal names it
+        (["--epsilon", "1", "--delta", "1e-6"], "--param private_domain"),  # the refusal names it
     ],
 )
 def test_refusals_are_clear(files, tmp_path, extra, message):
@@ -182,13 +182,13 @@ def test_public_column_and_share_without_private_domain_are_refused(files, tmp_p
     assert res.exit_code == 2 and "public: it needs no budget" in " ".join(res.output.split())
     code, out = synth(files, tmp_path, "--synthesizer", "privbayes", "--epsilon", "1",
                       "--domain-share", "age=0.1")  # fmt: skip
-    assert code == 2 and "used by --private-domain only" in out, out
+    assert code == 2 and "used by private_domain only" in out, out
 
 
 def test_the_rows_each_column_needs_are_printed_before_the_fit(files, tmp_path):
     code, out = synth(files, tmp_path, *BASE, "--domain-share", "region=0.5")
     assert code == 0, out
-    assert "--private-domain needs, per data-derived column:" in out
+    assert "private_domain needs, per data-derived column:" in out
     assert "age: two DP quantiles at epsilon 0.025 each; bounds reliable from about" in out
     t = stability_threshold(threshold_scale(0.1, "bounded"), 1e-6)  # one list: all of delta
     assert f"region: DP category list at epsilon 0.1; a category needs about {t} records" in out

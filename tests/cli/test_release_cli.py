@@ -36,8 +36,8 @@ def test_release_json_certificate(files, tmp_path):
             str(files / "schema.json"),
             "--out",
             str(out),
-            "--n-out",
-            "1e3",
+            "--param",
+            "n_out=1e3",
             *PUBLIC,
             "--json",
         ],
@@ -46,6 +46,8 @@ def test_release_json_certificate(files, tmp_path):
     cert = json.loads(res.stdout)
     assert cert["n_out"] == 1000 and cert["min_rows"] == 20_000 and cert["n"] is None
     assert "seed" not in cert and "rows_dropped_missing" not in cert
+    claim = cert.pop("claim")  # the claim the certificate states, under one key
+    assert claim["epsilon"] == cert["epsilon"] and claim["n_out"] == 1000
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
 
@@ -159,6 +161,9 @@ def test_demo_runs(tmp_path):
     doc = json.loads(res.stdout)
     assert doc["all_rows"]["n_out"] == 100_000
     assert 0 < doc["budget_eps1"]["n_out"] < 100_000 and doc["budget_eps1"]["epsilon"] <= 1
+    for cert in doc.values():  # each release carries the claim it states
+        assert cert["claim"]["n_out"] == cert["n_out"]
+        assert cert["claim"]["epsilon"] == cert["epsilon"]
 
 
 def test_release_writes_its_report(files, tmp_path):

@@ -212,7 +212,7 @@ def test_gaussian_on_dask_equals_local_and_ctgan_refuses_dask(adult_files, tmp_p
         ],
     )
     text = " ".join(res.output.split())
-    assert res.exit_code == 2 and "'ctgan' trains on rows in memory: use --engine local" in text
+    assert res.exit_code == 2 and "'ctgan' trains on rows in memory: use the local engine" in text
     assert not (tmp_path / "p.csv").exists()
 
 
@@ -298,8 +298,8 @@ def test_dp_on_an_inferred_schema_is_refused_naming_the_columns(adult_files, tmp
     text = " ".join(res.output.split())
     assert res.exit_code == 2 and not (tmp_path / "p.csv").exists()
     assert "age, fnlwgt" in text and "were read from the data" in text
-    assert '"source": "public"' in text and "--allow-data-domain" in text
-    allowed = _json([*args, "--allow-data-domain", "--json"])
+    assert '"source": "public"' in text and "--param allow_data_domain=true" in text
+    allowed = _json([*args, "--param", "allow_data_domain=true", "--json"])
     claim = allowed["claim"]
     assert claim["guarantee"] == "none: the domain was read from the data"
     assert {"name": "domain", "source": "data"} in [

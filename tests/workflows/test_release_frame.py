@@ -49,15 +49,17 @@ def test_same_rows_as_the_cli_release_for_the_same_secret_seed(table, tmp_path):
     (tmp_path / "schema.json").write_text(demo_schema().to_json())
     args = ["release", str(tmp_path / "in.parquet"), "--schema", str(tmp_path / "schema.json")]
     args += ["--out", str(tmp_path / "o.parquet"), "--sigma", str(SIGMA)]
-    args += ["--min-rows", str(MIN_ROWS), "--n-out", "3000", "--seed", str(SECRET), "--json"]
+    args += ["--min-rows", str(MIN_ROWS), "--param", "n_out=3000", "--param", f"seed={SECRET}"]
+    args += ["--json"]
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     cli_cert = json.loads(res.stdout)
     rows, cert = release_frame(
         table, demo_schema(), Budget(sigma=SIGMA, min_rows=MIN_ROWS, n_out=3000), seed=SECRET
     )
-    keep = lambda d: {k: v for k, v in d.items() if k != "date"}  # noqa: E731
+    keep = lambda d: {k: v for k, v in d.items() if k not in ("date", "claim")}  # noqa: E731
     assert keep(json.loads(json.dumps(cert.to_dict()))) == keep(cli_cert)
+    assert cli_cert["claim"] == json.loads(json.dumps(cert.claim.to_dict()))
     assert cert.n_out == len(rows) == 3000
     pd.testing.assert_frame_equal(rows, read_table(tmp_path / "o.parquet"))
     other, _ = release_frame(

@@ -8,13 +8,15 @@ from synthcert.cli import (
     audit_commands,  # noqa: F401  (audit, reproduce setsubun)
     data_commands,  # noqa: F401  (schema infer, datasets)
     evaluate_commands,  # noqa: F401  (evaluate, reproduce utility)
-    rdp_commands,  # noqa: F401  (account, budget, verify-bound, reproduce rdp)
+    rdp_commands,  # noqa: F401  (privacy account, budget, verify-bound; reproduce rdp)
     release_command,  # noqa: F401
     report_commands,  # noqa: F401  (report)
     synthesize_commands,  # noqa: F401  (synthesizers, synthesize)
-    zcdp_commands,  # noqa: F401  (account-univariate, reproduce neunhoeffler)
+    zcdp_commands,  # noqa: F401  (privacy account-univariate, reproduce neunhoeffler)
 )
-from synthcert.cli._app import app
+from synthcert.cli._app import app, reflow_help
+
+reflow_help(app)
 
 
 def main() -> None:

@@ -120,7 +120,9 @@ def handle_errors(func: F) -> F:
     """Turn a SynthcertError into a one-paragraph message and exit code 2.
 
     The message is public (it names no value of the table); the error's private detail (a
-    row, a measured eigenvalue) is printed only when the command ran with ``--show-private``.
+    row, a measured eigenvalue) goes to ``--private-dir DIR/error.json`` once the folder has been
+    checked against the public outputs (nothing is printed about it), or to the console with
+    the deprecated ``--show-private``.
     """
 
     @functools.wraps(func)
@@ -129,11 +131,26 @@ def handle_errors(func: F) -> F:
             return func(*args, **kwargs)
         except SynthcertError as exc:
             err_console.print(f"[red]error:[/red] {escape(str(exc))}")
+            if exc.private_detail:
+                write_private_detail(kwargs.get("private_dir"), str(exc), exc.private_detail)
             if exc.private_detail and kwargs.get("show_private"):
                 show_private([("detail", exc.private_detail)])
             raise typer.Exit(code=2) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def write_private_detail(private_dir: Any, message: str, detail: str) -> None:
+    """Write a refusal's private detail to ``DIR/error.json`` (mode 0600), only into a private
+    folder this run has already checked and created (:class:`PrivateDir`)."""
+    if private_dir is None:
+        return
+    from synthcert.run_record import write_private_json
+    from synthcert.workflows.private_dir import PrivateDir
+
+    pdir = PrivateDir(private_dir)
+    if pdir.prepared:
+        write_private_json({"error": message, "detail": detail}, pdir.error)
 
 
 def show_private(rows: Iterable[tuple[str, Any]]) -> None:

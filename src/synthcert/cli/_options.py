@@ -1,4 +1,4 @@
-"""Option groups shared by several commands (CSV reading, schema, missing values)."""
+"""Option groups shared by several commands: schema, outputs, engine, deprecated aliases."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 if TYPE_CHECKING:
     from synthcert.data.io import CsvOptions
     from synthcert.data.schema import Schema
+    from synthcert.workflows.private_dir import PrivateDir
 
 SchemaOpt = Annotated[
     Path,
@@ -69,7 +70,7 @@ def declare_log(schema: Schema, names: list[str] | None) -> Schema:
     """
     from dataclasses import replace
 
-    from synthcert.data.schema import NumericColumn, Schema
+    from synthcert.data.schema import NumericColumn
     from synthcert.errors import ParameterError
 
     if not names:
@@ -84,7 +85,7 @@ def declare_log(schema: Schema, names: list[str] | None) -> Schema:
         replace(c, scale="log") if isinstance(c, NumericColumn) and c.name in names else c
         for c in schema.columns
     )
-    return Schema(cols, schema.drop, schema.file_columns)
+    return replace(schema, columns=cols)
 
 
 def csv_options(
@@ -94,7 +95,7 @@ def csv_options(
     encoding: str,
     names: list[str] | None = None,
 ) -> CsvOptions:
-    """Build CsvOptions from the shared command-line flags."""
+    """Build CsvOptions from the CSV flags of ``schema infer``."""
     from synthcert.data.io import DEFAULT_NA_VALUES, CsvOptions
 
     return CsvOptions(
@@ -103,6 +104,67 @@ def csv_options(
         na_values=tuple(na_values) if na_values else DEFAULT_NA_VALUES,
         encoding=encoding,
         names=names if no_header else None,
+    )
+
+
+def deprecated(flag: str, instead: str) -> None:
+    """Say on stderr that ``flag`` is a deprecated alias (the note names no value)."""
+    from synthcert.cli._common import err_console
+
+    err_console.print(
+        f"note: {flag} is deprecated and will be removed in the next release; {instead}",
+        soft_wrap=True,
+        markup=False,
+    )
+
+
+def schema_with_csv(
+    schema: Schema,
+    no_header: bool = False,
+    sep: str | None = None,
+    na_values: list[str] | None = None,
+    encoding: str | None = None,
+) -> Schema:
+    """The schema whose ``"csv"`` section is overridden by the deprecated CSV flags given.
+
+    The flags are hidden aliases kept for one release: each one given prints a note.
+    """
+    from dataclasses import replace
+
+    from synthcert.data.io import CsvOptions
+
+    given = {
+        "header": False if no_header else None,
+        "sep": sep,
+        "na_values": tuple(na_values) if na_values else None,
+        "encoding": encoding,
+    }
+    given = {k: v for k, v in given.items() if v is not None}
+    if not given:
+        return schema
+    flags = {"header": "--no-header", "sep": "--sep", "na_values": "--na-value",
+             "encoding": "--encoding"}  # fmt: skip
+    for key in given:
+        deprecated(flags[key], f'declare "{key}" in the schema\'s "csv" section instead')
+    return replace(schema, csv=replace(schema.csv or CsvOptions(), **given))
+
+
+def parse_engine(text: str) -> tuple[str, str | None]:
+    """``local``, ``dask`` (a new LocalCluster on 127.0.0.1) or a Dask scheduler address.
+
+    Examples
+    --------
+    >>> parse_engine("local"), parse_engine("tcp://10.0.0.5:8786")
+    (('local', None), ('dask', 'tcp://10.0.0.5:8786'))
+    """
+    value = str(text).strip()
+    if value in ("local", "dask"):
+        return value, None
+    if "://" in value or ":" in value:
+        return "dask", value
+    raise typer.BadParameter(
+        f"unknown engine {text!r}: the engine is 'local', 'dask' or a Dask scheduler address "
+        "(tcp://HOST:PORT)"
     )
 
 
@@ -122,29 +184,29 @@ ReportOpt = Annotated[
         dir_okay=False,
     ),
 ]
-InternalOnlyReportOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--report",
-        help="Also write an INTERNAL HTML report of this run to this file: it describes the "
-        "real table, so every page says 'do not publish' (see `synthcert report --internal`).",
-        dir_okay=False,
-    ),
-]
 EngineOpt = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="local (this process: threads, streaming partitions) or dask (a Dask cluster: "
-        "--scheduler ADDRESS, or a new LocalCluster on 127.0.0.1). Same results either way.",
+        help="local (this process: threads, streaming partitions), dask (a new LocalCluster on "
+        "127.0.0.1) or the address of a running Dask scheduler (tcp://HOST:PORT). Same results "
+        "either way.",
     ),
 ]
 SchedulerOpt = Annotated[
-    str | None,
+    str | None, typer.Option("--scheduler", hidden=True, help="Deprecated: --engine ADDRESS.")
+]
+PrivateDirOpt = Annotated[
+    Path | None,
     typer.Option(
-        "--scheduler",
-        help="Address of a running Dask scheduler (e.g. tcp://10.0.0.5:8786); with "
-        "--engine dask and no address, a LocalCluster on 127.0.0.1 is started.",
+        "--private-dir",
+        metavar="DIR",
+        help="Folder for every PRIVATE output of the run (created, mode 0700; files 0600): "
+        "record.json (the run record: rows used, dropped or clipped, timings, the input's hash, "
+        "a given seed), internal-report.html (with --report), error.json (why a table was "
+        "refused). Refused if it is, holds or sits in a public output or its folder. Never "
+        "publish it.",
+        file_okay=False,
     ),
 ]
 ParamOpt = Annotated[
@@ -183,25 +245,99 @@ MinRowsOpt = Annotated[
 ]
 PrivateRecordOpt = Annotated[
     Path | None,
-    typer.Option(
-        "--private-record",
-        help="Write the PRIVATE run record here (JSON, mode 0600): the seed, how many rows "
-        "were used, dropped or clipped, timings, the input's path and hash. Never publish it.",
-    ),
+    typer.Option("--private-record", hidden=True, help="Deprecated: --private-dir DIR."),
 ]
 ShowPrivateOpt = Annotated[
-    bool,
-    typer.Option(
-        "--show-private",
-        help="Also print private facts (rows used, values clipped, why a table was refused) "
-        "on the console, labelled 'private: do not publish'.",
-    ),
+    bool, typer.Option("--show-private", hidden=True, help="Deprecated: --private-dir DIR.")
 ]
 InternalReportOpt = Annotated[
     Path | None,
+    typer.Option("--internal-report", hidden=True, help="Deprecated: --private-dir DIR."),
+]
+
+
+def hidden(*flags: str, metavar: str | None = None) -> typer.models.OptionInfo:
+    """A deprecated alias kept for one release: not listed by ``--help``."""
+    return typer.Option(*flags, hidden=True, metavar=metavar, help="Deprecated alias.")
+
+
+# The CSV flags, hidden: the schema's "csv" section says how a table is read.
+OldNoHeaderOpt = Annotated[bool, hidden("--no-header")]
+OldSepOpt = Annotated[str | None, hidden("--sep")]
+OldNaOpt = Annotated[list[str] | None, hidden("--na-value")]
+OldEncodingOpt = Annotated[str | None, hidden("--encoding")]
+
+
+def internal_outputs(
+    private_dir: Path | None, out: Path | None, report: Path | None
+) -> tuple[Path | None, Path | None]:
+    """The folder and the internal report of ``evaluate`` and ``audit`` (internal by nature).
+
+    ``--private-dir DIR`` holds the files and ``DIR/internal-report.html``; the old ``--out``
+    (folder) and ``--report`` (internal report) are hidden aliases kept for one release.
+    """
+    from synthcert.workflows.private_dir import PrivateDir
+
+    for flag, value in (("--out", out), ("--report", report)):
+        if value is not None:
+            deprecated(f"{flag} of this command", "use --private-dir DIR")
+            if private_dir is not None:
+                raise typer.BadParameter(f"{flag} and --private-dir both given: give one")
+    if private_dir is None:
+        return out, report
+    pdir = PrivateDir(private_dir)
+    pdir.prepare([])
+    return pdir.path, pdir.internal_report
+
+
+InternalDirOpt = Annotated[
+    Path | None,
     typer.Option(
-        "--internal-report",
-        help="Also write an INTERNAL HTML report (the public one plus the private run record), "
-        "marked 'do not publish' on every page.",
+        "--private-dir",
+        metavar="DIR",
+        help="Folder for the files of this command and internal-report.html: they describe the "
+        "real table, so they are INTERNAL (created, mode 0700; every page of the report says "
+        "'do not publish').",
+        file_okay=False,
     ),
 ]
+OldInternalOutOpt = Annotated[Path | None, hidden("--out")]
+OldInternalReportOpt = Annotated[Path | None, hidden("--report")]
+
+
+def merge_scheduler(engine: str, scheduler: str | None) -> tuple[str, str | None]:
+    """``--engine`` (local, dask or an address) with the deprecated ``--scheduler ADDRESS``."""
+    if scheduler is not None:
+        deprecated("--scheduler", "use --engine ADDRESS")
+        if engine not in ("local", "dask"):
+            raise typer.BadParameter("--engine ADDRESS and --scheduler both given: give one")
+        return "dask", scheduler
+    return parse_engine(engine)
+
+
+def private_outputs(
+    private_dir: Path | None,
+    public: list[Path],
+    report: Path | None,
+    old: dict[str, Path | bool | None],
+) -> tuple[PrivateDir | None, Path | None, Path | None]:
+    """``--private-dir`` of ``release`` and ``synthesize``: the folder (checked against the
+    ``public`` outputs and created), the run record and the internal report (with ``--report``).
+
+    ``old`` maps the deprecated flags (``--private-record``, ``--internal-report``,
+    ``--save-private-params``, ``--show-private``) to their values: each one given prints a
+    note, and one that names a file is refused next to ``--private-dir``.
+    """
+    from synthcert.workflows.private_dir import PrivateDir
+
+    for flag, value in old.items():
+        if value:
+            deprecated(flag, "use --private-dir DIR")
+            if private_dir is not None and flag != "--show-private":
+                raise typer.BadParameter(f"{flag} and --private-dir both given: give one")
+    if private_dir is None:
+        record, internal = old.get("--private-record"), old.get("--internal-report")
+        return None, record or None, internal or None  # type: ignore[return-value]
+    pdir = PrivateDir(private_dir)
+    pdir.prepare([*public, *([report] if report is not None else [])])
+    return pdir, pdir.record, pdir.internal_report if report is not None else None

@@ -20,17 +20,21 @@ from synthcert.cli._common import (
     warn,
 )
 from synthcert.cli._options import (
-    EncodingOpt,
     EngineOpt,
-    InternalOnlyReportOpt,
+    InternalDirOpt,
     JsonOpt,
-    NaOpt,
-    NoHeaderOpt,
+    OldEncodingOpt,
+    OldInternalOutOpt,
+    OldInternalReportOpt,
+    OldNaOpt,
+    OldNoHeaderOpt,
+    OldSepOpt,
     ParamOpt,
     SchedulerOpt,
     SchemaOpt,
-    SepOpt,
-    csv_options,
+    internal_outputs,
+    merge_scheduler,
+    schema_with_csv,
 )
 
 
@@ -48,10 +52,7 @@ def audit_command(
             help="Registry name: gaussian, gaussian-copula, privbayes, mwem-pgm, aim, ctgan.",
         ),
     ],
-    out: Annotated[
-        Path,
-        typer.Option("--out", help="Folder for result.json, at_risk.csv, ims.csv and the figures."),
-    ],
+    private_dir: InternalDirOpt = None,
     epsilon: Annotated[
         str | None,
         typer.Option("--epsilon", help="DP budget of the synthesizer (omit: no DP noise)."),
@@ -88,27 +89,34 @@ def audit_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random draw of the game.")] = 0,
     param: ParamOpt = None,
     engine: EngineOpt = "local",
-    scheduler: SchedulerOpt = None,
-    report: InternalOnlyReportOpt = None,
-    no_header: NoHeaderOpt = False,
-    sep: SepOpt = ",",
-    na_value: NaOpt = None,
-    encoding: EncodingOpt = "utf-8",
     json_out: JsonOpt = False,
+    scheduler: SchedulerOpt = None,
+    out: OldInternalOutOpt = None,
+    report: OldInternalReportOpt = None,
+    no_header: OldNoHeaderOpt = False,
+    sep: OldSepOpt = None,
+    na_value: OldNaOpt = None,
+    encoding: OldEncodingOpt = None,
 ) -> None:
     """Play the Setsubun game (thesis ch. 3): can an attacker tell from the synthetic data alone
     whether the most exposed record was used?
 
     Writes result.json (per attack: AUC with a bootstrap interval, TPR at 1 % and 0.1 % FPR, the
     empirical lower bound on epsilon), at_risk.csv (the 20 records most at risk: row and score,
-    no values), ims.csv, im_histograms.png (D_pos red, D_neg blue) and roc.png.
+    no values), ims.csv, im_histograms.png (D_pos red, D_neg blue), roc.png and
+    internal-report.html to --private-dir DIR (REQUIRED). The table is read as the schema's
+    "csv" section says.
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.audit import audit
     from synthcert.workflows.values import Budget, Execution, TableSource
 
-    sch = Schema.load(schema)
+    sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
+    folder, internal = internal_outputs(private_dir, out, report)
+    if folder is None:
+        raise typer.BadParameter("give --private-dir DIR: the folder of the audit's files")
+    engine_name, address = merge_scheduler(engine, scheduler)
     budget = Budget(
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,
@@ -120,19 +128,19 @@ def audit_command(
             bar.update(task, completed=done, total=total)
 
         run = audit(
-            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
+            TableSource(input, csv=sch.read_options()),
             sch,
             synthesizer,
-            out,
+            folder,
             budget,
-            Execution(engine=engine, scheduler=scheduler, workers=workers, progress=tick),
+            Execution(engine=engine_name, scheduler=address, workers=workers, progress=tick),
             params=parse_params(param),
             target=target,
             attacks=attacks,
             trials=parse_count(trials),
             generations=parse_count(generations),
             seed=seed,
-            report=report,
+            report=internal,
             command=command_line(),
         )
     result = run.result

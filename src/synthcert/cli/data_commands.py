@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from synthcert.cli._app import app, schema_app
+from synthcert.cli._claims import with_claim
 from synthcert.cli._common import console, emit_json, err_console, handle_errors, warn
 from synthcert.cli._options import (
     EncodingOpt,
@@ -74,15 +75,18 @@ def schema_infer(
     to stderr as a table (stdout keeps the schema JSON), or with --json to stdout with the
     schema. A non-negative column whose median lies in the lowest 5% of its range gets a
     hint (scale_hint "log"), never a scale: declare it with --log if it is public knowledge.
+    The CSV options given here (--sep, --no-header, --na-value, --encoding) are written to the
+    draft's "csv" section, which every command then reads the table with.
     """
     from dataclasses import replace
 
     from synthcert.data.infer import draft_schema
-    from synthcert.data.io import iter_table_chunks, write_text
+    from synthcert.data.io import CsvOptions, iter_table_chunks, write_text
 
+    opts = csv_options(no_header, sep, na_value, encoding)
     chunks = iter_table_chunks(
         input,
-        csv=csv_options(no_header, sep, na_value, encoding),
+        csv=opts,
         chunk_rows=min(max_rows, 100_000) if max_rows else 100_000,
     )
     draft = draft_schema(
@@ -95,6 +99,9 @@ def schema_infer(
     )
     if public_kinds and draft.schema is not None:
         draft = replace(draft, schema=draft.schema.with_public_kinds())
+    if draft.schema is not None and replace(opts, names=None) != CsvOptions():
+        # how the table was read is part of its description: the schema's "csv" section
+        draft = replace(draft, schema=replace(draft.schema, csv=replace(opts, names=None)))
     if json_out:
         if out is not None and draft.schema is not None:
             write_text(draft.schema.to_json(), out, protect=[input])
@@ -161,7 +168,16 @@ def demo(
 
     run = run_demo(out, rows=rows, table_seed=seed)
     if json_out:
-        emit_json({"all_rows": run.full.certificate, "budget_eps1": run.budgeted.certificate})
+        # two releases, two claims: each certificate carries its own under "claim"
+        emit_json(
+            {
+                name: with_claim(cert, cert.claim)
+                for name, cert in (
+                    ("all_rows", run.full.certificate),
+                    ("budget_eps1", run.budgeted.certificate),
+                )
+            }
+        )
         return
     console.print(
         f"[bold]Demo table:[/bold] {run.table_path} ({rows:,} rows), schema {run.schema_path}\n"

@@ -26,14 +26,19 @@ from synthcert.cli._common import (
 )
 from synthcert.cli._options import (
     EngineOpt,
-    InternalOnlyReportOpt,
+    InternalDirOpt,
     JsonOpt,
-    NaOpt,
-    NoHeaderOpt,
+    OldEncodingOpt,
+    OldInternalOutOpt,
+    OldInternalReportOpt,
+    OldNaOpt,
+    OldNoHeaderOpt,
+    OldSepOpt,
     SchedulerOpt,
     SchemaOpt,
-    SepOpt,
-    csv_options,
+    internal_outputs,
+    merge_scheduler,
+    schema_with_csv,
 )
 
 TargetOpt = Annotated[
@@ -62,12 +67,7 @@ def evaluate_command(
             help="Real rows the synthesizer never saw: the test set of the efficacy models.",
         ),
     ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", help="Folder for evaluation.json, columns.csv and the figures (PNG)."
-        ),
-    ] = None,
+    private_dir: InternalDirOpt = None,
     bins: Annotated[int, typer.Option("--bins", help="Bins per numeric column.")] = 20,
     binning: Annotated[
         str,
@@ -80,12 +80,14 @@ def evaluate_command(
     ] = "quantile",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the LightGBM models.")] = 0,
     engine: EngineOpt = "local",
-    scheduler: SchedulerOpt = None,
-    report: InternalOnlyReportOpt = None,
-    no_header: NoHeaderOpt = False,
-    sep: SepOpt = ",",
-    na_value: NaOpt = None,
     as_json: JsonOpt = False,
+    scheduler: SchedulerOpt = None,
+    out: OldInternalOutOpt = None,
+    report: OldInternalReportOpt = None,
+    no_header: OldNoHeaderOpt = False,
+    sep: OldSepOpt = None,
+    na_value: OldNaOpt = None,
+    encoding: OldEncodingOpt = None,
 ) -> None:
     """Measure what a synthetic table is still good for, against the real one.
 
@@ -98,15 +100,19 @@ def evaluate_command(
     both tested on the held-out rows. 0 means identical; see docs/utility.md.
 
     With --engine dask (or for inputs larger than memory) the tables are read in partitions:
-    one-way distances and the numeric correlation difference only.
+    one-way distances and the numeric correlation difference only. Every table is read as the
+    schema's "csv" section says. --private-dir DIR receives evaluation.json, columns.csv, the
+    figures (PNG) and internal-report.html.
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.evaluate import evaluate
     from synthcert.workflows.values import Execution, TableSource
 
-    sch = Schema.load(schema)
-    opts = csv_options(no_header, sep, na_value, "utf-8", sch.csv_names)
+    sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
+    folder, internal = internal_outputs(private_dir, out, report)
+    engine_name, address = merge_scheduler(engine, scheduler)
+    opts = sch.read_options()
     run = evaluate(
         TableSource(real, csv=opts),
         TableSource(synth, csv=opts),
@@ -116,9 +122,9 @@ def evaluate_command(
         bins=bins,
         binning=binning,
         seed=seed,
-        execution=Execution(engine=engine, scheduler=scheduler),
-        out=out,
-        report=report,
+        execution=Execution(engine=engine_name, scheduler=address),
+        out=folder,
+        report=internal,
         command=command_line(),
     )
     result, files = run.evaluation, run.files

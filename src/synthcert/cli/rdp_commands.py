@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from synthcert.cli._app import app, reproduce_app
+from synthcert.cli._app import privacy_command, reproduce_app
+from synthcert.cli._claims import account_claim, with_claim
 from synthcert.cli._common import (
     console,
     emit_json,
@@ -16,6 +19,10 @@ from synthcert.cli._common import (
     parse_float,
     progress_bar,
 )
+
+if TYPE_CHECKING:
+    from synthcert.privacy.budget import RecordBudget
+    from synthcert.privacy.claims import PrivacyClaim
 
 NEIGHBORING_HELP = (
     "Which datasets count as neighbours: 'unbounded' (add or remove one record; Theorem 3.1), "
@@ -59,7 +66,7 @@ def _conversion(value: str) -> str:
     return value
 
 
-@app.command("account")
+@privacy_command("account")
 @handle_errors
 def account_command(
     n: str = typer.Option(..., "--n", help=N_HELP),
@@ -89,10 +96,11 @@ def account_command(
     """Privacy of releasing synthetic rows of M_G without added noise (the certificate alone).
 
     No data needed: the certificate depends only on n, d, sigma and the number of rows released.
-    Example: synthcert account --n 1e7 --d 6 --sigma 0.01 --alpha 4 gives epsilon_RDP = 0.5765
-    (Table 1 of Miura et al.); with --neighboring bounded it gives 1.153 (exact; the
-    corollary, --method corollary, gives 2.307). Exit code 2 with the violated assumption
-    when none can be given.
+    Exit code 2 with the violated assumption when none can be given.
+
+    Example: synthcert privacy account --n 1e7 --d 6 --sigma 0.01 --alpha 4 gives
+    epsilon_RDP = 0.5765 (Table 1 of Miura et al.); with --neighboring bounded it gives 1.153
+    (exact; the corollary, --method corollary, gives 2.307).
     """
     from synthcert.privacy.budget import account
 
@@ -110,7 +118,7 @@ def account_command(
         method=_method(method),  # type: ignore[arg-type]
     )
     if as_json:
-        emit_json(result)
+        emit_json(with_claim(result, account_claim(result)))
     else:
         rows = [
             ("neighbouring", result.neighboring),
@@ -136,7 +144,7 @@ def account_command(
         raise typer.Exit(code=2)
 
 
-@app.command("budget")
+@privacy_command("budget")
 @handle_errors
 def budget_command(
     n: str = typer.Option(..., "--n", help=N_HELP),
@@ -162,7 +170,7 @@ def budget_command(
     """The largest number of synthetic rows a privacy budget allows (a floor, never rounded up).
 
     Give an RDP budget (--alpha A --epsilon-rdp E) or an (epsilon, delta) budget
-    (--epsilon E --delta DL, alpha optimised). Example: synthcert budget --n 1e6 --d 6
+    (--epsilon E --delta DL, alpha optimised). Example: synthcert privacy budget --n 1e6 --d 6
     --sigma 0.01 --alpha 4 --epsilon-rdp 1 gives 172222 rows (thesis Table 5.2).
     """
     from synthcert.privacy.budget import max_records
@@ -186,7 +194,7 @@ def budget_command(
         method=_method(method),  # type: ignore[arg-type]
     )
     if as_json:
-        emit_json(result)
+        emit_json(with_claim(result, budget_claim(result, method)))
         return
     rows = [
         ("max records", result.max_records),
@@ -201,11 +209,34 @@ def budget_command(
         console.print(f"[red]no certificate:[/red] {result.reason}")
 
 
+def budget_claim(result: RecordBudget, method: str) -> PrivacyClaim:
+    """The claim of releasing the largest number of rows a budget allows: the certificate of
+    ``max_records`` rows at the budget's order (and delta), from the one accountant."""
+    from synthcert.privacy.budget import account
+
+    if not result.feasible or result.max_records < 1:
+        acc = replace(
+            account(result.n, result.d, result.sigma, alpha=result.alpha, n_out=1,
+                    neighboring=result.neighboring, delta=result.budget_delta,  # type: ignore[arg-type]
+                    conversion=result.conversion or "ckm", method=method),  # type: ignore[arg-type]
+            n_out=0, feasible=False, reason=result.reason or "the budget allows no row",
+        )  # fmt: skip
+        return account_claim(acc)
+    return account_claim(
+        account(
+            result.n, result.d, result.sigma, alpha=result.alpha, n_out=result.max_records,
+            neighboring=result.neighboring,  # type: ignore[arg-type]
+            delta=result.budget_delta, conversion=result.conversion or "ckm",  # type: ignore[arg-type]
+            method=method,  # type: ignore[arg-type]
+        )
+    )  # fmt: skip
+
+
 def _ints(text: str) -> list[int]:
     return [parse_count(t) for t in text.split(",") if t.strip()]
 
 
-@app.command("verify-bound")
+@privacy_command("verify-bound")
 @handle_errors
 def verify_bound_command(
     n: str = typer.Option("50,200,500", "--n", help="Comma-separated dataset sizes."),

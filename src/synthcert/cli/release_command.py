@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from synthcert.cli._app import app
+from synthcert.cli._claims import with_claim
 from synthcert.cli._common import (
     console,
     emit_json,
@@ -23,31 +24,41 @@ from synthcert.cli._common import (
     warn,
 )
 from synthcert.cli._options import (
-    EncodingOpt,
-    EngineOpt,
-    InternalReportOpt,
     JsonOpt,
-    LogOpt,
     MinRowsOpt,
-    MissingOpt,
-    NaOpt,
-    NoHeaderOpt,
+    OldEncodingOpt,
+    OldNaOpt,
+    OldNoHeaderOpt,
+    OldSepOpt,
     OutOpt,
+    PrivateDirOpt,
     PrivateRecordOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
-    SeedOpt,
-    SepOpt,
     ShowPrivateOpt,
     check_missing_policy,
-    csv_options,
     declare_log,
+    deprecated,
+    hidden,
+    parse_engine,
+    private_outputs,
+    schema_with_csv,
 )
+from synthcert.cli._params import RELEASE_PARAMS, merge_alias, params_help, split_params
 
 if TYPE_CHECKING:
     from synthcert.run_record import RunRecord
     from synthcert.workflows.release import ReleaseResult
+
+ReleaseParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        metavar="KEY=VALUE",
+        help=params_help(RELEASE_PARAMS, "A rare setting (repeatable), e.g. --param n_out=5000."),
+    ),
+]
 
 
 @app.command("release")
@@ -58,149 +69,127 @@ def release_command(
     ],
     schema: SchemaOpt,
     out: OutOpt,
-    n_out: Annotated[
+    sigma: Annotated[
         str | None,
         typer.Option(
-            "--n-out",
-            help="Rows to release (default: --min-rows under unbounded neighbours, n under "
-            "bounded). The certificate reports what they cost.",
+            "--sigma",
+            help="REQUIRED (or --param ridge=RHO). PUBLIC lower bound on the smallest "
+            "eigenvalue of the encoded covariance of every table that differs from the input in "
+            "one record (a table too close to it is refused). 'data' measures it on this table: "
+            "then no guarantee is stated and no (epsilon, delta) is published.",
         ),
     ] = None,
+    min_rows: MinRowsOpt = None,
     epsilon: Annotated[
         str | None,
         typer.Option(
             "--epsilon",
-            help="Privacy budget: release the largest number of rows it "
-            "allows (the floor). With --delta (or the default delta=1/n^2): an "
-            "(epsilon, delta)-DP budget; with --alpha and no --delta: an RDP budget.",
+            help="Privacy budget: release the largest number of rows it allows (the floor), "
+            "an (epsilon, delta)-DP budget with --delta or the default delta = 1/N^2. Without "
+            "it, --param n_out rows (default --min-rows, or n under bounded neighbours) are "
+            "released and the certificate says what they cost.",
         ),
     ] = None,
     delta: Annotated[
         str | None,
         typer.Option(
             "--delta",
-            help="delta of (epsilon, delta)-DP. Default 1/N^2 (N = --min-rows, or n "
-            "under bounded neighbours).",
+            help="delta of (epsilon, delta)-DP. Default 1/N^2 (N = --min-rows, or n under "
+            "bounded neighbours).",
         ),
     ] = None,
-    alpha: Annotated[
-        str | None,
-        typer.Option(
-            "--alpha", help="Renyi order alpha > 1 (default: chosen to minimise epsilon)."
-        ),
-    ] = None,
-    neighboring: Annotated[
-        str,
-        typer.Option(
-            "--neighboring",
-            help="unbounded (add/remove a "
-            "record; Theorem 3.1) or bounded (replace a record; Corollary 3.2) "
-            "or bounded-direct.",
-        ),
-    ] = "unbounded",
-    sigma: Annotated[
-        str | None,
-        typer.Option(
-            "--sigma",
-            help="REQUIRED. PUBLIC lower bound on the smallest eigenvalue of the encoded "
-            "covariance of every table that differs from the input in one record (a table "
-            "too close to it is refused). 'data' measures it on this table: then no guarantee "
-            "is stated and no (epsilon, delta) is published.",
-        ),
-    ] = None,
-    ridge: Annotated[
-        str | None,
-        typer.Option(
-            "--ridge",
-            help="PUBLIC rho > 0: sample from N(mu, Sigma + rho I). The certificate then assumes "
-            "nothing about the data (no sigma, no margin; docs/unconditional.md) at the cost "
-            "of weaker correlations. Instead of --sigma.",
-        ),
-    ] = None,
-    min_rows: MinRowsOpt = None,
-    seed: SeedOpt = None,
-    certificate: Annotated[
-        Path | None,
-        typer.Option(
-            "--certificate",
-            help="Where to write the certificate JSON (default: OUT's name + .certificate.json).",
-        ),
-    ] = None,
-    conversion: Annotated[
-        str,
-        typer.Option(
-            "--conversion",
-            help="RDP to (epsilon, delta): ckm (Canonne-Kamath-Steinke, tighter) or mironov.",
-        ),
-    ] = "ckm",
-    missing: MissingOpt = "model",
-    no_header: NoHeaderOpt = False,
-    sep: SepOpt = ",",
-    na_value: NaOpt = None,
-    encoding: EncodingOpt = "utf-8",
-    chunk_rows: Annotated[
-        str,
-        typer.Option(
-            "--chunk-rows", help="Rows per chunk when streaming the input and the output."
-        ),
-    ] = "1e6",
-    save_private_params: Annotated[
-        Path | None,
-        typer.Option(
-            "--save-private-params",
-            help="ALSO write the fitted mean and covariance to this "
-            "PRIVATE file (never publish it).",
-        ),
-    ] = None,
-    engine: EngineOpt = "local",
-    scheduler: SchedulerOpt = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", help="Threads (local) or workers of a new LocalCluster (default: cores)."
-        ),
-    ] = None,
-    partition_rows: Annotated[
-        str | None,
-        typer.Option(
-            "--partition-rows",
-            help="Rows per input partition and per output file of a partitioned output "
-            "(default 4194304). The rows drawn do not depend on it.",
-        ),
-    ] = None,
+    private_dir: PrivateDirOpt = None,
     report: ReportOpt = None,
-    internal_report: InternalReportOpt = None,
+    param: ReleaseParamOpt = None,
+    json_out: JsonOpt = False,
+    # -- deprecated aliases (hidden; one release): each prints a note on stderr ---------------
+    n_out: Annotated[str | None, hidden("--n-out")] = None,
+    alpha: Annotated[str | None, hidden("--alpha")] = None,
+    neighboring: Annotated[str | None, hidden("--neighboring")] = None,
+    ridge: Annotated[str | None, hidden("--ridge")] = None,
+    seed: Annotated[int | None, hidden("--seed")] = None,
+    certificate: Annotated[Path | None, hidden("--certificate")] = None,
+    conversion: Annotated[str | None, hidden("--conversion")] = None,
+    missing: Annotated[str | None, hidden("--missing")] = None,
+    no_header: OldNoHeaderOpt = False,
+    sep: OldSepOpt = None,
+    na_value: OldNaOpt = None,
+    encoding: OldEncodingOpt = None,
+    chunk_rows: Annotated[str | None, hidden("--chunk-rows")] = None,
+    save_private_params: Annotated[Path | None, hidden("--save-private-params")] = None,
+    engine: Annotated[str | None, hidden("--engine")] = None,
+    scheduler: SchedulerOpt = None,
+    workers: Annotated[int | None, hidden("--workers")] = None,
+    partition_rows: Annotated[str | None, hidden("--partition-rows")] = None,
+    internal_report: Annotated[Path | None, hidden("--internal-report")] = None,
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
-    log: LogOpt = None,
-    json_out: JsonOpt = False,
+    log: Annotated[list[str] | None, hidden("--log")] = None,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
 
     The certificate is (alpha, epsilon)-Renyi DP from the randomness of sampling alone
-    (Miura et al., Theorem 3.1 / Corollary 3.2), converted to (epsilon, delta)-DP. Only the
-    synthetic rows and the certificate (public fields only) are written; the mean and
-    covariance never are. What the run learns about the table goes to --private-record.
+    (Miura et al., Theorem 3.1 / Corollary 3.2), converted to (epsilon, delta)-DP with the
+    order alpha that minimises epsilon. Only the synthetic rows, the certificate (public
+    fields only) and the public report are written; the mean and covariance never are. What
+    the run learns about the table goes to --private-dir.
+
+    How the input is read (separator, header, missing-value tokens, encoding) is the
+    schema's "csv" section.
 
     Example: synthcert release people.csv --schema schema.json --sigma 0.01
-    --min-rows 30000 --epsilon 1 --out synthetic.csv --private-record run.json
+    --min-rows 30000 --epsilon 1 --out synthetic.csv --private-dir private/
     """
     from synthcert.data.schema import Schema
-    from synthcert.workflows.release import release
+    from synthcert.workflows.release import default_certificate_path, release
     from synthcert.workflows.values import Budget, Execution, TableSource
 
-    sch = declare_log(Schema.load(schema), log)
+    run, _ = split_params(param, RELEASE_PARAMS, others=False)
+    for key, value, flag in (
+        ("n_out", n_out, "--n-out"), ("neighboring", neighboring, "--neighboring"),
+        ("ridge", ridge, "--ridge"), ("seed", seed, "--seed"),
+        ("certificate", certificate, "--certificate"), ("missing", missing, "--missing"),
+        ("chunk_rows", chunk_rows, "--chunk-rows"), ("engine", engine, "--engine"),
+        ("engine", scheduler, "--scheduler"), ("workers", workers, "--workers"),
+        ("partition_rows", partition_rows, "--partition-rows"),
+    ):  # fmt: skip
+        if not (key == "engine" and value == "dask" and scheduler is not None):
+            merge_alias(run, key, value, flag)
+    for flag, value in (("--alpha", alpha), ("--conversion", conversion)):
+        if value is not None:
+            deprecated(flag, "alpha is chosen to minimise epsilon, and ckm is never looser")
+    if log:
+        deprecated("--log", 'declare "scale": "log" in the schema instead')
+    sch = schema_with_csv(declare_log(Schema.load(schema), log), no_header, sep, na_value, encoding)
+    seed_value = run.get("seed")
+    if seed_value is not None and (isinstance(seed_value, bool) or not isinstance(seed_value, int)):
+        raise typer.BadParameter("--param seed must be a whole number")
     budget = Budget(
         sigma=parse_sigma(sigma),
-        ridge=parse_float(ridge) if ridge is not None else None,
+        ridge=parse_float(str(run["ridge"])) if "ridge" in run else None,
         min_rows=parse_count(min_rows) if min_rows is not None else None,
-        n_out=parse_count(n_out) if n_out is not None else None,
+        n_out=parse_count(str(run["n_out"])) if "n_out" in run else None,
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,
         alpha=parse_float(alpha) if alpha is not None else None,
-        neighboring=neighboring,
-        conversion=conversion,
+        neighboring=str(run.get("neighboring", "unbounded")),
+        conversion=conversion or "ckm",
     )
+    cert_path = Path(str(run["certificate"])) if "certificate" in run else None
+    save_params = run.get("save_params", False)
+    if not isinstance(save_params, bool):
+        raise typer.BadParameter("--param save_params is true or false")
+    if save_params and private_dir is None:
+        raise typer.BadParameter("--param save_params=true writes to --private-dir: give it")
+    pdir, record_path, internal_path = private_outputs(
+        private_dir,
+        [Path(out), cert_path or default_certificate_path(Path(out))],
+        report,
+        {"--private-record": private_record, "--internal-report": internal_report,
+         "--save-private-params": save_private_params, "--show-private": show_private},
+    )  # fmt: skip
+    params_path = save_private_params if pdir is None else (pdir.params if save_params else None)
+    engine_name, address = parse_engine(str(run.get("engine", "local")))
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -212,40 +201,42 @@ def release_command(
             bar.update(tasks[stage], completed=done, total=total)
 
         execution = Execution(
-            engine=engine,
-            scheduler=scheduler,
-            workers=workers,
-            chunk_rows=parse_count(chunk_rows),
-            partition_rows=parse_count(partition_rows) if partition_rows is not None else None,
+            engine=engine_name,
+            scheduler=address,
+            workers=parse_count(str(run["workers"])) if "workers" in run else None,
+            chunk_rows=parse_count(str(run.get("chunk_rows", "1e6"))),
+            partition_rows=(
+                parse_count(str(run["partition_rows"])) if "partition_rows" in run else None
+            ),
             progress=on_progress,
             notify=notify,
             warn=warn,
         )
         result = release(
-            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
+            TableSource(input, csv=sch.read_options()),
             sch,
             out,
             budget,
             execution,
-            seed=seed,
-            missing=check_missing_policy(missing),  # type: ignore[arg-type]
-            certificate_path=certificate,
-            save_private_params=save_private_params,
-            private_record=private_record,
+            seed=seed_value,
+            missing=check_missing_policy(str(run.get("missing", "model"))),  # type: ignore[arg-type]
+            certificate_path=cert_path,
+            save_private_params=params_path,
+            private_record=record_path,
             report=report,
-            internal_report=internal_report,
+            internal_report=internal_path,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
         )
     if show_private:
         show_private_record(result.record)
     if json_out:
-        emit_json(result.certificate)
+        emit_json(with_claim(result.certificate.to_dict(), result.certificate.claim))
         return
-    for path, what in ((report, "report"), (internal_report, "internal report (do not publish)")):
+    for path, what in ((report, "report"), (internal_path, "internal report (do not publish)")):
         if path is not None:
             console.print(f"{what} written to {path}")
-    if private_record is not None:
-        console.print(f"private run record written to {private_record} (do not publish)")
+    if record_path is not None:
+        console.print(f"private run record written to {record_path} (do not publish)")
     print_release(result)
 
 

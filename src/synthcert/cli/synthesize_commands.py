@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from synthcert.cli._app import app
+from synthcert.cli._claims import with_claim
 from synthcert.cli._common import (
     console,
     emit_json,
@@ -16,32 +18,47 @@ from synthcert.cli._common import (
     notify,
     parse_count,
     parse_float,
-    parse_params,
     progress_bar,
     warn,
 )
 from synthcert.cli._options import (
-    EncodingOpt,
-    EngineOpt,
     InternalReportOpt,
     JsonOpt,
-    LogOpt,
     MinRowsOpt,
-    NaOpt,
-    NoHeaderOpt,
+    OldEncodingOpt,
+    OldNaOpt,
+    OldNoHeaderOpt,
+    OldSepOpt,
     OutOpt,
-    ParamOpt,
+    PrivateDirOpt,
     PrivateRecordOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
-    SeedOpt,
-    SepOpt,
     ShowPrivateOpt,
-    csv_options,
     declare_log,
+    deprecated,
+    hidden,
+    parse_engine,
+    private_outputs,
+    schema_with_csv,
 )
+from synthcert.cli._params import SYNTHESIZE_PARAMS, merge_alias, params_help, split_params
 from synthcert.cli.release_command import show_private_record
+
+SynthParamOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        metavar="KEY=VALUE",
+        help=params_help(
+            SYNTHESIZE_PARAMS,
+            "A synthesizer parameter or a rare setting (repeatable), e.g. --param degree=2, "
+            "--param marginals=beta (the thesis's copula), --param sigma=0.01 (gaussian). "
+            "Settings:",
+        ),
+    ),
+]
 
 
 def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float]]:
@@ -51,7 +68,7 @@ def parse_domain_ranges(items: list[str] | None) -> dict[str, tuple[float, float
         name, eq, span = item.partition("=")
         lo, colon, hi = span.rpartition(":")
         if not (eq and colon and name and lo and hi):
-            raise typer.BadParameter(f"--domain-range expects COL=LO:HI, got {item!r}")
+            raise typer.BadParameter(f"domain_range expects COL=LO:HI, got {item!r}")
         ranges[name] = (parse_float(lo), parse_float(hi))
     return ranges
 
@@ -62,9 +79,9 @@ def parse_domain_shares(items: list[str] | None) -> dict[str, float]:
     for item in items or []:
         name, eq, share = item.partition("=")
         if not (eq and name and share):
-            raise typer.BadParameter(f"--domain-share expects COL=SHARE, got {item!r}")
+            raise typer.BadParameter(f"domain_share expects COL=SHARE, got {item!r}")
         if name in shares:
-            raise typer.BadParameter(f"--domain-share names {name!r} twice")
+            raise typer.BadParameter(f"domain_share names {name!r} twice")
         shares[name] = parse_float(share)
     return shares
 
@@ -105,127 +122,106 @@ def synthesize_command(
         str | None,
         typer.Option(
             "--epsilon",
-            help="DP budget epsilon (omit for no DP noise). Not for "
-            "'gaussian', whose privacy is inherent: see its certificate.",
+            help="DP budget epsilon (omit for no DP noise). Not for 'gaussian', whose privacy "
+            "is inherent: see its certificate.",
         ),
     ] = None,
     delta: Annotated[
         str | None,
         typer.Option(
             "--delta",
-            help="delta of (epsilon, delta)-DP, for synthesizers that use "
-            "it (e.g. 1e-5); the pure-DP ones report delta = 0.",
-        ),
-    ] = None,
-    n_out: Annotated[
-        str | None,
-        typer.Option(
-            "--n-out",
-            help="Rows to synthesize (1e5 style accepted). Default: --min-rows for the "
-            "add/remove-neighbour DP synthesizers (aim, mwem-pgm, ctgan; their table size is "
-            "private), else as many as the input.",
+            help="delta of (epsilon, delta)-DP, for synthesizers that use it (default 1e-5); "
+            "the pure-DP ones report delta = 0.",
         ),
     ] = None,
     min_rows: MinRowsOpt = None,
-    seed: SeedOpt = None,
-    param: ParamOpt = None,
-    allow_data_domain: Annotated[
-        bool,
-        typer.Option(
-            "--allow-data-domain",
-            help="Run a DP synthesizer on a schema whose bounds or categories were read from "
-            "the data; the run then states no guarantee.",
-        ),
-    ] = False,
-    private_domain: Annotated[
-        str | None,
-        typer.Option(
-            "--private-domain",
-            metavar="SHARE",
-            help="Spend SHARE (0 < SHARE < 1) of --epsilon on a DP estimate of every "
-            'data-derived ("source": "data") bound (DP quantiles on a public grid) and '
-            "category list (DP frequency threshold; needs --delta), and fit with the rest. "
-            "The claim states the total.",
-        ),
-    ] = None,
-    domain_range: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--domain-range",
-            metavar="COL=LO:HI",
-            help="A PUBLIC range searched by --private-domain's quantiles for COL, instead of "
-            "the default public grid (+-1.00..9.99 x 10^k, k = -6..12). Repeatable.",
-        ),
-    ] = None,
-    domain_share: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--domain-share",
-            metavar="COL=SHARE",
-            help="The fraction (0 < SHARE, summing to at most 1) of the --private-domain budget "
-            "spent on COL's bounds or category list; the rest is split by need (a numeric "
-            "column's two DP quantiles weigh 1 each, a category list at least 2). A category "
-            "list that keeps fewer than two values drops its column, with a warning. "
-            "Repeatable.",
-        ),
-    ] = None,
-    dp_bins: Annotated[
-        str | None,
-        typer.Option(
-            "--dp-bins",
-            metavar="SHARE",
-            help="Spend SHARE (0 < SHARE < 1) of --epsilon on DP quantile bin edges of the "
-            'columns whose schema says "bins": "dp-quantile" (with "bin_count"), and fit with '
-            "the rest. The claim states the total.",
-        ),
-    ] = None,
-    dp_bins_log: Annotated[
-        bool,
-        typer.Option(
-            "--dp-bins-log",
-            help='With --dp-bins: also DP quantile bins (20) for every "scale": "log" column '
-            "(the schema's mark of a long tail).",
-        ),
-    ] = False,
-    engine: EngineOpt = "local",
-    scheduler: SchedulerOpt = None,
+    private_dir: PrivateDirOpt = None,
     report: ReportOpt = None,
+    param: SynthParamOpt = None,
+    json_out: JsonOpt = False,
+    # -- deprecated aliases (hidden; one release): each prints a note on stderr ---------------
+    n_out: Annotated[str | None, hidden("--n-out")] = None,
+    seed: Annotated[int | None, hidden("--seed")] = None,
+    allow_data_domain: Annotated[bool, hidden("--allow-data-domain")] = False,
+    private_domain: Annotated[str | None, hidden("--private-domain")] = None,
+    domain_range: Annotated[list[str] | None, hidden("--domain-range")] = None,
+    domain_share: Annotated[list[str] | None, hidden("--domain-share")] = None,
+    dp_bins: Annotated[str | None, hidden("--dp-bins")] = None,
+    dp_bins_log: Annotated[bool, hidden("--dp-bins-log")] = False,
+    engine: Annotated[str | None, hidden("--engine")] = None,
+    scheduler: SchedulerOpt = None,
     internal_report: InternalReportOpt = None,
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
-    no_header: NoHeaderOpt = False,
-    sep: SepOpt = ",",
-    na_value: NaOpt = None,
-    encoding: EncodingOpt = "utf-8",
-    log: LogOpt = None,
-    json_out: JsonOpt = False,
+    no_header: OldNoHeaderOpt = False,
+    sep: OldSepOpt = None,
+    na_value: OldNaOpt = None,
+    encoding: OldEncodingOpt = None,
+    log: Annotated[list[str] | None, hidden("--log")] = None,
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
 
     Prints the privacy claim (the requested DP budget, which the accountant's ledger never
     exceeds; for 'gaussian' its inherent-RDP certificate). Public output holds no fact about
-    the table: the ledger, the rows read and the timings go to --private-record.
+    the table: the ledger, the rows read and the timings go to --private-dir.
+
     'gaussian' always streams the input. gaussian-copula, privbayes, mwem-pgm and aim fit from
     marginal counts on the public bins, counted by engine passes over the input (never loaded
-    whole) with --engine dask, or when INPUT is a folder, a glob or a Parquet file of more than
-    10^7 rows; a single smaller file fits in memory. ctgan fits in memory only. With --out a
-    folder, the rows are drawn and written part by part on the engine.
+    whole) with --param engine=dask, or when INPUT is a folder, a glob or a Parquet file of
+    more than 10^7 rows; a single smaller file fits in memory. ctgan fits in memory only. With
+    --out a folder, the rows are drawn and written part by part on the engine. How the input
+    is read (separator, header, missing-value tokens, encoding) is the schema's "csv" section.
 
     Example: synthcert synthesize people.csv --schema schema.json --synthesizer aim
-    --epsilon 1 --delta 1e-6 --min-rows 30000 --out synthetic.csv
+    --epsilon 1 --delta 1e-6 --min-rows 30000 --out synthetic.csv --private-dir private/
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.synthesize import synthesize
     from synthcert.workflows.values import Budget, Execution, TableSource
 
-    sch = declare_log(Schema.load(schema), log)
+    run, params = split_params(param, SYNTHESIZE_PARAMS, others=True)
+    if seed is not None:  # the workflow takes a seed given as a parameter as the run's seed
+        merge_alias(run, "seed", seed, "--seed")
+    for key, value, flag in (
+        ("n_out", n_out, "--n-out"), ("allow_data_domain", allow_data_domain,
+        "--allow-data-domain"), ("private_domain", private_domain, "--private-domain"),
+        ("dp_bins", dp_bins, "--dp-bins"), ("dp_bins_log", dp_bins_log, "--dp-bins-log"),
+        ("engine", engine, "--engine"), ("engine", scheduler, "--scheduler"),
+    ):  # fmt: skip
+        if not (key == "engine" and value == "dask" and scheduler is not None):
+            merge_alias(run, key, value, flag)
+    for key, values, flag in (
+        ("domain_range", domain_range, "--domain-range"),
+        ("domain_share", domain_share, "--domain-share"),
+    ):
+        if values:
+            deprecated(flag, f"use --param {key}=COL=VALUE")
+            run.setdefault(key, []).extend(values)
+    if "seed" in run:
+        params["seed"] = run.pop("seed")
+    if log:
+        deprecated("--log", 'declare "scale": "log" in the schema instead')
+    sch = schema_with_csv(declare_log(Schema.load(schema), log), no_header, sep, na_value, encoding)
     budget = Budget(
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,
-        n_out=parse_count(n_out) if n_out is not None else None,
+        n_out=parse_count(str(run["n_out"])) if "n_out" in run else None,
         min_rows=parse_count(min_rows) if min_rows is not None else None,
     )
+    for key in ("allow_data_domain", "dp_bins_log"):
+        if not isinstance(run.get(key, False), bool):
+            raise typer.BadParameter(f"--param {key} is true or false")
+    _, record_path, internal_path = private_outputs(
+        private_dir,
+        [Path(out)],
+        report,
+        {"--private-record": private_record, "--internal-report": internal_report,
+         "--show-private": show_private},
+    )  # fmt: skip
+    engine_name, address = parse_engine(str(run.get("engine", "local")))
+    share = run.get("private_domain")
+    bins_share = run.get("dp_bins")
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
@@ -237,32 +233,31 @@ def synthesize_command(
             bar.update(task, description=text, completed=done, total=total)
 
         result = synthesize(
-            TableSource(input, csv=csv_options(no_header, sep, na_value, encoding, sch.csv_names)),
+            TableSource(input, csv=sch.read_options()),
             sch,
             synthesizer,
             out,
             budget,
             Execution(
-                engine=engine, scheduler=scheduler, progress=on_stage, notify=notify, warn=warn
+                engine=engine_name, scheduler=address, progress=on_stage, notify=notify, warn=warn
             ),
-            seed=seed,
-            params=parse_params(param),
-            allow_data_domain=allow_data_domain,
-            private_domain=parse_float(private_domain) if private_domain is not None else None,
-            domain_ranges=parse_domain_ranges(domain_range),
-            domain_shares=parse_domain_shares(domain_share),
-            dp_bins=parse_float(dp_bins) if dp_bins is not None else None,
-            dp_bins_log=dp_bins_log,
+            params=params,
+            allow_data_domain=bool(run.get("allow_data_domain", False)),
+            private_domain=parse_float(str(share)) if share is not None else None,
+            domain_ranges=parse_domain_ranges(run.get("domain_range")),
+            domain_shares=parse_domain_shares(run.get("domain_share")),
+            dp_bins=parse_float(str(bins_share)) if bins_share is not None else None,
+            dp_bins_log=bool(run.get("dp_bins_log", False)),
             report=report,
-            internal_report=internal_report,
-            private_record=private_record,
+            internal_report=internal_path,
+            private_record=record_path,
             command=command_line(),
         )
     if show_private:
         show_private_record(result.record)
     summary = result.summary
     if json_out:
-        emit_json(summary)
+        emit_json(with_claim(summary, summary.claim))
         return
     claim = summary.claim
     for note in claim.warnings:
@@ -283,6 +278,6 @@ def synthesize_command(
     if claim.alpha is not None:
         rows.append(("alpha, epsilon_RDP", f"{claim.alpha:.4g}, {claim.epsilon_rdp:.4g}"))
     rows.append(("synthetic rows", str(out)))
-    if private_record is not None:
-        rows.append(("private run record", f"{private_record} (do not publish)"))
+    if record_path is not None:
+        rows.append(("private run record", f"{record_path} (do not publish)"))
     console.print(key_value_table("synthcert synthesize", rows))

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from synthcert.cli._app import app, reproduce_app
+from synthcert.cli._app import privacy_command, reproduce_app
+from synthcert.cli._claims import univariate_claim, with_claim
 from synthcert.cli._common import (
     console,
     emit_json,
@@ -18,7 +19,7 @@ from synthcert.cli._common import (
 )
 
 
-@app.command("account-univariate")
+@privacy_command("account-univariate")
 @handle_errors
 def account_univariate(
     bound: str = typer.Option(
@@ -53,7 +54,7 @@ def account_univariate(
 ) -> None:
     """Privacy of univariate Gaussian synthesis (seed 004, §4): rho-zCDP and (epsilon, delta).
 
-    Example: synthcert account-univariate --bound 4 --n 1000 --n-syn 15625 --sigma 1
+    Example: synthcert privacy account-univariate --bound 4 --n 1000 --n-syn 15625 --sigma 1
     gives rho = 0.5 (Figure 1 of the paper).
     """
     from synthcert.privacy.gaussian_zcdp import univariate_guarantee
@@ -72,7 +73,7 @@ def account_univariate(
         conversion=conversion,  # type: ignore[arg-type]
     )
     if as_json:
-        emit_json(result)
+        emit_json(with_claim(result, univariate_claim(result)))
         return
     rows = [
         ("synthesis", result.synthesis),

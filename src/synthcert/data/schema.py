@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
+from synthcert.data.io import DEFAULT_NA_VALUES, CsvOptions
 from synthcert.errors import DataError
 
 Source = Literal["public", "data"]
@@ -340,6 +341,10 @@ class Schema(Result):
         Input columns discarded before modelling.
     file_columns : tuple of str or None, default None
         All column names in file order, for a CSV file without a header line.
+    csv : CsvOptions or None, default None
+        How a CSV input is read (the schema file's ``"csv"`` section: ``header``, ``sep``,
+        ``na_values``, ``encoding``, ``skip_rows``); None reads the defaults. Every command
+        that reads a table of this schema honours it (:meth:`read_options`).
 
     Raises
     ------
@@ -362,6 +367,7 @@ class Schema(Result):
     drop: tuple[str, ...] = field(default_factory=tuple)
     file_columns: tuple[str, ...] | None = None  # all names, in file order, for headerless CSV
     drop_source: Source = "public"  # "data": the dropped columns were chosen from the data
+    csv: CsvOptions | None = None  # how a CSV input is read (the file's "csv" section)
 
     def __post_init__(self) -> None:
         if self.drop_source not in ("public", "data"):
@@ -380,6 +386,21 @@ class Schema(Result):
     def csv_names(self) -> list[str]:
         """Column names of a headerless CSV: ``file_columns`` if declared, else the columns."""
         return list(self.file_columns) if self.file_columns is not None else self.names
+
+    def read_options(self) -> CsvOptions:
+        """How to read a CSV input of this schema: its ``"csv"`` section (defaults where absent),
+        with the column names of a headerless file (:attr:`csv_names`).
+
+        Examples
+        --------
+        >>> schema = Schema.from_dict({"columns": [{"name": "x", "kind": "numeric",
+        ...     "lower": 0, "upper": 1}], "csv": {"sep": ";", "header": False}})
+        >>> opts = schema.read_options()
+        >>> opts.sep, opts.header, list(opts.names)
+        (';', False, ['x'])
+        """
+        opts = self.csv if self.csv is not None else CsvOptions()
+        return replace(opts, names=None if opts.header else tuple(self.csv_names))
 
     @property
     def names(self) -> list[str]:
@@ -451,6 +472,8 @@ class Schema(Result):
             doc["file_columns"] = list(self.file_columns)
         if self.drop_source != "public":
             doc["drop_source"] = self.drop_source
+        if self.csv is not None:
+            doc["csv"] = csv_to_dict(self.csv)
         return json.dumps(doc, indent=2) + "\n"
 
     @classmethod
@@ -465,6 +488,7 @@ class Schema(Result):
             _names(data.get("drop", []), "drop"),
             _names(file_columns, "file_columns") if file_columns is not None else None,
             drop_source=data.get("drop_source", "public"),
+            csv=csv_from_dict(data["csv"]) if data.get("csv") is not None else None,
         )
 
     @classmethod
@@ -524,6 +548,77 @@ def column_to_dict(col: Column) -> dict[str, Any]:
     if col.missing_share is not None:
         out["missing_share_source"] = "data"
     return out
+
+
+CSV_DEFAULTS = CsvOptions()
+CSV_KEYS = ("header", "sep", "na_values", "encoding", "skip_rows")
+
+
+def csv_to_dict(opts: CsvOptions) -> dict[str, Any]:
+    """The schema file's ``"csv"`` section: the reading options that differ from the defaults."""
+    out: dict[str, Any] = {}
+    for key in CSV_KEYS:
+        value = getattr(opts, key)
+        if key == "na_values":
+            value = list(value)
+            if tuple(value) == tuple(DEFAULT_NA_VALUES):
+                continue
+        elif value == getattr(CSV_DEFAULTS, key):
+            continue
+        out[key] = value
+    return out
+
+
+def csv_from_dict(spec: Any) -> CsvOptions:
+    """Parse the schema file's ``"csv"`` section, every key checked like a column's.
+
+    Keys: ``header`` (true/false), ``sep`` (text, at least one character), ``na_values`` (a
+    list of text: the tokens read as missing; default :data:`~synthcert.data.io.DEFAULT_NA_VALUES`),
+    ``encoding`` (a codec Python knows), ``skip_rows`` (lines skipped at the top, >= 0).
+
+    Raises
+    ------
+    DataError
+        Not an object, an unknown key, or a value of the wrong type.
+    """
+    import codecs
+
+    if not isinstance(spec, dict):
+        raise DataError(f"the schema's 'csv' section must be a JSON object, got {_shown(spec)}")
+    unknown = sorted(set(spec) - set(CSV_KEYS))
+    if unknown:
+        raise DataError(
+            f"the schema's 'csv' section has unknown key(s) {unknown}; it knows "
+            f"{', '.join(CSV_KEYS)}"
+        )
+    where = "csv"
+    header = _bool(spec, "header", None, CSV_DEFAULTS.header)
+    sep = _text(spec.get("sep", CSV_DEFAULTS.sep), f"{where}.sep", None)
+    if not sep:
+        raise DataError("the schema's 'csv.sep' must be at least one character")
+    na = spec.get("na_values")
+    na_values = (
+        DEFAULT_NA_VALUES
+        if na is None
+        else tuple(
+            _text(v, f"{where}.na_values", None) for v in _list(na, f"{where}.na_values", None)
+        )
+    )
+    encoding = _text(spec.get("encoding", CSV_DEFAULTS.encoding), f"{where}.encoding", None)
+    try:
+        codecs.lookup(encoding)
+    except LookupError as exc:
+        raise DataError(
+            f"the schema's 'csv.encoding' {encoding!r} is not a known encoding"
+        ) from exc
+    skip = spec.get("skip_rows", 0)
+    if isinstance(skip, bool) or not isinstance(skip, int) or skip < 0:
+        raise DataError(
+            f"the schema's 'csv.skip_rows' must be a whole number >= 0, got {_shown(skip)}"
+        )
+    return CsvOptions(
+        header=header, sep=sep, na_values=na_values, encoding=encoding, skip_rows=skip
+    )
 
 
 # -- validating the values of a schema file (each refusal names the column and the key) ------

@@ -123,7 +123,7 @@ def audit(
     budget = budget or Budget()
     budget.refuse_unused("audit", "epsilon", "delta")
     execution = execution or Execution()
-    source = TableSource.of(source)
+    source = TableSource.of(source).reading(schema)
     folder = Path(out)
     pub = Publication.start(
         inputs=source.inputs(),

@@ -114,8 +114,9 @@ def evaluate(
     from synthcert.utility.evaluate import evaluate as measure
 
     execution = execution or Execution()
-    sources = [TableSource.of(t) for t in (real, synthetic)]
-    hold = TableSource.of(holdout) if holdout is not None else None
+    # every table is read as the schema's "csv" section says, unless its source names options
+    sources = [TableSource.of(t).reading(schema) for t in (real, synthetic)]
+    hold = TableSource.of(holdout).reading(schema) if holdout is not None else None
     folder = Path(out) if out is not None else None
     pub = Publication.start(
         inputs=[p for s in (*sources, *([hold] if hold else [])) for p in s.inputs()],

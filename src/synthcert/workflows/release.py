@@ -395,7 +395,7 @@ def release(
             )
         if (note := seed_warning(seed)) is not None:
             execution.warn(note)
-    source = TableSource.of(source)
+    source = TableSource.of(source).reading(schema)
     if source.in_memory:
         raise ParameterError("release() writes rows from a file: use release_frame() for a frame")
     started = time.perf_counter()

@@ -95,13 +95,13 @@ def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
             f"it would claim a guarantee it does not give ({name}). Either replace them by "
             'public ones (a codebook, legal ranges) and mark them "source": "public" (flags: '
             '"nullable_source"/"integer_source": "public"), or pay for a DP estimate of them '
-            "with --private-domain SHARE (a share of epsilon; category lists also need --delta; "
-            "data-derived flags then follow a public rule), or pass "
-            "--allow-data-domain: the run then states no guarantee "
+            "with --param private_domain=SHARE (a share of epsilon; category lists also need "
+            "--delta; data-derived flags then follow a public rule), or pass "
+            "--param allow_data_domain=true: the run then states no guarantee "
             '("none: the domain was read from the data").',
             assumption="a public domain",
-            admissible="public bounds and categories, --private-domain SHARE, or "
-            "--allow-data-domain",
+            admissible="public bounds and categories, --param private_domain=SHARE, or "
+            "--param allow_data_domain=true",
         )
 
 
@@ -161,13 +161,13 @@ def split_budget(
     """
     if epsilon is None:
         raise AssumptionError(
-            "--private-domain spends a share of the DP budget: give --epsilon",
+            "private_domain spends a share of the DP budget: give --epsilon",
             assumption="a DP budget",
             admissible="--epsilon E",
         )
     if not 0 < share < 1:
         raise AssumptionError(
-            f"--private-domain takes the share of epsilon spent on the domain, in (0, 1); got "
+            f"private_domain takes the share of epsilon spent on the domain, in (0, 1); got "
             f"{share}",
             assumption="0 < SHARE < 1",
             admissible="for example 0.1",
@@ -175,7 +175,7 @@ def split_budget(
     model = get_info(synthesizer).load().privacy_model
     if model not in ("pure-dp", "approx-dp", "zcdp"):
         raise AssumptionError(
-            f"--private-domain needs a DP synthesizer run with --epsilon; {synthesizer!r} is not "
+            f"private_domain needs a DP synthesizer run with --epsilon; {synthesizer!r} is not "
             "one (its privacy is inherent to sampling: give it a public domain)",
             assumption="a DP synthesizer",
             admissible="gaussian-copula, privbayes, mwem-pgm, aim, ctgan",
@@ -252,10 +252,10 @@ def output_rows(synth: Any, claim_neighboring: str, n_out: int | None, min_rows:
         if min_rows is None:
             raise AssumptionError(
                 f"{synth.name} is DP under add/remove neighbours, where the table size is "
-                "private: give the number of rows to release (--n-out) or a public lower "
-                "bound on the table size (--min-rows), which is then the default",
+                "private: give the number of rows to release (--param n_out=N) or a public "
+                "lower bound on the table size (--min-rows), which is then the default",
                 assumption="a public number of output rows",
-                admissible="--n-out N or --min-rows N",
+                admissible="--param n_out=N or --min-rows N",
             )
         return int(min_rows)
     return int(rows_in)
@@ -373,7 +373,7 @@ def synthesize(
     budget = budget or Budget()
     budget.refuse_unused("synthesize", "epsilon", "delta", "n_out", "min_rows")
     execution = execution or Execution()
-    source = TableSource.of(source)
+    source = TableSource.of(source).reading(schema)
     input_path = source.path
     csv, engine = source.csv, execution.engine
     epsilon, delta = budget.epsilon, budget.delta
@@ -386,10 +386,10 @@ def synthesize(
     if private_domain is not None:
         if allow_data_domain:
             raise AssumptionError(
-                "--private-domain and --allow-data-domain exclude each other: the first pays "
+                "private_domain and allow_data_domain exclude each other: the first pays "
                 "for a DP domain, the second gives up the guarantee",
                 assumption="one domain policy",
-                admissible="one of --private-domain SHARE, --allow-data-domain",
+                admissible="one of --param private_domain=SHARE, --param allow_data_domain=true",
             )
         split = split_budget(schema, synthesizer, private_domain, epsilon, delta)
         neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
@@ -398,12 +398,12 @@ def synthesize(
             neighboring=str(neighboring), shares=domain_shares,
         )  # fmt: skip  # refuses early
         if execution.notify is not None:  # public: the budget, the schema and delta only
-            for line in ["--private-domain needs, per data-derived column:", *plan.needs()]:
+            for line in ["private_domain needs, per data-derived column:", *plan.needs()]:
                 execution.notify(line)
     elif domain_ranges:
-        raise AssumptionError("--domain-range is used by --private-domain only")
+        raise AssumptionError("domain_range is used by private_domain only")
     elif domain_shares:
-        raise ParameterError("--domain-share is used by --private-domain only")
+        raise ParameterError("domain_share is used by private_domain only")
     if dp and split is None:
         refuse_data_domain(schema, synthesizer, allow_data_domain)
     seed = user_seed(seed, params)
@@ -451,9 +451,9 @@ def synthesize(
     )
     if engine != "local" and not (streamed or counted):
         raise SynthcertError(
-            f"--engine {engine} fits only synthesizers whose fit is a reduction over the rows "
+            f"the engine {engine!r} fits only synthesizers whose fit is a reduction over the rows "
             f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
-            "rows in memory: use --engine local"
+            "rows in memory: use the local engine (--param engine=local, the default)"
         )
     neighboring = getattr(synth, "neighboring", "unbounded")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from synthcert.data.io import CsvOptions
+    from synthcert.data.schema import Schema
 
 NEIGHBORINGS = ("unbounded", "bounded", "bounded-direct")
 CONVERSIONS = ("ckm", "mironov")
@@ -42,7 +43,8 @@ class TableSource:
     frame
         A table already in memory (``pandas.DataFrame``); never written anywhere.
     csv
-        How to read a CSV input (header, separator, missing-value tokens, encoding).
+        How to read a CSV input (header, separator, missing-value tokens, encoding). None:
+        the schema's ``"csv"`` section (:meth:`reading`), else the defaults.
 
     Raises
     ------
@@ -71,6 +73,13 @@ class TableSource:
         if isinstance(table, str | os.PathLike):
             return cls(path=table)
         return cls(frame=table)
+
+    def reading(self, schema: Schema) -> TableSource:
+        """This source, reading a CSV as the schema's ``"csv"`` section says when it names no
+        CSV options of its own (every workflow reads its input through this)."""
+        if self.csv is not None or self.frame is not None:
+            return self
+        return replace(self, csv=schema.read_options())
 
     @property
     def in_memory(self) -> bool:
