@@ -32,6 +32,7 @@ from synthcert.audit.claim.statistics import (
     black_box_score,
     pair_discretizer,
     pgm_measurements,
+    simulate_white_box,
     white_box_score,
 )
 from synthcert.data.schema import Schema
@@ -42,6 +43,7 @@ from synthcert.privacy.claims import PrivacyClaim
 DEFAULT_RUNS = 1000
 ENGINES = ("local", "dask")
 MAX_CHUNK = 50
+SIMULATED = 200_000  # simulated scores per side that fix the white-box test a priori
 Progress = Callable[[int], None]  # called with the runs just finished
 
 
@@ -269,7 +271,7 @@ def corner_above_claim(claim: PrivacyClaim, fpr_upper: float, tpr_lower: float) 
 
 
 def _ceilings(
-    event: Any, runs: int, delta: float, confidence: float, gaussian: bool
+    event: Any, runs: int, delta: float, confidence: float, gaussian: bool, split: bool = True
 ) -> tuple[float | None, float | None, str | None]:
     """(ε ceiling, μ ceiling, why None) of the pair's event (its PLD, :func:`event_pld`)."""
     if event is None:
@@ -280,9 +282,11 @@ def _ceilings(
 
     try:
         curve = pld_tradeoff(event_pld(event))
-        eps = ceiling(curve, runs=runs, delta=delta, confidence=confidence)
+        eps = ceiling(curve, runs=runs, delta=delta, confidence=confidence, split=split)
         mu = (
-            ceiling(curve, runs=runs, delta=delta, confidence=confidence, gaussian=True)
+            ceiling(
+                curve, runs=runs, delta=delta, confidence=confidence, gaussian=True, split=split
+            )
             if gaussian
             else None
         )
@@ -400,8 +404,8 @@ def run_claim_audit(
         No epsilon, a synthesizer without a DP claim, an unknown statistic, or white-box asked
         of a synthesizer that exposes no measurement.
     """
-    from synthcert.audit.claim.estimate import estimate_bounds
-    from synthcert.audit.claim.events import pair_event
+    from synthcert.audit.claim.estimate import a_priori_test, estimate_bounds, evaluate_test
+    from synthcert.audit.claim.events import dpsgd_events, measurement_events, pair_event
     from synthcert.synthesizers.base import constructor_params
     from synthcert.synthesizers.registry import get_info
 
@@ -449,12 +453,40 @@ def run_claim_audit(
     )  # fmt: skip
     seconds = time.perf_counter() - start
     col = 0 if chosen == "white-box" else 1
-    est = estimate_bounds(
-        in_scores[:, col], out_scores[:, col], delta=delta_claim, confidence=confidence,
-        gaussian=gaussian, seed=int(seed),
-    )  # fmt: skip
+    if chosen == "white-box":  # the statistic's law is declared: fix the test a priori
+        rng = np.random.default_rng(
+            np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20))
+        )
+        sim_in, sim_out = simulate_white_box(seen_in, codes, reference, SIMULATED, rng)
+        t, direction = a_priori_test(
+            sim_in, sim_out, runs=runs, delta=delta_claim, confidence=confidence,
+            gaussian=gaussian,
+        )  # fmt: skip
+        est = evaluate_test(
+            in_scores[:, col], out_scores[:, col], threshold=t, direction=direction,
+            delta=delta_claim, confidence=confidence, gaussian=gaussian,
+        )  # fmt: skip
+    else:
+        est = estimate_bounds(
+            in_scores[:, col], out_scores[:, col], delta=delta_claim, confidence=confidence,
+            gaussian=gaussian, seed=int(seed),
+        )  # fmt: skip
+    rule = "a-priori" if chosen == "white-box" else "split"
     event = pair_event(synth_in, seen_in, codes, reference)
-    ceil, mu_ceil, why = _ceilings(event, runs, delta_claim, confidence, gaussian)
+    ceil, mu_ceil, why = _ceilings(
+        event, runs, delta_claim, confidence, gaussian, split=rule == "split"
+    )
+    import dp_accounting  # the audit extra; pair_event needed it already
+
+    measured = measurement_events(seen_in, codes, reference)
+    meas_ceil, meas_mu_ceil, _ = (
+        _ceilings(
+            dp_accounting.ComposedDpEvent(measured), runs, delta_claim, confidence, gaussian,
+            split=rule == "split",
+        )
+        if measured and not dpsgd_events(synth_in)
+        else (None, None, None)
+    )  # fmt: skip
     claimed_mu = math.sqrt(2.0 * claim.rho) if claim.model == "zcdp" and claim.rho else None
     result = _result(
         est,
@@ -470,7 +502,9 @@ def run_claim_audit(
         seed=seed,
         seconds=seconds,
         reason="; ".join(r for r in (est.reason, why) if r) or None,
+        threshold_rule=rule,
     )
+    result = replace(result, measurement_ceiling=meas_mu_ceil if gaussian else meas_ceil)
     return ClaimAudit(result, claim, event)
 
 
@@ -489,6 +523,7 @@ def _result(
     seed: int,
     seconds: float,
     reason: str | None,
+    threshold_rule: str = "split",
 ) -> ClaimAuditResult:
     """The verdict of one audit from its estimate: a violation when the lower bound exceeds the
     claimed ε, or when the confidence box's corner lies above the claim's trade-off curve."""
@@ -521,6 +556,7 @@ def _result(
         seed=int(seed),
         seconds=float(seconds),
         reason=reason,
+        threshold_rule=threshold_rule,
     )
 
 
