@@ -37,7 +37,7 @@ from synthcert.audit.claim.statistics import (
 )
 from synthcert.data.schema import Schema
 from synthcert.errors import ParameterError
-from synthcert.privacy.audit_hook import NoisyMeasurement, recording_measurements
+from synthcert.privacy.audit_hook import NoisyMeasurement, Selection, recording_measurements
 from synthcert.privacy.claims import PrivacyClaim
 
 DEFAULT_RUNS = 1000
@@ -85,6 +85,19 @@ def fits_from_counts(synth: Any) -> bool:
     )
 
 
+def fit_recorded(
+    setup: AuditSetup,
+    side: int,
+    seed: np.random.SeedSequence,
+    cache: dict[Any, Any] | None = None,
+) -> tuple[Any, list[NoisyMeasurement], list[Selection]]:
+    """:func:`fit_once`, also returning the exponential-mechanism choices the fit recorded."""
+    synth, seen = _fit(setup, side, seed, cache)
+    measurements = [m for m in seen if isinstance(m, NoisyMeasurement)]
+    choices = [m for m in seen if isinstance(m, Selection)]
+    return synth, [*measurements, *pgm_measurements(synth)], choices
+
+
 def fit_once(
     setup: AuditSetup,
     side: int,
@@ -93,8 +106,17 @@ def fit_once(
 ) -> tuple[Any, list[NoisyMeasurement]]:
     """Fit the synthesizer on D' (``side=1``) or D with ``seed``, recording its measurements.
 
-    ``cache`` (one dict per chunk of runs) keeps each side's codes for :func:`fits_from_counts`.
+    Returns the fitted synthesizer and its noisy measurements (hook and PGM state).
+    ``cache`` (one dict per chunk of runs) keeps each side's codes for :func:`fits_from_counts`,
+    or the table as a synthesizer with ``prepare``/``fit_prepared`` reads it (the copula).
     """
+    synth, measurements, _ = fit_recorded(setup, side, seed, cache)
+    return synth, measurements
+
+
+def _fit(
+    setup: AuditSetup, side: int, seed: np.random.SeedSequence, cache: dict[Any, Any] | None
+) -> tuple[Any, list[Any]]:
     from synthcert.statistics.sources import CodesCounts
     from synthcert.synthesizers.registry import make_synthesizer
 
@@ -112,9 +134,13 @@ def fit_once(
             if side not in cache:
                 cache[side] = synth.discretizer.transform(table)
             synth.fit_counts(CodesCounts(cache[side], synth.discretizer.cardinalities))
+        elif cache is not None and hasattr(synth, "fit_prepared"):  # the copula: same fit
+            if ("prepared", side) not in cache:
+                cache["prepared", side] = synth.prepare(table)
+            synth.fit_prepared(cache["prepared", side])
         else:
             synth.fit(table)
-    return synth, [*seen, *pgm_measurements(synth)]
+    return synth, list(seen)
 
 
 def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence]) -> np.ndarray:
@@ -405,7 +431,12 @@ def run_claim_audit(
         of a synthesizer that exposes no measurement.
     """
     from synthcert.audit.claim.estimate import a_priori_test, estimate_bounds, evaluate_test
-    from synthcert.audit.claim.events import dpsgd_events, measurement_events, pair_event
+    from synthcert.audit.claim.events import (
+        dpsgd_events,
+        measurement_events,
+        pair_event,
+        paired_choice_events,
+    )
     from synthcert.synthesizers.base import constructor_params
     from synthcert.synthesizers.registry import get_info
 
@@ -472,7 +503,9 @@ def run_claim_audit(
             gaussian=gaussian, seed=int(seed),
         )  # fmt: skip
     rule = "a-priori" if chosen == "white-box" else "split"
-    event = pair_event(synth_in, seen_in, codes, reference)
+    same = np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20 + 1))
+    choices = paired_choice_events(fit_recorded(setup, 1, same)[2], fit_recorded(setup, 0, same)[2])
+    event = pair_event(synth_in, seen_in, codes, reference, choices)
     ceil, mu_ceil, why = _ceilings(
         event, runs, delta_claim, confidence, gaussian, split=rule == "split"
     )
@@ -567,6 +600,7 @@ __all__ = [
     "ClaimAudit",
     "claimed",
     "fit_once",
+    "fit_recorded",
     "gaussian_release_audit",
     "reference_values",
     "run_chunk",
