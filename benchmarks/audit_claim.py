@@ -187,10 +187,16 @@ def gaussian_release_case() -> None:
         runs, seconds)  # fmt: skip
 
 
-def twins(runs: int, workers: int, reps: int, names: list[str]) -> None:
-    """Broken twins, repeated: each synthesizer run at ε = 4 on the anchor pair and audited
-    against a claim of 1 (δ = 10⁻² for AIM and MWEM-PGM), ``reps`` audits with seeds 100,
-    101, ...; prints the share that report ``violation``."""
+def twins(runs: int, workers: int, reps: int, names: list[str], design: str) -> None:
+    """Broken twins, repeated: each synthesizer run at ε = 4 and audited against a claim of 1
+    (δ = 10⁻² for AIM and MWEM-PGM), ``reps`` audits with seeds 100, 101, ...; prints the share
+    that report ``violation``. ``design``: ``one-column`` (one binary column, ten "0" plus a
+    canary "1": the whole budget on one noisy table, the broken-twin tests' pair) or
+    ``anchor``."""
+    from synthcert.data.schema import CategoricalColumn, Schema
+
+    one = Schema((CategoricalColumn("x", ("0", "1")),))
+    schema, pair = (None, "anchor") if design == "anchor" else (one, "domain")
     for name in names:
         delta = 1e-2 if name in ("aim", "mwem-pgm") else None
         params = dict(PGM) if name in ("aim", "mwem-pgm") else {}
@@ -200,12 +206,12 @@ def twins(runs: int, workers: int, reps: int, names: list[str]) -> None:
         flags = []
         for i in range(reps):
             r = run_claim_audit(
-                name, None, epsilon=4.0, delta=delta, params=params, runs=runs,
-                claimed_epsilon=1.0, seed=100 + i, workers=workers, design="anchor",
-                samples=1000 if name == "ctgan" else 0,
+                name, epsilon=4.0, delta=delta, params=params, runs=runs,
+                claimed_epsilon=1.0, seed=100 + i, workers=workers, design=pair,
+                samples=1000 if name == "ctgan" else 0, schema=schema,
             ).result  # fmt: skip
             flags.append(r.violation)
-        print(f"| twin: {name} at eps=4, claim 1 (anchor) | violation in {sum(flags)}/{reps} "
+        print(f"| twin: {name} at eps=4, claim 1 ({design}) | violation in {sum(flags)}/{reps} "
               f"({sum(flags) / reps:.0%}) | | | 1.000 | | | {runs} | "
               f"{time.perf_counter() - start:.0f} |", flush=True)  # fmt: skip
 
@@ -220,6 +226,7 @@ def main() -> None:
     ap.add_argument("--twins", nargs="*",
                     default=["privbayes", "gaussian-copula", "mwem-pgm", "aim"],
                     help="synthesizers of the twin repetitions (add ctgan: slow)")  # fmt: skip
+    ap.add_argument("--twin-design", choices=["one-column", "anchor"], default="one-column")
     ap.add_argument("--no-black-box", dest="black_box", action="store_false",
                     help="skip the black-box rows of aim and mwem-pgm")  # fmt: skip
     ap.add_argument("--only", nargs="*", default=None,
@@ -251,7 +258,7 @@ def main() -> None:
                     reach(f"{name} at the claim's mu {r.claimed_mu:.3f}", best,
                           0.8 * r.claimed_mu, "mu")  # fmt: skip
     if "twins" in only:
-        twins(args.twin_runs, args.workers, args.reps, args.twins)
+        twins(args.twin_runs, args.workers, args.reps, args.twins, args.twin_design)
     if "schema" in only:
         from synthcert.data.datasets import adult_schema
 
