@@ -39,6 +39,7 @@ from synthcert.privacy.audit_hook import NoisyMeasurement
 
 STATISTICS = ("white-box", "black-box")
 DEFAULT_SAMPLES = 1000  # synthetic rows drawn per fit for the black-box statistic
+SIMULATION_CELLS = 2_000_000  # noisy values drawn at once by simulate_white_box
 
 
 def pair_discretizer(synth: Any, pair: NeighbourPair) -> Discretizer:
@@ -189,9 +190,12 @@ def simulate_white_box(
         if not moving.any():
             continue
         mu0, mu1 = mu0[moving], mu1[moving]
+        step = max(1, SIMULATION_CELLS // mu0.size)  # bounded memory on a wide schema
         for acc, mu in ((ins, mu1), (outs, mu0)):
-            y = mu + _noise(m, (size, mu.size), rng)
-            acc += _llr(m.noise, m.scale, y, mu0, mu1)
+            for lo in range(0, size, step):
+                hi = min(size, lo + step)
+                y = mu + _noise(m, (hi - lo, mu.size), rng)
+                acc[lo:hi] += _llr(m.noise, m.scale, y, mu0, mu1)
     return ins, outs
 
 
