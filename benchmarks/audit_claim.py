@@ -227,11 +227,14 @@ def main() -> None:
                     default=["privbayes", "gaussian-copula", "mwem-pgm", "aim"],
                     help="synthesizers of the twin repetitions (add ctgan: slow)")  # fmt: skip
     ap.add_argument("--twin-design", choices=["one-column", "anchor"], default="one-column")
+    ap.add_argument("--pgm-iters", type=int, default=PGM["pgm_iters"],
+                    help="AIM and MWEM-PGM mirror-descent iterations")  # fmt: skip
     ap.add_argument("--no-black-box", dest="black_box", action="store_false",
                     help="skip the black-box rows of aim and mwem-pgm")  # fmt: skip
     ap.add_argument("--only", nargs="*", default=None,
                     help="cases: pgm, pure, single, mg, twins, schema")  # fmt: skip
     args = ap.parse_args()
+    PGM["pgm_iters"] = args.pgm_iters
     only = set(args.only or ["pgm", "pure", "single", "mg", "twins", "schema"])
     print("| case | eps_lb | mu_lb | ceiling | claim | lb/claim | lb/ceiling | runs | s |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
