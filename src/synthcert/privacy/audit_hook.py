@@ -56,11 +56,30 @@ class NoisyMeasurement:
     integer: bool = False
 
 
-_TAP: ContextVar[list[NoisyMeasurement] | None] = ContextVar("synthcert_audit_tap", default=None)
+@dataclass(frozen=True)
+class Selection:
+    """One exponential-mechanism choice of a fit, as the auditor sees it.
+
+    Pr[c] ∝ exp(ε s_c / (2Δ)) over the candidates' ``scores`` on the table fitted; ``chosen``
+    is the index drawn. The auditor pairs the choices of two fits (one per table of a pair,
+    same seed) step by step while their histories agree, which gives the step's exact pair of
+    distributions (for the ceiling of the audit).
+    """
+
+    name: str
+    epsilon: float
+    sensitivity: float
+    scores: np.ndarray
+    chosen: int
+
+
+_TAP: ContextVar[list[NoisyMeasurement | Selection] | None] = ContextVar(
+    "synthcert_audit_tap", default=None
+)
 
 
 @contextlib.contextmanager
-def recording_measurements() -> Iterator[list[NoisyMeasurement]]:
+def recording_measurements() -> Iterator[list[NoisyMeasurement | Selection]]:
     """Record the noisy measurements of the fits run inside the block (auditor only).
 
     Yields
@@ -76,7 +95,7 @@ def recording_measurements() -> Iterator[list[NoisyMeasurement]]:
     ['laplace:x']
     >>> record_measurement("laplace:x", "laplace", 2.0, np.array([1.5]), np.array([1.0]))
     """
-    seen: list[NoisyMeasurement] = []
+    seen: list[NoisyMeasurement | Selection] = []
     token = _TAP.set(seen)
     try:
         yield seen
@@ -117,4 +136,34 @@ def record_measurement(
     )
 
 
-__all__ = ["NoisyMeasurement", "record_measurement", "recording_measurements"]
+def record_selection(
+    name: str, epsilon: float, sensitivity: float, scores: np.ndarray, chosen: int
+) -> None:
+    """Hand one exponential-mechanism choice to the auditor, if one is recording.
+
+    Parameters
+    ----------
+    name, epsilon, sensitivity, scores, chosen
+        As in :class:`Selection`; the scores are copied.
+    """
+    seen = _TAP.get()
+    if seen is None:
+        return
+    seen.append(
+        Selection(
+            name,
+            float(epsilon),
+            float(sensitivity),
+            np.array(scores, dtype=np.float64, copy=True),
+            int(chosen),
+        )
+    )
+
+
+__all__ = [
+    "NoisyMeasurement",
+    "Selection",
+    "record_measurement",
+    "record_selection",
+    "recording_measurements",
+]

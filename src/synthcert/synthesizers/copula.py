@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import numpy as np
 import pandas as pd
@@ -486,6 +486,13 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         count the rows the missing-value policy dropped and the values it filled (the policy
         ``model`` fills under bounded neighbours: :func:`missing_policy_for`).
         """
+        self._fit_prepared(self.prepare(table))
+
+    def prepare(self, table: pd.DataFrame) -> tuple[Any, ...]:
+        """The columns of ``table`` as the fit reads them (missing-value policy applied): a
+        function of the table and the public options only, no randomness. ``fit`` is
+        ``prepare`` then the fit proper; an auditor that fits one table many times (the
+        worst-case audit) prepares it once and calls :meth:`fit_prepared`."""
         policy = missing_policy_for(
             self.missing, self.neighboring, private=self.epsilon is not None
         )
@@ -498,7 +505,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             )
         raw: list[np.ndarray] = []
         present: list[np.ndarray] = []
-        self.variables_: list[tuple[int, str]] = []
+        variables: list[tuple[int, str]] = []
         for j, col in enumerate(self.schema.columns):
             if isinstance(col, NumericColumn):
                 x = np.clip(numeric_values(frame[col.name], col), col.lower, col.upper)
@@ -508,11 +515,22 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 absent = x < 0
             raw.append(x)
             present.append(~absent)
-            self.variables_.append((j, "value"))
+            variables.append((j, "value"))
             if col.nullable:
                 raw.append(absent.astype(np.int64))
                 present.append(np.ones(n, dtype=bool))
-                self.variables_.append((j, "missing"))
+                variables.append((j, "missing"))
+        return raw, present, variables, n, dropped, filled
+
+    def fit_prepared(self, prepared: tuple[Any, ...]) -> Self:
+        """Fit from :meth:`prepare`'s output: the same computation as ``fit`` on that table."""
+        self._start_fit()
+        self._fit_prepared(prepared)
+        return self._end_fit()
+
+    def _fit_prepared(self, prepared: tuple[Any, ...]) -> None:
+        raw, present, variables, n, dropped, filled = prepared
+        self.variables_: list[tuple[int, str]] = list(variables)
         self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = dropped

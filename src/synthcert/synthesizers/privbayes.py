@@ -21,7 +21,7 @@ from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
 from synthcert.errors import DataError, ParameterError, check_choice
-from synthcert.privacy.audit_hook import record_measurement
+from synthcert.privacy.audit_hook import record_measurement, record_selection
 from synthcert.privacy.mechanisms import (
     StaircaseForm,
     exponential_mechanism,
@@ -284,10 +284,14 @@ class PrivBayesSynthesizer(DPSynthesizer):
             eps_each = eps_g / max(d - 1, 1)
 
             def choose(scores: np.ndarray, sensitivity: float) -> int:
-                return exponential_mechanism(
+                chosen = exponential_mechanism(
                     scores, sensitivity, eps_each, rng=rng, accountant=acc,
                     name="exponential:structure",
                 )  # fmt: skip
+                record_selection(
+                    "exponential:structure", eps_each, sensitivity, scores, chosen
+                )  # auditor only (privacy/audit_hook.py); no-op otherwise
+                return chosen
 
         # theta-usefulness: a table is kept only if its average count n/cells is at least
         # theta times the noise scale 2d/eps_p (Zhang et al. 2017, section 4.2)

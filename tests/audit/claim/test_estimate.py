@@ -28,9 +28,11 @@ from scipy import stats
 
 from synthcert.audit.claim.estimate import (
     BoundEstimate,
+    a_priori_test,
     ceiling,
     ceiling_from_event,
     estimate_bounds,
+    evaluate_test,
 )
 from synthcert.audit.claim.tradeoff import gdp_tradeoff
 from synthcert.errors import ParameterError
@@ -124,6 +126,55 @@ def test_lower_bound_exceeds_truth_at_most_at_the_stated_rate(mech):
     assert got["eps_over"] <= ALLOW
     assert got["mu_over"] <= ALLOW
     assert got["box_miss"] <= ALLOW
+
+
+def simulate_a_priori(mech: Mechanism, runs: int, reps: int, seed: int) -> dict[str, float]:
+    """The a priori rule: the test is fixed on a simulation from its own seed, then every one
+    of the ``runs`` per side of each repetition evaluates it."""
+    sim_in, sim_out = mech.draw(np.random.default_rng(seed + 10_000), (50_000,))
+    gaussian = mech.mu is not None
+    t, direction = a_priori_test(sim_in, sim_out, runs=runs, delta=mech.delta, gaussian=gaussian)
+    ins, outs = mech.draw(np.random.default_rng(seed), (reps, runs))
+    eps_over = mu_over = box_miss = 0
+    lbs = []
+    for r in range(reps):
+        est = evaluate_test(
+            ins[r], outs[r], threshold=t, direction=direction, delta=mech.delta,
+            gaussian=gaussian,
+        )  # fmt: skip
+        lbs.append(est.epsilon_lower_bound)
+        eps_over += est.epsilon_lower_bound > mech.eps
+        mu_over += gaussian and est.mu_lower_bound > mech.mu
+        fpr, tpr = mech.true_rates(est)
+        box_miss += fpr > est.fpr_upper or tpr < est.tpr_lower
+    return {
+        "eps_over": eps_over,
+        "mu_over": mu_over,
+        "box_miss": box_miss,
+        "median_lb": float(np.median(lbs)),
+    }
+
+
+@pytest.mark.parametrize("mech", CASES, ids=lambda m: f"{m.kind}-{m.eps}")
+def test_a_priori_rule_exceeds_truth_at_most_at_the_stated_rate(mech):
+    """The white-box rule of audit-claim: threshold fixed before the runs, all runs evaluate."""
+    got = simulate_a_priori(mech, K, REPS, seed=int(mech.eps * 10) + len(mech.kind) + 500)
+    print(
+        f"\na priori {mech.kind} eps={mech.eps}: eps_lb > eps {got['eps_over']}, mu_lb > mu "
+        f"{got['mu_over']}, box misses {got['box_miss']} (allowed {ALLOW}); median eps_lb "
+        f"{got['median_lb']:.3f}"
+    )
+    assert got["eps_over"] <= ALLOW
+    assert got["mu_over"] <= ALLOW
+    assert got["box_miss"] <= ALLOW
+
+
+def test_a_priori_rule_is_stronger_than_the_split():
+    """All K runs evaluate the fixed test: RR at ε = 1 gets closer to ε than with the split."""
+    mech = Mechanism("rr", 1.0)
+    fixed = simulate_a_priori(mech, K, 50, seed=7)["median_lb"]
+    split = simulate(mech, K, 50, seed=7)["median_lb"]
+    assert split < fixed < 1.0
 
 
 def test_randomized_response_bound_sits_just_below_epsilon():

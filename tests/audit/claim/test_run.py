@@ -23,7 +23,7 @@ from synthcert.audit.claim.statistics import (
     log_likelihood_ratio,
     pair_discretizer,
 )
-from synthcert.privacy.audit_hook import NoisyMeasurement, recording_measurements
+from synthcert.privacy.audit_hook import NoisyMeasurement, Selection, recording_measurements
 from synthcert.privacy.claims import GUARANTEE, PrivacyClaim
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
 
@@ -46,9 +46,12 @@ def test_scores_depend_on_the_seed_only_not_on_workers_or_chunks():
 def test_recording_does_not_change_the_fit_and_nothing_is_kept_outside_it():
     pair = anchor_pair("bounded")
     plain = PrivBayesSynthesizer(pair.schema, epsilon=1.0, seed=3).fit(pair.with_canary)
-    with recording_measurements() as seen:
+    with recording_measurements() as recorded:
         audited = PrivBayesSynthesizer(pair.schema, epsilon=1.0, seed=3).fit(pair.with_canary)
+    seen = [m for m in recorded if isinstance(m, NoisyMeasurement)]
+    choices = [m for m in recorded if isinstance(m, Selection)]
     assert len(seen) == len(audited.tables_) and all(m.noise == "laplace" for m in seen)
+    assert len(choices) == len(audited.tables_) - 1  # one structure choice per node but one
     for a, b in zip(plain.tables_, audited.tables_, strict=True):
         np.testing.assert_array_equal(a, b)
     assert plain.sample(20, seed=1).equals(audited.sample(20, seed=1))
@@ -56,7 +59,7 @@ def test_recording_does_not_change_the_fit_and_nothing_is_kept_outside_it():
     assert not any("measure" in k for k in vars(audited))
     again = PrivBayesSynthesizer(pair.schema, epsilon=1.0, seed=3)
     again.fit(pair.with_canary)
-    assert len(seen) == len(audited.tables_)  # the closed recording saw nothing more
+    assert len(recorded) == len(seen) + len(choices)  # the closed recording saw nothing more
 
 
 def test_log_likelihood_ratio_of_laplace_and_gaussian_measurements():
@@ -158,3 +161,70 @@ def test_the_dask_engine_gives_the_local_scores():
     dask = run_scores(setup, runs=3, seed=2, workers=1, engine="dask")
     for a, b in zip(local, dask, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_copula_prepared_once_fits_as_fit_does():
+    """The audit prepares each side's table once (prepare / fit_prepared): the same fit."""
+    from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
+
+    pair = anchor_pair("bounded")
+    setup = AuditSetup("gaussian-copula", 1.0, None, {}, pair, 0)
+    cache: dict = {}
+    for seed in (3, 4):  # the second fit reuses the prepared table
+        synth, seen = fit_once(setup, 1, np.random.SeedSequence(seed), cache)
+        plain = GaussianCopulaSynthesizer(
+            pair.schema, epsilon=1.0, seed=np.random.SeedSequence(seed)
+        )
+        plain.fit(pair.with_canary)
+        np.testing.assert_array_equal(synth.corr_, plain.corr_)
+        assert synth.sample(30, seed=1).equals(plain.sample(30, seed=1))
+    assert ("prepared", 1) in cache and seen
+
+
+def test_simulated_white_box_scores_follow_the_real_ones():
+    """The a priori test is fixed on simulated scores: their law matches the real fits'."""
+    from synthcert.audit.claim.statistics import simulate_white_box
+
+    setup = privbayes_setup(samples=0)
+    reference, synth, seen = reference_values(setup, np.random.SeedSequence(1))
+    codes = PairCodes.of(pair_discretizer(synth, setup.pair), setup.pair)
+    sim_in, sim_out = simulate_white_box(seen, codes, reference, 20_000, np.random.default_rng(0))
+    real_in, real_out = run_scores(setup, runs=150, seed=5, workers=1)
+    for sim, real in ((sim_in, real_in[:, 0]), (sim_out, real_out[:, 0])):
+        assert abs(sim.mean() - real.mean()) < 4 * real.std() / np.sqrt(real.size) + 1e-9
+    assert sim_in.mean() > sim_out.mean()
+
+
+def test_privbayes_choices_on_the_anchor_reveal_nothing_so_the_ceiling_drops_them():
+    """Every structure candidate scores alike on both anchor tables: the paired choices are
+    equal in law, no selection step enters the pair's event."""
+    from synthcert.audit.claim.events import paired_choice_events
+    from synthcert.audit.claim.run import fit_recorded
+
+    setup = privbayes_setup(samples=0)
+    same = np.random.SeedSequence(8)
+    exact, paired = paired_choice_events(
+        fit_recorded(setup, 1, same)[2], fit_recorded(setup, 0, same)[2]
+    )
+    assert paired == 2 and exact == []
+    result = run_claim_audit(
+        "privbayes", None, epsilon=1.0, runs=20, design="anchor", workers=1, samples=0
+    ).result
+    assert result.threshold_rule == "a-priori"
+    assert result.ceiling == pytest.approx(result.measurement_ceiling)
+
+
+def test_a_choice_that_differs_between_the_tables_is_composed_exactly():
+    from synthcert.audit.claim.events import ChoicePairEvent, event_pld, paired_choice_events
+
+    a = Selection("exponential:x", 1.0, 1.0, np.array([1.0, 0.0]), 0)
+    b = Selection("exponential:x", 1.0, 1.0, np.array([0.0, 1.0]), 0)
+    exact, paired = paired_choice_events([a, a], [b, b])
+    assert paired == 2 and len(exact) == 2 and isinstance(exact[0], ChoicePairEvent)
+    # two candidates swapping scores by the sensitivity: randomized response at ε/2 each
+    pld = event_pld(exact[0])
+    rr = event_pld(randomized_response(0.5))
+    for e in (0.0, 0.2, 0.4):
+        assert pld.get_delta_for_epsilon(e) == pytest.approx(rr.get_delta_for_epsilon(e), abs=2e-3)
+    _, stop = paired_choice_events([a, a], [Selection("exponential:x", 1.0, 1.0, b.scores, 1), b])
+    assert stop == 1  # the histories part after the first choice

@@ -38,6 +38,12 @@ count, which the validity test (``tests/audit/claim/test_estimate.py``) checks b
 instead (the posterior of Ganev, Annamalai & Kulynych 2026): narrower, with coverage close to
 the nominal level on average but not guaranteed at every rate; it is offered for comparison.
 
+**A priori rule.** Steps 3-5 only need the rule to be independent of the runs that evaluate
+it. When the statistic's law is known in advance (``audit-claim``'s white-box log-likelihood
+ratio, whose noise is declared), the rule is chosen by :func:`choose_test` on a *simulation*
+of the statistic drawn from its own seed, and :func:`evaluate_test` evaluates it on all K
+runs per side instead of K/2: the intervals narrow by about √2.
+
 The same bound at expected counts on a mechanism's own optimal trade-off curve gives the
 *ceiling* (:func:`ceiling`): the most this estimator could prove with the same runs.
 """
@@ -277,15 +283,43 @@ def estimate_bounds(
     rng = np.random.default_rng(seed)
     pos = pos[rng.permutation(pos.size)]
     neg = neg[rng.permutation(neg.size)]
-    pos_sel, pos_ev = np.sort(pos[: pos.size // 2]), pos[pos.size // 2 :]
-    neg_sel, neg_ev = np.sort(neg[: neg.size // 2]), neg[neg.size // 2 :]
-    m_in, m_out = pos_ev.size, neg_ev.size
+    pos_sel, pos_ev = pos[: pos.size // 2], pos[pos.size // 2 :]
+    neg_sel, neg_ev = neg[: neg.size // 2], neg[neg.size // 2 :]
+    t, direction = choose_test(
+        pos_sel, neg_sel, eval_in=pos_ev.size, eval_out=neg_ev.size, delta=delta,
+        confidence=confidence, gaussian=gaussian,
+    )  # fmt: skip
+    return evaluate_test(
+        pos_ev, neg_ev, threshold=t, direction=direction, delta=delta, confidence=confidence,
+        gaussian=gaussian, interval=interval, runs=runs,
+    )  # fmt: skip
 
-    # Selection on the first half, both directions. Only IN scores need be tried (moving a
-    # threshold to the nearest IN score beyond it keeps every true positive and can only drop
-    # false positives; both bounds rise as FP falls), and of those only the ones that some OUT
-    # score separates from the next IN score inward (otherwise that neighbour has the same FP
-    # and more TP).
+
+def choose_test(
+    in_scores: np.ndarray,
+    out_scores: np.ndarray,
+    *,
+    eval_in: int,
+    eval_out: int,
+    delta: float,
+    confidence: float = 0.95,
+    gaussian: bool = False,
+) -> tuple[float, int]:
+    """(threshold, direction) of the rule that would prove the largest bound on ``eval_in`` and
+    ``eval_out`` fresh runs if their rates equalled those of the given scores (step 2 of the
+    module docstring; Wilson score bounds at the expected counts).
+
+    The scores must be independent of the runs the rule is then evaluated on: the first half of
+    the runs (:func:`estimate_bounds`), or a simulation of the mechanism's statistic drawn from
+    its own seed (the a priori rule of ``audit-claim``'s white-box statistic).
+    """
+    pos_sel = np.sort(np.asarray(in_scores, dtype=np.float64).ravel())
+    neg_sel = np.sort(np.asarray(out_scores, dtype=np.float64).ravel())
+    m_in, m_out = int(eval_in), int(eval_out)
+    # Both directions. Only IN scores need be tried (moving a threshold to the nearest IN score
+    # beyond it keeps every true positive and can only drop false positives; both bounds rise
+    # as FP falls), and of those only the ones that some OUT score separates from the next IN
+    # score inward (otherwise that neighbour has the same FP and more TP).
     u = np.unique(pos_sel)
     best: tuple[float, float, int] = (-np.inf, float(u[0]), 1)
     for direction in (1, -1):
@@ -303,27 +337,90 @@ def estimate_bounds(
         i = int(np.argmax(objective))
         if objective[i] > best[0]:
             best = (float(objective[i]), float(thr[i]), direction)
-    _, t, direction = best
+    return best[1], best[2]
 
-    # Evaluation on the second half.
-    guess_pos = pos_ev >= t if direction > 0 else pos_ev <= t
-    guess_neg = neg_ev >= t if direction > 0 else neg_ev <= t
+
+def a_priori_test(
+    sim_in: np.ndarray,
+    sim_out: np.ndarray,
+    *,
+    runs: int,
+    delta: float,
+    confidence: float = 0.95,
+    gaussian: bool = False,
+) -> tuple[float, int]:
+    """The rule :func:`choose_test` picks on *simulated* scores, for ``runs`` real runs a side.
+
+    The threshold is moved to the midpoint between the chosen score and the next simulated
+    score outward (the same rule on the simulation), so that a real score equal to an atom of
+    the statistic (discrete noise) is not lost to a last-bit difference in summation order.
+    """
+    t, direction = choose_test(
+        sim_in, sim_out, eval_in=runs, eval_out=runs, delta=delta, confidence=confidence,
+        gaussian=gaussian,
+    )  # fmt: skip
+    pooled = np.concatenate([np.ravel(sim_in), np.ravel(sim_out)])
+    beyond = pooled[pooled < t] if direction > 0 else pooled[pooled > t]
+    if beyond.size:
+        t = 0.5 * (t + (beyond.max() if direction > 0 else beyond.min()))
+    return float(t), direction
+
+
+def evaluate_test(
+    in_scores: np.ndarray,
+    out_scores: np.ndarray,
+    *,
+    threshold: float,
+    direction: int,
+    delta: float,
+    confidence: float = 0.95,
+    gaussian: bool = False,
+    interval: str = "clopper-pearson",
+    runs: int | None = None,
+) -> BoundEstimate:
+    """Bounds proved by the rule (``threshold``, ``direction``) on runs it was NOT chosen on.
+
+    Steps 3-5 of the module docstring: FP and TP counted over every score given, one-sided
+    bounds at 1 − α/2 each, the ε and μ bounds at the box's corner. Valid at ``confidence``
+    only if the rule does not depend on these scores: chosen on other runs (the split of
+    :func:`estimate_bounds`) or fixed a priori.
+
+    Examples
+    --------
+    >>> est = evaluate_test(np.ones(100), np.zeros(100), threshold=0.5, direction=1, delta=0.0)
+    >>> round(est.epsilon_lower_bound, 3)  # as estimate_bounds with 200 runs a side
+    3.281
+    """
+    _check_level(delta, confidence)
+    check_choice("interval", interval, INTERVALS)
+    if direction not in (1, -1):
+        raise ParameterError(f"direction must be +1 or -1, got {direction}")
+    pos = np.asarray(in_scores, dtype=np.float64).ravel()
+    neg = np.asarray(out_scores, dtype=np.float64).ravel()
+    if np.isnan(pos).any() or np.isnan(neg).any():
+        raise ParameterError("a score is NaN; every run must give a number")
+    n = int(min(pos.size, neg.size)) if runs is None else int(runs)
+    if pos.size < 1 or neg.size < 1:
+        return _void(n, delta, confidence, gaussian, "no run on a side", interval)
+    t = float(threshold)
+    guess_pos = pos >= t if direction > 0 else pos <= t
+    guess_neg = neg >= t if direction > 0 else neg <= t
     tp, fp = int(guess_pos.sum()), int(guess_neg.sum())
-    f_hi, t_lo = box_corner(np.array(fp), m_out, np.array(tp), m_in, confidence, interval)
+    f_hi, t_lo = box_corner(np.array(fp), neg.size, np.array(tp), pos.size, confidence, interval)
     eps = max(float(epsilon_at_corner(f_hi, t_lo, delta)), 0.0)
     mu = max(float(mu_at_corner(f_hi, t_lo)), 0.0) if gaussian else None
     return BoundEstimate(
         epsilon_lower_bound=eps,
         mu_lower_bound=mu,
         threshold=t,
-        direction=direction,
-        fpr=fp / m_out,
-        tpr=tp / m_in,
+        direction=int(direction),
+        fpr=fp / neg.size,
+        tpr=tp / pos.size,
         fpr_upper=float(f_hi),
         tpr_lower=float(t_lo),
         confidence=float(confidence),
         delta=float(delta),
-        runs=runs,
+        runs=n,
         reason=None,
         interval=interval,
     )
@@ -342,6 +439,7 @@ def ceiling(
     confidence: float = 0.95,
     gaussian: bool = False,
     interval: str = "clopper-pearson",
+    split: bool = True,
 ) -> float:
     """Largest bound :func:`estimate_bounds` could prove with ``runs`` per side, optimal test.
 
@@ -366,6 +464,9 @@ def ceiling(
         Give the μ-GDP ceiling instead of the ε one.
     interval : str
         As in :func:`estimate_bounds`.
+    split : bool, default True
+        The rule is chosen on half of the runs (m = runs − ⌊runs/2⌋ evaluate it); False: the
+        rule is fixed a priori and all ``runs`` evaluate it (:func:`evaluate_test`).
 
     Returns
     -------
@@ -382,7 +483,7 @@ def ceiling(
     _check_level(delta, confidence)
     if runs < 2:
         raise ParameterError(f"runs must be at least 2 per side, got {runs}")
-    m = runs - runs // 2
+    m = runs - runs // 2 if split else runs
     alpha = _alpha_grid()
     beta = np.clip(np.asarray(tradeoff(alpha), dtype=np.float64), 0.0, 1.0)
     f_hi, t_lo = box_corner(alpha * m, m, (1.0 - beta) * m, m, confidence, interval)
@@ -398,6 +499,7 @@ def ceiling_from_event(
     confidence: float = 0.95,
     gaussian: bool = False,
     value_discretization_interval: float = 1e-3,
+    split: bool = True,
 ) -> float:
     """:func:`ceiling` of a mechanism given as a dp-accounting event.
 
@@ -409,7 +511,7 @@ def ceiling_from_event(
     ----------
     event : dp_accounting.DpEvent
         The mechanism (e.g. ``LaplaceDpEvent``, ``GaussianDpEvent``, or their composition).
-    runs, delta, confidence, gaussian
+    runs, delta, confidence, gaussian, split
         As in :func:`ceiling`.
     value_discretization_interval : float
         Discretisation of the privacy loss in the PLD.
@@ -422,4 +524,6 @@ def ceiling_from_event(
     from synthcert.audit.claim.tradeoff import event_tradeoff
 
     curve = event_tradeoff(event, value_discretization_interval=value_discretization_interval)
-    return ceiling(curve, runs=runs, delta=delta, confidence=confidence, gaussian=gaussian)
+    return ceiling(
+        curve, runs=runs, delta=delta, confidence=confidence, gaussian=gaussian, split=split
+    )

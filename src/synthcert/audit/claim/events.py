@@ -13,8 +13,13 @@ pair it was run on. Each noisy measurement a fit recorded (the auditing hook,
 * Gaussian noise of standard deviation sigma: one ``GaussianDpEvent`` of noise multiplier
   ``sigma / ||s||_2``;
 * a selection by the exponential mechanism (ledger entries of kind ``exponential``, ε each):
-  a ``LaplaceDpEvent`` of noise multiplier 1/ε, an ε-DP step. (The least favourable ε-DP step
-  is randomized response; a Laplace step is the accountants' usual stand-in.)
+  its exact pair of distributions over the candidates (:class:`ChoicePairEvent`) when the
+  synthesizer hands its choices to the auditing hook and two same-seed reference fits, one per
+  table, agree on the history up to that step (:func:`paired_choice_events`; a step whose two
+  distributions are equal, as PrivBayes's on the anchor, where every candidate scores alike
+  on both tables, reveals nothing and is left out); otherwise a ``LaplaceDpEvent`` of noise
+  multiplier 1/ε, an ε-DP step. (The least favourable ε-DP step is randomized response; a
+  Laplace step is the accountants' usual stand-in.)
 
 DP-SGD (DP-CTGAN) is ``SelfComposed(PoissonSampled(q, Gaussian(z)), steps)`` from its fitted
 sampling rate, noise multiplier and steps, with the Gaussian of its missingness-pattern
@@ -26,12 +31,54 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from synthcert.audit.claim.statistics import PairCodes, measurement_means
-from synthcert.privacy.audit_hook import NoisyMeasurement
+from synthcert.privacy.audit_hook import NoisyMeasurement, Selection
+
+
+@dataclass(frozen=True)
+class ChoicePairEvent:
+    """One choice whose law is known on both tables: natural-log masses by candidate index,
+    ``log_in`` with the canary, ``log_out`` without (:func:`event_pld` turns it into a PLD,
+    both orders)."""
+
+    log_in: dict[int, float] = field(default_factory=dict)
+    log_out: dict[int, float] = field(default_factory=dict)
+
+
+def _exponential_log_pmf(sel: Selection) -> dict[int, float]:
+    """log Pr[c] = ε s_c / (2Δ) − log Σ_j exp(ε s_j / (2Δ)) (the exponential mechanism)."""
+    z = sel.epsilon * np.asarray(sel.scores, dtype=np.float64) / (2.0 * sel.sensitivity)
+    z = z - z.max()
+    logp = z - math.log(float(np.exp(z).sum()))
+    return {i: float(v) for i, v in enumerate(logp)}
+
+
+def paired_choice_events(
+    chosen_in: Sequence[Selection], chosen_out: Sequence[Selection]
+) -> tuple[list[Any], int]:
+    """Exact events of the choices two same-seed fits (D', D) made while their histories
+    agreed: (events of the steps that differ between the tables, steps paired).
+
+    Step i is paired when both fits made it with as many candidates and every earlier choice
+    was the same index (for PrivBayes the candidates are then the same, in the same order).
+    """
+    events: list[Any] = []
+    paired = 0
+    for a, b in zip(chosen_in, chosen_out, strict=False):
+        if a.name != b.name or a.scores.shape != b.scores.shape or a.epsilon != b.epsilon:
+            break
+        paired += 1
+        p_in, p_out = _exponential_log_pmf(a), _exponential_log_pmf(b)
+        if not np.allclose(list(p_in.values()), list(p_out.values()), rtol=0, atol=1e-12):
+            events.append(ChoicePairEvent(p_in, p_out))
+        if a.chosen != b.chosen:  # the histories part here
+            break
+    return events, paired
 
 
 def measurement_events(
@@ -88,6 +135,10 @@ def event_pld(event: Any, *, value_discretization_interval: float = 1e-3) -> Any
         return out
     if isinstance(event, dp_accounting.SelfComposedDpEvent):
         return event_pld(event.event, value_discretization_interval=vdi).self_compose(event.count)
+    if isinstance(event, ChoicePairEvent):
+        return pld_lib.from_two_probability_mass_functions(
+            event.log_out, event.log_in, value_discretization_interval=vdi, symmetric=False
+        )
     if isinstance(event, dp_accounting.RandomizedResponseDpEvent):
         return pld_lib.from_randomized_response(
             event.noise_parameter, event.num_buckets, value_discretization_interval=vdi
@@ -144,25 +195,33 @@ def pair_event(
     measurements: Sequence[NoisyMeasurement],
     codes: PairCodes,
     reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    choices: tuple[list[Any], int] = ([], 0),
 ) -> Any | None:
-    """The composed event of one fit's noise steps on the pair, or None if none is known."""
+    """The composed event of one fit's noise steps on the pair, or None if none is known.
+
+    ``choices``: :func:`paired_choice_events` of the fit's first selections (their exact
+    events, and how many they cover); the other selections are worst-case ε-DP steps.
+    """
     import dp_accounting
 
     events = dpsgd_events(synth)
     if not events:
         events = measurement_events(measurements, codes, reference)
         ledger = getattr(getattr(synth, "accountant", None), "ledger", ())
-        events += selection_events(ledger)
+        exact, paired = choices
+        events += [*exact, *selection_events(ledger)[paired:]]
     if not events:
         return None
     return dp_accounting.ComposedDpEvent(events)
 
 
 __all__ = [
+    "ChoicePairEvent",
     "dpsgd_events",
     "event_pld",
     "measurement_events",
     "pair_event",
+    "paired_choice_events",
     "randomized_response",
     "selection_events",
 ]

@@ -65,7 +65,7 @@ class ClaimAuditResult(Result):
     confidence : float
         Confidence of the lower bounds.
     fpr, tpr, fpr_upper, tpr_lower : float
-        The test's rates on the evaluation half and their Clopper–Pearson bounds (the corners
+        The test's rates on the evaluation runs and their Clopper–Pearson bounds (the corners
         of the confidence box in the figure).
     threshold : float
         The test's threshold on the statistic.
@@ -75,6 +75,15 @@ class ClaimAuditResult(Result):
         Wall-clock time of the runs.
     reason : str or None
         Why a bound is None.
+    measurement_ceiling : float or None
+        The ceiling of the noisy measurements alone (μ for Gaussian mechanisms, else ε): the
+        most the white-box statistic, which does not score selections, could prove.
+        ``ceiling`` also counts each exponential-mechanism selection as a worst-case ε-DP
+        step, whatever it reveals on this pair.
+    threshold_rule : str
+        ``a-priori``: the test was fixed before the runs, on a simulation of the statistic
+        from the declared noise (white-box), and all ``runs`` per side evaluate it; ``split``:
+        chosen on half of the runs and evaluated on the other half.
     public : str
         Why this result may be published.
     """
@@ -104,6 +113,8 @@ class ClaimAuditResult(Result):
     seed: int
     seconds: float
     reason: str | None = None
+    threshold_rule: str = "split"
+    measurement_ceiling: float | None = None
     public: str = PUBLIC_NOTE
 
 

@@ -32,16 +32,18 @@ from synthcert.audit.claim.statistics import (
     black_box_score,
     pair_discretizer,
     pgm_measurements,
+    simulate_white_box,
     white_box_score,
 )
 from synthcert.data.schema import Schema
 from synthcert.errors import ParameterError
-from synthcert.privacy.audit_hook import NoisyMeasurement, recording_measurements
+from synthcert.privacy.audit_hook import NoisyMeasurement, Selection, recording_measurements
 from synthcert.privacy.claims import PrivacyClaim
 
 DEFAULT_RUNS = 1000
 ENGINES = ("local", "dask")
 MAX_CHUNK = 50
+SIMULATED = 200_000  # simulated scores per side that fix the white-box test a priori
 Progress = Callable[[int], None]  # called with the runs just finished
 
 
@@ -83,6 +85,19 @@ def fits_from_counts(synth: Any) -> bool:
     )
 
 
+def fit_recorded(
+    setup: AuditSetup,
+    side: int,
+    seed: np.random.SeedSequence,
+    cache: dict[Any, Any] | None = None,
+) -> tuple[Any, list[NoisyMeasurement], list[Selection]]:
+    """:func:`fit_once`, also returning the exponential-mechanism choices the fit recorded."""
+    synth, seen = _fit(setup, side, seed, cache)
+    measurements = [m for m in seen if isinstance(m, NoisyMeasurement)]
+    choices = [m for m in seen if isinstance(m, Selection)]
+    return synth, [*measurements, *pgm_measurements(synth)], choices
+
+
 def fit_once(
     setup: AuditSetup,
     side: int,
@@ -91,8 +106,17 @@ def fit_once(
 ) -> tuple[Any, list[NoisyMeasurement]]:
     """Fit the synthesizer on D' (``side=1``) or D with ``seed``, recording its measurements.
 
-    ``cache`` (one dict per chunk of runs) keeps each side's codes for :func:`fits_from_counts`.
+    Returns the fitted synthesizer and its noisy measurements (hook and PGM state).
+    ``cache`` (one dict per chunk of runs) keeps each side's codes for :func:`fits_from_counts`,
+    or the table as a synthesizer with ``prepare``/``fit_prepared`` reads it (the copula).
     """
+    synth, measurements, _ = fit_recorded(setup, side, seed, cache)
+    return synth, measurements
+
+
+def _fit(
+    setup: AuditSetup, side: int, seed: np.random.SeedSequence, cache: dict[Any, Any] | None
+) -> tuple[Any, list[Any]]:
     from synthcert.statistics.sources import CodesCounts
     from synthcert.synthesizers.registry import make_synthesizer
 
@@ -110,9 +134,13 @@ def fit_once(
             if side not in cache:
                 cache[side] = synth.discretizer.transform(table)
             synth.fit_counts(CodesCounts(cache[side], synth.discretizer.cardinalities))
+        elif cache is not None and hasattr(synth, "fit_prepared"):  # the copula: same fit
+            if ("prepared", side) not in cache:
+                cache["prepared", side] = synth.prepare(table)
+            synth.fit_prepared(cache["prepared", side])
         else:
             synth.fit(table)
-    return synth, [*seen, *pgm_measurements(synth)]
+    return synth, list(seen)
 
 
 def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence]) -> np.ndarray:
@@ -269,7 +297,7 @@ def corner_above_claim(claim: PrivacyClaim, fpr_upper: float, tpr_lower: float) 
 
 
 def _ceilings(
-    event: Any, runs: int, delta: float, confidence: float, gaussian: bool
+    event: Any, runs: int, delta: float, confidence: float, gaussian: bool, split: bool = True
 ) -> tuple[float | None, float | None, str | None]:
     """(ε ceiling, μ ceiling, why None) of the pair's event (its PLD, :func:`event_pld`)."""
     if event is None:
@@ -280,9 +308,11 @@ def _ceilings(
 
     try:
         curve = pld_tradeoff(event_pld(event))
-        eps = ceiling(curve, runs=runs, delta=delta, confidence=confidence)
+        eps = ceiling(curve, runs=runs, delta=delta, confidence=confidence, split=split)
         mu = (
-            ceiling(curve, runs=runs, delta=delta, confidence=confidence, gaussian=True)
+            ceiling(
+                curve, runs=runs, delta=delta, confidence=confidence, gaussian=True, split=split
+            )
             if gaussian
             else None
         )
@@ -400,8 +430,13 @@ def run_claim_audit(
         No epsilon, a synthesizer without a DP claim, an unknown statistic, or white-box asked
         of a synthesizer that exposes no measurement.
     """
-    from synthcert.audit.claim.estimate import estimate_bounds
-    from synthcert.audit.claim.events import pair_event
+    from synthcert.audit.claim.estimate import a_priori_test, estimate_bounds, evaluate_test
+    from synthcert.audit.claim.events import (
+        dpsgd_events,
+        measurement_events,
+        pair_event,
+        paired_choice_events,
+    )
     from synthcert.synthesizers.base import constructor_params
     from synthcert.synthesizers.registry import get_info
 
@@ -449,12 +484,42 @@ def run_claim_audit(
     )  # fmt: skip
     seconds = time.perf_counter() - start
     col = 0 if chosen == "white-box" else 1
-    est = estimate_bounds(
-        in_scores[:, col], out_scores[:, col], delta=delta_claim, confidence=confidence,
-        gaussian=gaussian, seed=int(seed),
+    if chosen == "white-box":  # the statistic's law is declared: fix the test a priori
+        rng = np.random.default_rng(
+            np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20))
+        )
+        sim_in, sim_out = simulate_white_box(seen_in, codes, reference, SIMULATED, rng)
+        t, direction = a_priori_test(
+            sim_in, sim_out, runs=runs, delta=delta_claim, confidence=confidence,
+            gaussian=gaussian,
+        )  # fmt: skip
+        est = evaluate_test(
+            in_scores[:, col], out_scores[:, col], threshold=t, direction=direction,
+            delta=delta_claim, confidence=confidence, gaussian=gaussian,
+        )  # fmt: skip
+    else:
+        est = estimate_bounds(
+            in_scores[:, col], out_scores[:, col], delta=delta_claim, confidence=confidence,
+            gaussian=gaussian, seed=int(seed),
+        )  # fmt: skip
+    rule = "a-priori" if chosen == "white-box" else "split"
+    same = np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20 + 1))
+    choices = paired_choice_events(fit_recorded(setup, 1, same)[2], fit_recorded(setup, 0, same)[2])
+    event = pair_event(synth_in, seen_in, codes, reference, choices)
+    ceil, mu_ceil, why = _ceilings(
+        event, runs, delta_claim, confidence, gaussian, split=rule == "split"
+    )
+    import dp_accounting  # the audit extra; pair_event needed it already
+
+    measured = measurement_events(seen_in, codes, reference)
+    meas_ceil, meas_mu_ceil, _ = (
+        _ceilings(
+            dp_accounting.ComposedDpEvent(measured), runs, delta_claim, confidence, gaussian,
+            split=rule == "split",
+        )
+        if measured and not dpsgd_events(synth_in)
+        else (None, None, None)
     )  # fmt: skip
-    event = pair_event(synth_in, seen_in, codes, reference)
-    ceil, mu_ceil, why = _ceilings(event, runs, delta_claim, confidence, gaussian)
     claimed_mu = math.sqrt(2.0 * claim.rho) if claim.model == "zcdp" and claim.rho else None
     result = _result(
         est,
@@ -470,7 +535,9 @@ def run_claim_audit(
         seed=seed,
         seconds=seconds,
         reason="; ".join(r for r in (est.reason, why) if r) or None,
+        threshold_rule=rule,
     )
+    result = replace(result, measurement_ceiling=meas_mu_ceil if gaussian else meas_ceil)
     return ClaimAudit(result, claim, event)
 
 
@@ -489,6 +556,7 @@ def _result(
     seed: int,
     seconds: float,
     reason: str | None,
+    threshold_rule: str = "split",
 ) -> ClaimAuditResult:
     """The verdict of one audit from its estimate: a violation when the lower bound exceeds the
     claimed ε, or when the confidence box's corner lies above the claim's trade-off curve."""
@@ -521,6 +589,7 @@ def _result(
         seed=int(seed),
         seconds=float(seconds),
         reason=reason,
+        threshold_rule=threshold_rule,
     )
 
 
@@ -531,6 +600,7 @@ __all__ = [
     "ClaimAudit",
     "claimed",
     "fit_once",
+    "fit_recorded",
     "gaussian_release_audit",
     "reference_values",
     "run_chunk",

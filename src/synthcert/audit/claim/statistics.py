@@ -17,11 +17,13 @@ A score is larger when the fit looks like it saw the canary (D', IN).
     ``sum_c ((y_c - mu0_c)^2 - (y_c - mu1_c)^2) / (2 sigma^2)``, linear in y.
 
   For measurements that do not adapt to the data this sum is the Neyman–Pearson statistic of
-  the pair; selections (the exponential mechanism) are not scored.
+  the pair; selections (the exponential mechanism) are not scored. Its law is known from the
+  declared noise, so :func:`simulate_white_box` can draw it to fix the test a priori.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +39,7 @@ from synthcert.privacy.audit_hook import NoisyMeasurement
 
 STATISTICS = ("white-box", "black-box")
 DEFAULT_SAMPLES = 1000  # synthetic rows drawn per fit for the black-box statistic
+SIMULATION_CELLS = 2_000_000  # noisy values drawn at once by simulate_white_box
 
 
 def pair_discretizer(synth: Any, pair: NeighbourPair) -> Discretizer:
@@ -131,12 +134,69 @@ def measurement_means(
     return found
 
 
+def _llr(noise: str, scale: float, y: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> np.ndarray:
+    """log p(y | D') - log p(y | D) summed over the last axis of ``y`` (module docstring)."""
+    if noise == "laplace":
+        return np.sum(np.abs(y - mu0) - np.abs(y - mu1), axis=-1) / scale
+    return np.sum((y - mu0) ** 2 - (y - mu1) ** 2, axis=-1) / (2.0 * scale**2)
+
+
 def log_likelihood_ratio(m: NoisyMeasurement, mu0: np.ndarray, mu1: np.ndarray) -> float:
     """log p(y | D') - log p(y | D) of one measurement (module docstring)."""
-    y = m.noisy
+    return float(_llr(m.noise, m.scale, m.noisy.ravel(), mu0.ravel(), mu1.ravel()))
+
+
+def _noise(m: NoisyMeasurement, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Noise of ``m``'s law: (discrete) Laplace of scale b, or Gaussian of sd sigma (the
+    discrete Gaussian on the integers approximated by rounding a normal: the simulation only
+    chooses a test, see :func:`simulate_white_box`)."""
+    if m.noise == "laplace" and m.integer:  # discrete Laplace: difference of two geometrics
+        p = -math.expm1(-1.0 / m.scale)
+        return (rng.geometric(p, shape) - rng.geometric(p, shape)).astype(np.float64)
     if m.noise == "laplace":
-        return float(np.sum(np.abs(y - mu0) - np.abs(y - mu1)) / m.scale)
-    return float(np.sum((y - mu0) ** 2 - (y - mu1) ** 2) / (2.0 * m.scale**2))
+        return rng.laplace(0.0, m.scale, shape)
+    z = rng.normal(0.0, m.scale, shape)
+    return np.rint(z) if m.integer else z
+
+
+def simulate_white_box(
+    measurements: Sequence[NoisyMeasurement],
+    codes: PairCodes,
+    reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    size: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` draws per side of :func:`white_box_score` for fits that take ``measurements``.
+
+    Each measurement's moving values (``mu0 != mu1``; the others add exactly 0) are redrawn as
+    ``mu_side + noise`` from the declared noise law, and the summed log-likelihood ratio is
+    computed as for a real fit. This is the statistic's law on the pair when the fits take
+    these measurements (an adaptive synthesizer's other fits may take others). It is used to
+    fix the test *before* the runs that evaluate it, so it must come from a seed of its own;
+    whether it is exact only affects the power of the audit, never its validity.
+
+    Returns
+    -------
+    (in_scores, out_scores) : tuple of numpy.ndarray
+        Simulated scores of fits on D' and on D.
+    """
+    ins, outs = np.zeros(size), np.zeros(size)
+    for m in measurements:
+        means = measurement_means(m, codes, reference)
+        if means is None:
+            continue
+        mu0, mu1 = (a.ravel() for a in means)
+        moving = mu0 != mu1
+        if not moving.any():
+            continue
+        mu0, mu1 = mu0[moving], mu1[moving]
+        step = max(1, SIMULATION_CELLS // mu0.size)  # bounded memory on a wide schema
+        for acc, mu in ((ins, mu1), (outs, mu0)):
+            for lo in range(0, size, step):
+                hi = min(size, lo + step)
+                y = mu + _noise(m, (hi - lo, mu.size), rng)
+                acc[lo:hi] += _llr(m.noise, m.scale, y, mu0, mu1)
+    return ins, outs
 
 
 def white_box_score(
@@ -190,5 +250,6 @@ __all__ = [
     "measurement_means",
     "pair_discretizer",
     "pgm_measurements",
+    "simulate_white_box",
     "white_box_score",
 ]
