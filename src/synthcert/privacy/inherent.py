@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, check_choice
-from synthcert.privacy.numerics import log1p_minus_x
+from synthcert.privacy.numerics import log1p_minus_x, tau
 
 Neighboring = Literal["unbounded", "bounded", "bounded-direct"]
 Variant = Literal["corrected", "paper"]
@@ -40,11 +40,6 @@ EQUATIONS = {
 }
 
 _P_GRID = 256  # points of the log(p−1) grid before the bounded refinement
-
-
-def tau(d: ArrayLike, sigma: ArrayLike) -> np.ndarray:
-    """τ := 4d/σ (seed 000 §3): squared diameter of [-1,1]^d over the smallest eigenvalue."""
-    return 4.0 * np.asarray(d, dtype=float) / np.asarray(sigma, dtype=float)
 
 
 def _check_inputs(n: ArrayLike, d: ArrayLike, sigma: ArrayLike) -> None:

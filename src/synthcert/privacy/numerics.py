@@ -1,4 +1,5 @@
-"""Small numerical helpers the privacy modules share: accurate log1p(x) − x, a safe floor."""
+"""Small numerical helpers the privacy modules share: accurate log1p(x) − x, a safe floor,
+and τ = 4d/σ of the Gaussian release."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ def log1p_minus_x(x: ArrayLike) -> np.ndarray:
         else:
             out = np.asarray(series, dtype=float)
     return out
+
+
+def tau(d: ArrayLike, sigma: ArrayLike) -> np.ndarray:
+    """τ := 4d/σ (seed 000 §3): squared diameter of [-1,1]^d over the smallest eigenvalue."""
+    return 4.0 * np.asarray(d, dtype=float) / np.asarray(sigma, dtype=float)
 
 
 def floor_within(limit: float, per: float, cost: Callable[[int], bool]) -> int:

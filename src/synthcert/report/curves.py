@@ -13,16 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import DataError, SynthcertError
 from synthcert.report.inputs import Released, number, read_certificate
-
-if TYPE_CHECKING:
-    from synthcert.workflows.release import Certificate
+from synthcert.results import Certificate
 
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
 CONVERSION_LABELS = {
@@ -103,8 +101,6 @@ def can_recompute(cert: Released | None) -> bool:
     -------
     bool
     """
-    from synthcert.workflows.release import Certificate
-
     if not isinstance(cert, Certificate):
         return False
     n, sigma, alpha = public_n(cert), number(cert.sigma), number(cert.alpha)

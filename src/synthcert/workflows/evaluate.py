@@ -17,7 +17,7 @@ from typing import Any
 
 from synthcert._result import Result
 from synthcert.data.schema import Schema
-from synthcert.utility.evaluate import UtilityEvaluation
+from synthcert.utility.results import UtilityEvaluation
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.values import Execution, TableSource
 
