@@ -13,7 +13,6 @@ from synthcert.privacy.bounded_exact import SEARCH_RTOL
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
-    check_delta,
     conversion_offset,
     log_alpha_search,
     optimal_dp,
@@ -33,6 +32,7 @@ from synthcert.privacy.inherent import (
     theorem_n,
 )
 from synthcert.privacy.numerics import floor_within
+from synthcert.privacy.parameters import check_delta, check_epsilon
 
 
 def _coarse_search(neighboring: str, method: str) -> bool:
@@ -130,10 +130,9 @@ def max_records_dp(
     For a fixed α the conversion is ε_DP = n_out·ε_α + offset(α, δ), so the real-valued number
     of records allowed is (ε − offset)/ε_α; it is maximised continuously over α in log(α−1).
     """
-    check_delta(delta)
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
     check_conversion(conversion)
-    if not epsilon > 0:
-        raise AssumptionError("the (ε, δ) budget needs ε > 0", assumption="ε > 0")
     m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
     lim = alpha_limit(m, d, sigma, neighboring, method)
     probe = 1.0 + (lim - 1.0) / 2.0 if lim > 1 else 2.0
@@ -386,7 +385,7 @@ def account(
     """
     n_out = int(n) if n_out is None else int(n_out)
     if delta is not None:
-        check_delta(delta)
+        check_delta(delta, pure=False)
         check_conversion(conversion)
     if alpha is None and delta is None:
         raise AssumptionError(

@@ -21,10 +21,15 @@ import numpy as np
 from scipy import stats
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, BudgetError, ParameterError, check_choice
+from synthcert.errors import AssumptionError, BudgetError, ParameterError
+from synthcert.privacy.parameters import (
+    Neighbouring,
+    NeighbouringLike,
+    check_delta,
+    check_neighbouring,
+)
 
 Conversion = Literal["bun-steinke", "cks", "tight"]
-Neighbouring = Literal["bounded", "unbounded"]
 
 
 @dataclass(frozen=True)
@@ -75,15 +80,6 @@ def _check_sigma(sigma: float, name: str = "sigma") -> None:
             "variance one synthetic record reveals the mean exactly (rho = infinity, §4.1)",
             assumption=f"public {name} > 0",
             admissible=f"{name} > 0",
-        )
-
-
-def _check_delta(delta: float) -> None:
-    if not (0 < delta < 1):
-        raise AssumptionError(
-            f"delta must lie in (0, 1), got {delta!r}",
-            assumption="0 < delta < 1",
-            admissible="for example delta = 1e-6",
         )
 
 
@@ -233,7 +229,7 @@ def variance_part_epsilon(
     the public lower bound sigma_lower^2 is the smallest admissible v: v = sigma_lower^2 going
     up, v = sigma_lower^2 + Delta going down (its neighbour must also respect the bound).
     """
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     s0 = sigma_lower**2
     gap = variance_sensitivity(bound, n)
     a = 0.5 * dof
@@ -255,7 +251,7 @@ def mean_part_epsilon(
     t = Delta / sigma_lower^2. Hence P(L_mean > eps) <= delta for
     eps = rho_mean + sqrt(2 rho_mean (1 + t)) * Phi^-1(1 - delta). Returns ``(eps, rho_mean)``.
     """
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     s0 = sigma_lower**2
     rho_mean = n_total * mean_sensitivity(bound, n) ** 2 / (2.0 * s0)
     t = variance_sensitivity(bound, n) / s0
@@ -287,7 +283,7 @@ def plugin_unknown_variance(
     """
     _check_common(bound, n, n_syn, m)
     _check_sigma(sigma_lower, "sigma_lower")
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     if not (0 < delta_split < 1):
         raise AssumptionError(
             f"delta_split must lie in (0, 1), got {delta_split!r}",
@@ -348,7 +344,7 @@ def to_dp(rho: float, delta: float, method: Conversion = "cks") -> float:
     "bun-steinke" is the conversion of seed 004 §2, rho + 2 sqrt(rho log(1/delta)); "cks"
     (Canonne, Kamath & Steinke 2020) is tighter and never larger.
     """
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     from synthcert.privacy.conversion import zcdp_to_dp
 
     if method == "tight":
@@ -462,7 +458,7 @@ def multivariate_bridge_rho(
     n_out: int,
     min_eigenvalue: float,
     *,
-    neighbouring: Neighbouring = "bounded",
+    neighbouring: NeighbouringLike = Neighbouring.BOUNDED,
 ) -> float:
     """rho = n_out (2 sqrt(d)/n)^2 / (2 lambda_min): N(mu, public Sigma) as a Gaussian mechanism.
 
@@ -490,7 +486,7 @@ def multivariate_bridge_rho(
             assumption="public covariance with smallest eigenvalue >= sigma > 0",
             admissible="sigma > 0 (e.g. 0.01 for Adult's numeric columns in [-1,1])",
         )
-    check_choice("neighbouring", neighbouring, ("bounded", "unbounded"))
+    check_neighbouring(neighbouring, what="neighbouring")
     # both relations: the removal pair (n - 1, n) dominates the addition pair (n, n + 1)
     return n_out * (4.0 * d / n**2) / (2.0 * min_eigenvalue)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,11 +19,13 @@ from numpy.typing import ArrayLike
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, check_choice
 from synthcert.privacy.numerics import log1p_minus_x, tau
+from synthcert.privacy.parameters import RELEASE_RELATIONS, NeighbouringLike, check_neighbouring
 
-Neighboring = Literal["unbounded", "bounded", "bounded-direct"]
+# add/remove, replacement, or replacement certified by the direct bound (seed 001)
+Neighboring: TypeAlias = NeighbouringLike | Literal["bounded-direct"]
 Variant = Literal["corrected", "paper"]
 Method = Literal["exact", "corollary"]
-NEIGHBORINGS: tuple[str, ...] = ("unbounded", "bounded", "bounded-direct")
+NEIGHBORINGS: tuple[str, ...] = RELEASE_RELATIONS
 # How the bounded relation is certified: the certified exact worst case (default, see
 # privacy/bounded_exact.py) or Corollary 3.2 of seed 000 (corrected, or as printed via variant).
 BOUNDED_METHODS: tuple[str, ...] = ("exact", "corollary")
@@ -160,7 +162,7 @@ def check_neighboring(neighboring: str) -> None:
     ParameterError
         When ``neighboring`` is not one of :data:`NEIGHBORINGS`.
     """
-    check_choice("neighbouring relation", neighboring, NEIGHBORINGS)
+    check_neighbouring(neighboring, NEIGHBORINGS)
 
 
 # --------------------------------------------------------------------------------------------

@@ -40,17 +40,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, check_choice
+from synthcert.errors import AssumptionError
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
-    check_delta,
     conversion_offset,
     log_alpha_search,
     optimal_dp,
@@ -58,9 +56,16 @@ from synthcert.privacy.conversion import (
 )
 from synthcert.privacy.inherent import compose
 from synthcert.privacy.numerics import floor_within, log1p_minus_x
+from synthcert.privacy.parameters import (
+    DP_RELATIONS,
+    NeighbouringLike,
+    check_delta,
+    check_epsilon,
+    check_neighbouring,
+)
 
-RidgeNeighboring = Literal["unbounded", "bounded"]
-RIDGE_NEIGHBORINGS: tuple[str, ...] = ("unbounded", "bounded")
+RidgeNeighboring = NeighbouringLike  # the ridged theorems know add/remove and replacement
+RIDGE_NEIGHBORINGS: tuple[str, ...] = DP_RELATIONS
 
 EQUATIONS = {
     "unbounded": "Theorem R1 of docs/unconditional.md (ridged release, add/remove one record)",
@@ -86,7 +91,9 @@ def public_assumptions(n: int, d: int, rho: float, neighboring: str) -> tuple[st
 # --------------------------------------------------------------------------------------------
 def _check(n: float, d: float, rho: float, neighboring: str) -> None:
     """Refuse malformed inputs (these are input errors, not failed theorem assumptions)."""
-    check_choice("neighbouring relation for the ridged release", neighboring, RIDGE_NEIGHBORINGS)
+    check_neighbouring(
+        neighboring, RIDGE_NEIGHBORINGS, "neighbouring relation for the ridged release"
+    )
     if not (math.isfinite(n) and n >= 2 and n == math.floor(n)):
         raise AssumptionError(
             f"the minimum table size must be a whole number ≥ 2 (got {n!r})",
@@ -332,7 +339,7 @@ def certify_ridge(
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     if delta is not None:
-        check_delta(delta)
+        check_delta(delta, pure=False)
         check_conversion(conversion)
     if alpha is None and delta is None:
         raise AssumptionError(
@@ -485,11 +492,10 @@ def max_records_ridge(
             )
         budget, kind = float(epsilon_rdp), "rdp"
     else:
-        if epsilon is None or delta is None or not epsilon > 0:
-            raise AssumptionError(
-                "an (ε, δ) budget needs ε > 0 and δ", assumption="ε > 0, 0 < δ < 1"
-            )
-        check_delta(delta)
+        if epsilon is None or delta is None:
+            raise AssumptionError("an (ε, δ) budget needs ε and δ", assumption="ε > 0, 0 < δ < 1")
+        check_epsilon(epsilon)
+        check_delta(delta, pure=False)
         check_conversion(conversion)
         budget, kind = float(epsilon), "dp"
 
