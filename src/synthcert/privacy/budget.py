@@ -10,6 +10,7 @@ import numpy as np
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.bounded_exact import SEARCH_RTOL
+from synthcert.privacy.calibrate import calibrate, floor_within
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
@@ -31,7 +32,6 @@ from synthcert.privacy.inherent import (
     infeasibility_reason,
     theorem_n,
 )
-from synthcert.privacy.numerics import floor_within
 from synthcert.privacy.parameters import check_delta, check_epsilon
 
 
@@ -516,7 +516,8 @@ def min_dataset_size(
     n_max: int = 10**15,
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> int:
-    """Smallest n whose budget allows n_out records (bisection; ε_α(n) decreases in n).
+    """Smallest n whose budget allows n_out records (:func:`~synthcert.privacy.calibrate
+    .calibrate` from n = 2: doubling, then bisection; ε_α(n) decreases in n).
 
     Parameters
     ----------
@@ -576,19 +577,10 @@ def min_dataset_size(
             return False
         return got.feasible and got.max_records >= n_out
 
-    hi = 2
-    while not allows(hi):
-        hi *= 2
-        if hi > n_max:
-            raise BudgetError(f"no n ≤ {n_max:g} allows {n_out} records within the budget")
-    lo = hi // 2  # allows(lo) is False (or lo < 2)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if allows(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    found = calibrate(allows, 2, find="smallest", lower=2, upper=n_max)
+    if found is None:
+        raise BudgetError(f"no n ≤ {n_max:g} allows {n_out} records within the budget")
+    return found
 
 
 __all__ = [

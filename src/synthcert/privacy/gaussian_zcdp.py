@@ -22,6 +22,7 @@ from scipy import stats
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
+from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.parameters import (
     Neighbouring,
     NeighbouringLike,
@@ -117,16 +118,16 @@ def plugin_known_variance_records(rho: float, bound: float, n: int, m: int, sigm
 
 
 def _largest_within(raw: float, cost, budget: float) -> int:
-    """Floor of ``raw``, corrected for floating-point error by checking ``cost`` at the edge."""
+    """The largest k ≤ floor(raw) + 1 whose ``cost`` stays within the budget (0 if none).
+
+    15625.000000001 or 15624.99999999 must both give 15625 when the budget is met exactly:
+    :func:`~synthcert.privacy.calibrate.calibrate` decides on ``cost`` below floor(raw) + 1.
+    """
     if not math.isfinite(raw):
         raise BudgetError("the budget allows an unbounded number of records")
-    k = max(math.floor(raw), 0)
-    # 15625.000000001 or 15624.99999999 must both give 15625 when the budget is met exactly.
-    if cost(k + 1) <= budget * (1 + 1e-12):
-        k += 1
-    while k > 0 and cost(k) > budget * (1 + 1e-12):
-        k -= 1
-    return k
+    bound = max(math.floor(raw), 0) + 1
+    fits = calibrate(lambda k: cost(k) <= budget * (1 + 1e-12), bound, find="largest", upper=bound)
+    return fits or 0
 
 
 # --------------------------------------------------------------------------- §4.2

@@ -46,6 +46,7 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
+from synthcert.privacy.calibrate import floor_within
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
@@ -55,7 +56,7 @@ from synthcert.privacy.conversion import (
     rdp_to_dp,
 )
 from synthcert.privacy.inherent import compose
-from synthcert.privacy.numerics import floor_within, log1p_minus_x
+from synthcert.privacy.numerics import log1p_minus_x
 from synthcert.privacy.parameters import (
     DP_RELATIONS,
     NeighbouringLike,
@@ -440,7 +441,7 @@ def max_records_ridge(
     RDP: floor(ε_RDP/ε_α). (ε, δ): for a fixed α, n_out·ε_α + offset(α, δ) ≤ ε, so the number
     of rows allowed, (ε − offset)/ε_α, is maximised over α by the search in
     ``conversion.log_alpha_search``. Both floors are checked against the budget by
-    ``numerics.floor_within``.
+    ``calibrate.floor_within``.
 
     Parameters
     ----------
