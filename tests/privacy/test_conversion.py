@@ -15,7 +15,7 @@ from synthcert.privacy.conversion import (
     rdp_to_dp,
     zcdp_to_dp,
 )
-from synthcert.privacy.inherent import alpha_limit, epsilon_per_record
+from synthcert.privacy.gaussian_release import alpha_limit, epsilon_per_record
 
 D, SIGMA = 6, 0.01
 

@@ -19,7 +19,7 @@ from synthcert.privacy.conversion import (
     optimal_dp,
     rdp_to_dp,
 )
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     DEFAULT_BOUNDED_METHOD,
     Method,
     Neighboring,

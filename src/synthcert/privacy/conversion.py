@@ -201,7 +201,7 @@ def optimal_dp(
 
     Examples
     --------
-    >>> from synthcert.privacy.inherent import alpha_limit, epsilon_unbounded
+    >>> from synthcert.privacy.gaussian_release import alpha_limit, epsilon_unbounded
     >>> def curve(a):
     ...     return epsilon_unbounded(a, 10**6, 6, 0.01) * 10**6
     >>> g = optimal_dp(curve, 1e-10, alpha_limit(10**6, 6, 0.01), conversion="mironov")

@@ -55,7 +55,7 @@ from synthcert.privacy.conversion import (
     optimal_dp,
     rdp_to_dp,
 )
-from synthcert.privacy.inherent import compose
+from synthcert.privacy.gaussian_release import compose
 from synthcert.privacy.numerics import log1p_minus_x
 from synthcert.privacy.parameters import (
     DP_RELATIONS,

@@ -2,10 +2,10 @@
 
 The report never trusts a number it cannot recompute: ε_RDP(α) per record comes from Theorem 3.1 /
 Corollary 3.2 of Miura et al. (seed 000) or Theorem 3.2 of seed 001 via
-``synthcert.privacy.inherent.epsilon_per_record``; n_out records compose linearly (Prop. 2.5 of
-seed 000) and (ε, δ) follows by ``synthcert.privacy.conversion.rdp_to_dp`` (Mironov's Prop. 2.6 of
-seed 000, or Canonne-Kamath-Steinke 2020). A certificate whose ε_RDP disagrees with the
-recomputation is flagged in the report rather than drawn as if it were right.
+``synthcert.privacy.gaussian_release.epsilon_per_record``; n_out records compose linearly
+(Prop. 2.5 of seed 000) and (ε, δ) follows by ``synthcert.privacy.conversion.rdp_to_dp``
+(Mironov's Prop. 2.6 of seed 000, or Canonne-Kamath-Steinke 2020). A certificate whose ε_RDP
+disagrees with the recomputation is flagged in the report rather than drawn as if it were right.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def certificate_curves(
     """
     from synthcert.privacy.bounded_exact import SEARCH_RTOL
     from synthcert.privacy.conversion import rdp_to_dp
-    from synthcert.privacy.inherent import (
+    from synthcert.privacy.gaussian_release import (
         DEFAULT_BOUNDED_METHOD,
         alpha_limit,
         epsilon_per_record,
