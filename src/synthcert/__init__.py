@@ -42,9 +42,9 @@ _LAZY = {
     "MWEMPGMSynthesizer": "synthcert.synthesizers.pgm",
     "CTGANSynthesizer": "synthcert.synthesizers.ctgan",
     # workflows
-    "Budget": "synthcert.workflows.values",
-    "Execution": "synthcert.workflows.values",
-    "TableSource": "synthcert.workflows.values",
+    "Budget": "synthcert.workflows.job_inputs",
+    "Execution": "synthcert.workflows.job_inputs",
+    "TableSource": "synthcert.workflows.job_inputs",
     "Certificate": "synthcert.results",
     "SynthesisSummary": "synthcert.results",
     "release": "synthcert.workflows.release",

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
-    "synthcert.workflows.values",
+    "synthcert.workflows.job_inputs",
     "synthcert.workflows.release",
     "synthcert.workflows.synthesize",
     "synthcert.workflows.evaluate",
@@ -24,5 +24,7 @@ MODULES = [
 def test_docstring_examples_run(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
-    if name.endswith(("values", "release", "synthesize", "demo", "utility.evaluate", "results")):
+    if name.endswith(
+        ("job_inputs", "release", "synthesize", "demo", "utility.evaluate", "results")
+    ):
         assert result.attempted > 0  # the examples that can run without files do run

@@ -106,7 +106,7 @@ def audit_command(
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.audit import audit
-    from synthcert.workflows.values import Budget, Execution, TableSource
+    from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
     sch = Schema.load(schema)
     budget = Budget(

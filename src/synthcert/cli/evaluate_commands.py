@@ -103,7 +103,7 @@ def evaluate_command(
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.evaluate import evaluate
-    from synthcert.workflows.values import Execution, TableSource
+    from synthcert.workflows.job_inputs import Execution, TableSource
 
     sch = Schema.load(schema)
     opts = csv_options(no_header, sep, na_value, "utf-8", sch.csv_names)

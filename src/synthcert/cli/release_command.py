@@ -186,8 +186,8 @@ def release_command(
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-record run.json
     """
     from synthcert.data.schema import Schema
+    from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.release import release
-    from synthcert.workflows.values import Budget, Execution, TableSource
 
     sch = declare_log(Schema.load(schema), log)
     budget = Budget(

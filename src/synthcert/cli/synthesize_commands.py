@@ -216,8 +216,8 @@ def synthesize_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
+    from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.synthesize import synthesize
-    from synthcert.workflows.values import Budget, Execution, TableSource
 
     sch = declare_log(Schema.load(schema), log)
     budget = Budget(

@@ -3,12 +3,12 @@
 :class:`Neighbouring` is the one vocabulary of neighbouring relations (a ``str`` enum: a member
 *is* its value, so JSON, f-strings and comparisons with ``"unbounded"`` are unchanged).
 :func:`check_epsilon` and :func:`check_delta` are the one validator of a budget, used by the
-budget of a run (:class:`~synthcert.workflows.values.Budget`), the accountant, the conversions
+budget of a run (:class:`~synthcert.workflows.job_inputs.Budget`), the accountant, the conversions
 and the mechanisms. One exception type, :class:`~synthcert.errors.ParameterError` (a value no
 run accepts is an option to fix, not an assumption the data fail), and one interval:
 
 * ε: a number > 0, finite unless the caller accepts ε = ∞ (``infinite=True``: no DP, as a
-  :class:`~synthcert.workflows.values.Budget` or an accountant without a limit).
+  :class:`~synthcert.workflows.job_inputs.Budget` or an accountant without a limit).
 * δ: 0 ≤ δ < 1, where δ = 0 means pure DP; a mechanism or a conversion that needs δ > 0 (the
   Gaussian mechanism, RDP/zCDP → (ε, δ)-DP, DP-SGD, a stability threshold) asks for it with
   ``pure=False`` and is refused δ = 0 by name.

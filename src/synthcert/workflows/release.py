@@ -36,7 +36,7 @@ from synthcert.run_record import RunRecord, now_utc, today_utc
 from synthcert.seeding import entropy_text, secret_seed, seed_warning
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
-from synthcert.workflows.values import Budget, Execution, TableSource
+from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
 
 @dataclass(frozen=True)

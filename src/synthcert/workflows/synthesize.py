@@ -46,7 +46,7 @@ from synthcert.synthesizers.base import DEFAULT_DELTA
 from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
-from synthcert.workflows.values import Budget, Execution, TableSource
+from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
 # synthesizers whose ``progress`` callback reports each selection round as a message

@@ -1,4 +1,4 @@
-"""The small value objects every workflow takes: where the table is, the budget, how to run.
+"""The inputs of a job: where the table is, the budget, how to run (was ``workflows/values.py``).
 
 ``TableSource`` says where a table comes from (a file, folder or glob read with CSV options, or
 a frame already in memory); ``Budget`` gathers the privacy parameters of a run (the declared
