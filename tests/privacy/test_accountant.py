@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthcert.errors import AssumptionError, BudgetError
+from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.accountant import (
     PrivacyAccountant,
     rho_from_epsilon_delta,
@@ -89,11 +89,11 @@ def test_no_budget_means_no_privacy():
 
 
 def test_invalid_inputs_are_refused():
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):  # an epsilon or delta outside its interval
         PrivacyAccountant(-1.0)
     with pytest.raises(AssumptionError):
         PrivacyAccountant(1.0).record_pure("x", float("nan"))
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):
         rho_from_epsilon_delta(1.0, 0.0)
 
 

@@ -14,7 +14,7 @@ from scipy import integrate
 from synthcert.errors import ParameterError
 from synthcert.privacy import bounded_exact as bx
 from synthcert.privacy.budget import account, max_records
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     alpha_limit,
     certify,
     epsilon_bounded,

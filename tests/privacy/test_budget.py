@@ -16,7 +16,7 @@ from synthcert.privacy.budget import (
     min_dataset_size,
 )
 from synthcert.privacy.conversion import optimal_dp, rdp_to_dp
-from synthcert.privacy.inherent import alpha_limit, epsilon_per_record, theorem_n
+from synthcert.privacy.gaussian_release import alpha_limit, epsilon_per_record, theorem_n
 
 D, SIGMA = 6, 0.01
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from synthcert.errors import AssumptionError
+from synthcert.privacy import gaussian_release as _inherent
 from synthcert.privacy import gaussian_zcdp as gz
-from synthcert.privacy import inherent as _inherent
 
 # ----------------------------------------------------------------------------- §4.1 plug-in
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from synthcert.errors import AssumptionError, ParameterError
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     alpha_limit,
     bounded_alpha_limit,
     bounded_objective,
@@ -251,3 +251,38 @@ def test_components_add_up_to_theorem_3_1():
     assert comps["mean_term_remove"][1] == pytest.approx(
         a / 2 * tau / (n * (n + a) - a * (n + 1) * tau)
     )
+
+
+# ------------------------------------------------------------ the package, and its old name
+GAUSSIAN_RELEASE_MODULES = (
+    "synthcert.privacy.gaussian_release.assumptions",
+    "synthcert.privacy.gaussian_release.theorem31",
+    "synthcert.privacy.gaussian_release.corollary32",
+    "synthcert.privacy.gaussian_release.direct",
+    "synthcert.privacy.gaussian_release.certificate",
+    "synthcert.privacy.calibrate",
+    "synthcert.privacy.parameters",
+)
+
+
+@pytest.mark.parametrize("name", GAUSSIAN_RELEASE_MODULES)
+def test_the_examples_of_the_privacy_core_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_the_old_module_name_still_reads_every_name_with_a_deprecation_warning():
+    import importlib
+
+    from synthcert.privacy import gaussian_release
+
+    old = importlib.import_module("synthcert.privacy.inherent")
+    for name in gaussian_release.__all__:
+        with pytest.warns(DeprecationWarning, match="synthcert.privacy.gaussian_release"):
+            assert getattr(old, name) is getattr(gaussian_release, name)
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018
+    assert set(dir(old)) == set(gaussian_release.__all__)

@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     alpha_limit,
     epsilon_bounded,
     epsilon_bounded_direct,

@@ -267,8 +267,8 @@ def test_the_step_reads_nothing_without_dp_and_refuses_an_undeclared_share():
 
 @pytest.mark.parametrize("synthesizer", ["gaussian-copula", "mwem-pgm"])
 def test_synthesize_pays_the_bins_from_the_budget_with_a_private_domain(tmp_path, synthesizer):
+    from synthcert.workflows.job_inputs import Budget
     from synthcert.workflows.synthesize import synthesize
-    from synthcert.workflows.values import Budget
 
     df = frame(800, seed=1)
     src = tmp_path / "in.csv"

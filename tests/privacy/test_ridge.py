@@ -22,7 +22,7 @@ from scipy.stats import ortho_group
 
 from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.conversion import rdp_to_dp
-from synthcert.privacy.inherent import epsilon_unbounded
+from synthcert.privacy.gaussian_release import epsilon_unbounded
 from synthcert.privacy.renyi import renyi_gaussian, renyi_gaussian_detail
 from synthcert.privacy.ridge import (
     certify_ridge,

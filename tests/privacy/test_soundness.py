@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from synthcert.privacy.inherent import epsilon_unbounded
+from synthcert.privacy.gaussian_release import epsilon_unbounded
 from synthcert.privacy.renyi import renyi_gaussian
 from synthcert.privacy.soundness import (
     check_dataset_bounds,

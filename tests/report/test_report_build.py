@@ -74,7 +74,7 @@ def test_at_risk_refuses_shapes_nothing_writes_and_drops_junk(audit):
 
 def test_certificate_figures_are_recomputed_and_agree(certificate):
     from synthcert.privacy.budget import max_records_dp
-    from synthcert.privacy.inherent import certify
+    from synthcert.privacy.gaussian_release import certify
 
     c = certificate_curves(certificate)
     assert c.mismatch is None

@@ -14,7 +14,7 @@ from synth_checks import check_table, mean_marginal_l1
 from synthcert.data.datasets import adult_schema
 from synthcert.data.discretize import numeric_bin_codes
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, ParameterError
+from synthcert.errors import ParameterError
 from synthcert.synthesizers.copula import (
     GaussianCopulaSynthesizer,
     bin_values,
@@ -135,5 +135,5 @@ def test_bad_parameters_are_refused():
     df = pd.DataFrame({"x": [0.1, 0.5, 0.9], "c": ["a", "b", "a"]})
     with pytest.raises(ParameterError, match="marginal_share"):
         GaussianCopulaSynthesizer(sch, marginal_share=1.5).fit(df)
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):  # an epsilon or delta outside its interval
         GaussianCopulaSynthesizer(sch, epsilon=-1.0).fit(df)

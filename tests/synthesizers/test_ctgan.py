@@ -7,7 +7,7 @@ import pytest
 from synth_checks import check_table
 
 from synthcert.data.datasets import adult_schema
-from synthcert.errors import AssumptionError, ParameterError
+from synthcert.errors import ParameterError
 from synthcert.synthesizers.ctgan import CTGANSynthesizer
 from synthcert.synthesizers.registry import make_synthesizer
 
@@ -62,9 +62,9 @@ def test_registry_and_refusals(small):
     assert isinstance(make_synthesizer("ctgan", schema, epsilon=1.0), CTGANSynthesizer)
     with pytest.raises(ParameterError):
         CTGANSynthesizer(schema, batch_size=25).fit(df)  # not a multiple of 2 * pac
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):  # an epsilon or delta outside its interval
         CTGANSynthesizer(schema, epsilon=1.0, delta=0.0).fit(df)
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):
         CTGANSynthesizer(schema, epsilon=-1.0).fit(df)
 
 

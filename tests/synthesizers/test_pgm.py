@@ -151,7 +151,7 @@ def test_registry_and_refusals(small):
     assert isinstance(syn, AIMSynthesizer)
     assert syn.rho == pytest.approx((math.sqrt(math.log(1e6) + 1) - math.sqrt(math.log(1e6))) ** 2)
     assert isinstance(make_synthesizer("mwem-pgm", schema), MWEMPGMSynthesizer)
-    with pytest.raises(AssumptionError):
+    with pytest.raises(ParameterError):  # an epsilon or delta outside its interval
         AIMSynthesizer(schema, epsilon=1.0, delta=1.5).fit(df)
     with pytest.raises(ParameterError):
         AIMSynthesizer(schema, workload=[("sex", "nope")]).fit(df)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from synthcert.data.schema import CategoricalColumn, Schema
+from synthcert.workflows.job_inputs import Budget, Execution
 from synthcert.workflows.synthesize import synthesize
-from synthcert.workflows.values import Budget, Execution
 
 
 def test_pgm_rounds_and_budget_reach_the_progress_callback(tmp_path):

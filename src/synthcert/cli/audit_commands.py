@@ -110,7 +110,7 @@ def audit_command(
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.audit import audit
-    from synthcert.workflows.values import Budget, Execution, TableSource
+    from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
     sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
     folder, internal = internal_outputs(private_dir, out, report)

@@ -107,7 +107,7 @@ def evaluate_command(
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.evaluate import evaluate
-    from synthcert.workflows.values import Execution, TableSource
+    from synthcert.workflows.job_inputs import Execution, TableSource
 
     sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
     folder, internal = internal_outputs(private_dir, out, report)

@@ -43,7 +43,7 @@ SIGMA_HELP = (
 
 
 def _neighboring(value: str) -> str:
-    from synthcert.privacy.inherent import NEIGHBORINGS
+    from synthcert.privacy.gaussian_release import NEIGHBORINGS
 
     if value not in NEIGHBORINGS:
         raise typer.BadParameter(f"--neighboring must be one of {', '.join(NEIGHBORINGS)}")
@@ -51,7 +51,7 @@ def _neighboring(value: str) -> str:
 
 
 def _method(value: str) -> str:
-    from synthcert.privacy.inherent import BOUNDED_METHODS
+    from synthcert.privacy.gaussian_release import BOUNDED_METHODS
 
     if value not in BOUNDED_METHODS:
         raise typer.BadParameter(f"--method must be one of {', '.join(BOUNDED_METHODS)}")

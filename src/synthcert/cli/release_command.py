@@ -141,8 +141,8 @@ def release_command(
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-dir private/
     """
     from synthcert.data.schema import Schema
+    from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.release import default_certificate_path, release
-    from synthcert.workflows.values import Budget, Execution, TableSource
 
     run, _ = split_params(param, RELEASE_PARAMS, others=False)
     for key, value, flag in (

@@ -177,8 +177,8 @@ def synthesize_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
+    from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.synthesize import synthesize
-    from synthcert.workflows.values import Budget, Execution, TableSource
 
     run, params = split_params(param, SYNTHESIZE_PARAMS, others=True)
     if seed is not None:  # the workflow takes a seed given as a parameter as the run's seed

@@ -5,7 +5,7 @@ from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_del
 from synthcert.privacy.budget import Account, RecordBudget, account, max_records, min_dataset_size
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.conversion import optimal_dp, rdp_to_dp, zcdp_to_dp
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     alpha_limit,
     certify,
     epsilon_bounded,

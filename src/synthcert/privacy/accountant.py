@@ -18,6 +18,7 @@ import numpy as np
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
+from synthcert.privacy.parameters import check_delta, check_epsilon
 
 Kind = Literal["pure", "exponential", "approx", "zcdp", "rdp"]
 Route = Literal["none", "basic", "zcdp", "rdp"]
@@ -61,11 +62,10 @@ class Spent(Result):
 
 def zcdp_to_dp_fallback(rho: float, delta: float) -> float:
     """epsilon = rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke 2016, Prop. 1.3)."""
-    if rho < 0 or not 0 < delta < 1:
+    check_delta(delta, pure=False)
+    if rho < 0:
         raise AssumptionError(
-            f"zCDP conversion needs rho >= 0 and 0 < delta < 1 (got rho={rho}, delta={delta})",
-            assumption="rho >= 0, 0 < delta < 1",
-            admissible="0 < delta < 1",
+            f"zCDP conversion needs rho >= 0 (got rho={rho})", assumption="rho >= 0"
         )
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
@@ -110,18 +110,8 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
     >>> round(rho_from_epsilon_delta(1.0, 1e-6), 6)
     0.017469
     """
-    if not epsilon > 0 or not math.isfinite(epsilon):
-        raise AssumptionError(
-            f"epsilon must be a positive finite number, got {epsilon}",
-            assumption="0 < epsilon < inf",
-            admissible="> 0",
-        )
-    if not 0 < delta < 1:
-        raise AssumptionError(
-            f"delta must be in (0, 1), got {delta}",
-            assumption="0 < delta < 1",
-            admissible="for example 1e-5, or below 1/n",
-        )
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
     L = math.log(1.0 / delta)
     return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
 
@@ -153,18 +143,10 @@ class PrivacyAccountant:
     """
 
     def __init__(self, epsilon: float | None = None, delta: float | None = None) -> None:
-        if epsilon is not None and not epsilon > 0:
-            raise AssumptionError(
-                f"epsilon must be positive, got {epsilon}",
-                assumption="epsilon > 0",
-                admissible="> 0, or None for no DP",
-            )
-        if delta is not None and not 0 <= delta < 1:
-            raise AssumptionError(
-                f"delta must be in [0, 1), got {delta}",
-                assumption="0 <= delta < 1",
-                admissible="for example 1e-5",
-            )
+        if epsilon is not None:
+            check_epsilon(epsilon, infinite=True)
+        if delta is not None:
+            check_delta(delta)
         self.epsilon = epsilon
         self.delta = delta
         self._ledger: list[LedgerEntry] = []
@@ -190,8 +172,7 @@ class PrivacyAccountant:
     ) -> LedgerEntry:
         """An (epsilon, delta)-DP step (e.g. an analytic Gaussian), with its rho-zCDP if known."""
         self._check_nonneg("epsilon", epsilon)
-        if not 0 <= delta < 1:
-            raise AssumptionError(f"delta must be in [0, 1), got {delta}", assumption="0<=delta<1")
+        check_delta(delta)
         if rho is not None:
             self._check_nonneg("rho", rho)
         return self._add(LedgerEntry(mechanism, "approx", float(epsilon), rho, None, float(delta)))

@@ -36,8 +36,7 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
-from synthcert.privacy.inherent import tau
-from synthcert.privacy.numerics import log1p_minus_x
+from synthcert.privacy.numerics import log1p_minus_x, tau
 
 EQUATION = (
     "exact bounded worst case: sup of the closed-form D_α over |u|², |v|² ≤ τ, certified by "

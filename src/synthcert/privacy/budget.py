@@ -10,16 +10,16 @@ import numpy as np
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.bounded_exact import SEARCH_RTOL
+from synthcert.privacy.calibrate import calibrate, floor_within
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
-    check_delta,
     conversion_offset,
     log_alpha_search,
     optimal_dp,
     rdp_to_dp,
 )
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     DEFAULT_BOUNDED_METHOD,
     Method,
     Neighboring,
@@ -32,7 +32,7 @@ from synthcert.privacy.inherent import (
     infeasibility_reason,
     theorem_n,
 )
-from synthcert.privacy.numerics import floor_within
+from synthcert.privacy.parameters import check_delta, check_epsilon
 
 
 def _coarse_search(neighboring: str, method: str) -> bool:
@@ -130,10 +130,9 @@ def max_records_dp(
     For a fixed α the conversion is ε_DP = n_out·ε_α + offset(α, δ), so the real-valued number
     of records allowed is (ε − offset)/ε_α; it is maximised continuously over α in log(α−1).
     """
-    check_delta(delta)
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
     check_conversion(conversion)
-    if not epsilon > 0:
-        raise AssumptionError("the (ε, δ) budget needs ε > 0", assumption="ε > 0")
     m = theorem_n(n, neighboring)  # Theorem 3.1 at n−1: see theorem_n
     lim = alpha_limit(m, d, sigma, neighboring, method)
     probe = 1.0 + (lim - 1.0) / 2.0 if lim > 1 else 2.0
@@ -386,7 +385,7 @@ def account(
     """
     n_out = int(n) if n_out is None else int(n_out)
     if delta is not None:
-        check_delta(delta)
+        check_delta(delta, pure=False)
         check_conversion(conversion)
     if alpha is None and delta is None:
         raise AssumptionError(
@@ -517,7 +516,8 @@ def min_dataset_size(
     n_max: int = 10**15,
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> int:
-    """Smallest n whose budget allows n_out records (bisection; ε_α(n) decreases in n).
+    """Smallest n whose budget allows n_out records (:func:`~synthcert.privacy.calibrate
+    .calibrate` from n = 2: doubling, then bisection; ε_α(n) decreases in n).
 
     Parameters
     ----------
@@ -577,19 +577,10 @@ def min_dataset_size(
             return False
         return got.feasible and got.max_records >= n_out
 
-    hi = 2
-    while not allows(hi):
-        hi *= 2
-        if hi > n_max:
-            raise BudgetError(f"no n ≤ {n_max:g} allows {n_out} records within the budget")
-    lo = hi // 2  # allows(lo) is False (or lo < 2)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if allows(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    found = calibrate(allows, 2, find="smallest", lower=2, upper=n_max)
+    if found is None:
+        raise BudgetError(f"no n ≤ {n_max:g} allows {n_out} records within the budget")
+    return found
 
 
 __all__ = [

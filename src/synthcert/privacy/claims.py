@@ -15,13 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from synthcert._result import Result
+from synthcert.privacy.parameters import Neighbouring
 
 ClaimModel = Literal["none", "pure-dp", "approx-dp", "zcdp", "inherent-rdp"]
 CLAIM_SCHEMA_VERSION = 1
 NEIGHBORING_TEXT = {
-    "unbounded": "adding or removing one record (the table size is private)",
-    "bounded": "replacing one record by another (the table size is public)",
-    "none": "no neighbouring relation: no privacy is claimed",
+    Neighbouring.UNBOUNDED: "adding or removing one record (the table size is private)",
+    Neighbouring.BOUNDED: "replacing one record by another (the table size is public)",
+    Neighbouring.NONE: "no neighbouring relation: no privacy is claimed",
 }
 
 

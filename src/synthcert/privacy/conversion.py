@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, ParameterError, check_choice
+from synthcert.privacy.parameters import check_delta
 
 Conversion = Literal["mironov", "ckm"]
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
@@ -21,22 +22,6 @@ CITATIONS = {
 }
 
 _ALPHA_GRID = 96  # grid points in log(α−1) before the bounded refinement
-
-
-def check_delta(delta: float) -> None:
-    """Refuse a δ outside (0, 1): the conversions of Prop. 2.6 (seed 000) need 0 < δ < 1.
-
-    Raises
-    ------
-    AssumptionError
-        When δ is not strictly between 0 and 1.
-    """
-    if not (0.0 < float(delta) < 1.0):
-        raise AssumptionError(
-            f"δ must lie strictly between 0 and 1 (got {delta!r})",
-            assumption="0 < δ < 1",
-            admissible="0 < δ < 1",
-        )
 
 
 def check_conversion(conversion: str) -> None:
@@ -55,7 +40,7 @@ def conversion_offset(alpha: ArrayLike, delta: float, conversion: Conversion = "
 
     mironov: log(1/δ)/(α−1).  ckm: log((α−1)/α) − (log δ + log α)/(α−1).
     """
-    check_delta(delta)
+    check_delta(delta, pure=False)
     check_conversion(conversion)
     a = np.asarray(alpha, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -216,14 +201,14 @@ def optimal_dp(
 
     Examples
     --------
-    >>> from synthcert.privacy.inherent import alpha_limit, epsilon_unbounded
+    >>> from synthcert.privacy.gaussian_release import alpha_limit, epsilon_unbounded
     >>> def curve(a):
     ...     return epsilon_unbounded(a, 10**6, 6, 0.01) * 10**6
     >>> g = optimal_dp(curve, 1e-10, alpha_limit(10**6, 6, 0.01), conversion="mironov")
     >>> round(g.epsilon, 2)  # thesis §5.5.4 prints 13.03
     13.03
     """
-    check_delta(delta)
+    check_delta(delta, pure=False)
     check_conversion(conversion)
     if not alpha_max > alpha_min:
         raise AssumptionError(
@@ -283,7 +268,7 @@ def zcdp_to_dp(rho: float, delta: float, method: Literal["bun-steinke", "cks"] =
     >>> round(zcdp_to_dp(0.5, 1e-6, "bun-steinke"), 4), round(zcdp_to_dp(0.5, 1e-6), 4)
     (5.7565, 5.2215)
     """
-    check_delta(delta)
+    check_delta(delta, pure=False)
     if not (rho >= 0 and math.isfinite(rho)):
         raise AssumptionError(f"ρ must be finite and ≥ 0 (got {rho!r})", assumption="ρ ≥ 0")
     if rho == 0:

@@ -69,6 +69,7 @@ from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import discrete_laplace_noise, exponential_mechanism
+from synthcert.privacy.parameters import check_delta, check_epsilon
 
 DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
@@ -258,11 +259,8 @@ def stability_categories(
     is kept with probability <= delta (:func:`stability_threshold`). Conditioning on that event
     costs a factor 1/(1 - delta) <= e^{epsilon/Delta_1}, checked here.
     """
-    if not (epsilon > 0 and math.isfinite(epsilon)) or not 0 < delta < 1:
-        raise AssumptionError(
-            f"the category threshold needs epsilon > 0 and 0 < delta < 1 (got {epsilon}, {delta})",
-            assumption="0 < delta < 1",
-        )
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
     scale = threshold_scale(epsilon, neighboring)
     if -math.log1p(-delta) > 1.0 / scale:
         raise AssumptionError(

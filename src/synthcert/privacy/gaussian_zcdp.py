@@ -21,10 +21,16 @@ import numpy as np
 from scipy import stats
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, BudgetError, ParameterError, check_choice
+from synthcert.errors import AssumptionError, BudgetError, ParameterError
+from synthcert.privacy.calibrate import calibrate
+from synthcert.privacy.parameters import (
+    Neighbouring,
+    NeighbouringLike,
+    check_delta,
+    check_neighbouring,
+)
 
 Conversion = Literal["bun-steinke", "cks", "tight"]
-Neighbouring = Literal["bounded", "unbounded"]
 
 
 @dataclass(frozen=True)
@@ -78,15 +84,6 @@ def _check_sigma(sigma: float, name: str = "sigma") -> None:
         )
 
 
-def _check_delta(delta: float) -> None:
-    if not (0 < delta < 1):
-        raise AssumptionError(
-            f"delta must lie in (0, 1), got {delta!r}",
-            assumption="0 < delta < 1",
-            admissible="for example delta = 1e-6",
-        )
-
-
 # --------------------------------------------------------------------------- sensitivities
 
 
@@ -121,16 +118,16 @@ def plugin_known_variance_records(rho: float, bound: float, n: int, m: int, sigm
 
 
 def _largest_within(raw: float, cost, budget: float) -> int:
-    """Floor of ``raw``, corrected for floating-point error by checking ``cost`` at the edge."""
+    """The largest k ≤ floor(raw) + 1 whose ``cost`` stays within the budget (0 if none).
+
+    15625.000000001 or 15624.99999999 must both give 15625 when the budget is met exactly:
+    :func:`~synthcert.privacy.calibrate.calibrate` decides on ``cost`` below floor(raw) + 1.
+    """
     if not math.isfinite(raw):
         raise BudgetError("the budget allows an unbounded number of records")
-    k = max(math.floor(raw), 0)
-    # 15625.000000001 or 15624.99999999 must both give 15625 when the budget is met exactly.
-    if cost(k + 1) <= budget * (1 + 1e-12):
-        k += 1
-    while k > 0 and cost(k) > budget * (1 + 1e-12):
-        k -= 1
-    return k
+    bound = max(math.floor(raw), 0) + 1
+    fits = calibrate(lambda k: cost(k) <= budget * (1 + 1e-12), bound, find="largest", upper=bound)
+    return fits or 0
 
 
 # --------------------------------------------------------------------------- §4.2
@@ -233,7 +230,7 @@ def variance_part_epsilon(
     the public lower bound sigma_lower^2 is the smallest admissible v: v = sigma_lower^2 going
     up, v = sigma_lower^2 + Delta going down (its neighbour must also respect the bound).
     """
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     s0 = sigma_lower**2
     gap = variance_sensitivity(bound, n)
     a = 0.5 * dof
@@ -255,7 +252,7 @@ def mean_part_epsilon(
     t = Delta / sigma_lower^2. Hence P(L_mean > eps) <= delta for
     eps = rho_mean + sqrt(2 rho_mean (1 + t)) * Phi^-1(1 - delta). Returns ``(eps, rho_mean)``.
     """
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     s0 = sigma_lower**2
     rho_mean = n_total * mean_sensitivity(bound, n) ** 2 / (2.0 * s0)
     t = variance_sensitivity(bound, n) / s0
@@ -287,7 +284,7 @@ def plugin_unknown_variance(
     """
     _check_common(bound, n, n_syn, m)
     _check_sigma(sigma_lower, "sigma_lower")
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     if not (0 < delta_split < 1):
         raise AssumptionError(
             f"delta_split must lie in (0, 1), got {delta_split!r}",
@@ -348,7 +345,7 @@ def to_dp(rho: float, delta: float, method: Conversion = "cks") -> float:
     "bun-steinke" is the conversion of seed 004 §2, rho + 2 sqrt(rho log(1/delta)); "cks"
     (Canonne, Kamath & Steinke 2020) is tighter and never larger.
     """
-    _check_delta(delta)
+    check_delta(delta, pure=False)
     from synthcert.privacy.conversion import zcdp_to_dp
 
     if method == "tight":
@@ -462,7 +459,7 @@ def multivariate_bridge_rho(
     n_out: int,
     min_eigenvalue: float,
     *,
-    neighbouring: Neighbouring = "bounded",
+    neighbouring: NeighbouringLike = Neighbouring.BOUNDED,
 ) -> float:
     """rho = n_out (2 sqrt(d)/n)^2 / (2 lambda_min): N(mu, public Sigma) as a Gaussian mechanism.
 
@@ -490,7 +487,7 @@ def multivariate_bridge_rho(
             assumption="public covariance with smallest eigenvalue >= sigma > 0",
             admissible="sigma > 0 (e.g. 0.01 for Adult's numeric columns in [-1,1])",
         )
-    check_choice("neighbouring", neighbouring, ("bounded", "unbounded"))
+    check_neighbouring(neighbouring, what="neighbouring")
     # both relations: the removal pair (n - 1, n) dominates the addition pair (n, n + 1)
     return n_out * (4.0 * d / n**2) / (2.0 * min_eigenvalue)
 

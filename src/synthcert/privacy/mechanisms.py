@@ -36,6 +36,7 @@ from synthcert.privacy.discrete import (
     discrete_laplace,
     uniform_below,
 )
+from synthcert.privacy.parameters import check_delta, check_epsilon
 
 if TYPE_CHECKING:
     from synthcert.privacy.accountant import PrivacyAccountant
@@ -141,20 +142,10 @@ def _positive(name: str, value: float) -> float:
     return float(value)
 
 
-def _delta(delta: float) -> float:
-    if not 0 < delta < 1:
-        raise AssumptionError(
-            f"delta must be in (0, 1), got {delta}",
-            assumption="0 < delta < 1",
-            admissible="for example 1e-5, below 1/n",
-        )
-    return float(delta)
-
-
 # -- Laplace ------------------------------------------------------------------------------
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
     """b = Delta_1 / epsilon, the Laplace scale of thesis Definition 2.3.12."""
-    return _positive("sensitivity", sensitivity) / _positive("epsilon", epsilon)
+    return _positive("sensitivity", sensitivity) / check_epsilon(epsilon)
 
 
 def laplace_mechanism(
@@ -178,7 +169,7 @@ def laplace_mechanism(
     """
     value = np.asarray(value, dtype=np.float64)
     _positive("sensitivity", sensitivity)
-    _positive("epsilon", epsilon)
+    check_epsilon(epsilon)
     ints, g, sens = _integer_query(value, sensitivity, 1, integer)
     scale = _dyadic_ceil(sens / Fraction(epsilon))
     noise = discrete_laplace(_source(rng), scale, ints.size)
@@ -203,8 +194,8 @@ def gaussian_sigma_classic(sensitivity: float, epsilon: float, delta: float) -> 
     correct form sigma^2 >= 2 Delta^2 ln(1.25/delta) / epsilon^2.
     """
     _positive("sensitivity", sensitivity)
-    _positive("epsilon", epsilon)
-    _delta(delta)
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
     if epsilon >= 1:
         raise AssumptionError(
             f"the classic Gaussian calibration holds only for epsilon < 1 (got {epsilon}); "
@@ -244,8 +235,8 @@ def gaussian_sigma_analytic(sensitivity: float, epsilon: float, delta: float) ->
     """Smallest sigma with gaussian_delta(sigma) <= delta: the analytic Gaussian mechanism
     (Balle & Wang 2018, Algorithm 1, solved by bisection on log sigma), tight for every epsilon."""
     _positive("sensitivity", sensitivity)
-    _positive("epsilon", epsilon)
-    _delta(delta)
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
 
     def excess(log_sigma: float) -> float:
         return gaussian_delta(math.exp(log_sigma), sensitivity, epsilon) - delta
@@ -332,7 +323,7 @@ def gaussian_mechanism(
 # -- Staircase ----------------------------------------------------------------------------
 def staircase_gamma_1d(epsilon: float) -> float:
     """gamma* = 1 / (1 + e^{epsilon/2}), optimal for E|X| in one dimension (Geng & Viswanath)."""
-    return 1.0 / (1.0 + math.exp(_positive("epsilon", epsilon) / 2.0))
+    return 1.0 / (1.0 + math.exp(check_epsilon(epsilon) / 2.0))
 
 
 def _log_terms(gamma: float, epsilon: float, power: int) -> np.ndarray:
@@ -357,7 +348,7 @@ def staircase_mean_l1(d: int, gamma: float, epsilon: float, sensitivity: float =
 
 def staircase_optimal_gamma(epsilon: float, d: int = 1) -> float:
     """gamma in [0,1] minimising E||X||_1: closed form for d = 1, numerical for d > 1."""
-    _positive("epsilon", epsilon)
+    check_epsilon(epsilon)
     if d == 1:
         return staircase_gamma_1d(epsilon)
     res = optimize.minimize_scalar(
@@ -454,7 +445,7 @@ def staircase_sample(
     ``form="coordinate"``: independent exact 1-D Staircase draws per coordinate.
     ``gamma=None`` uses the gamma minimising E||X||_1 for this d (1-D gamma* per coordinate).
     """
-    _positive("epsilon", epsilon)
+    check_epsilon(epsilon)
     _positive("sensitivity", sensitivity)
     g = _rng(rng)
     if form == "coordinate":
@@ -547,7 +538,7 @@ def exponential_exponents(
         raise AssumptionError("the exponential mechanism needs at least one candidate")
     if not np.all(np.isfinite(s)):
         raise AssumptionError("exponential-mechanism scores must be finite")
-    g, a, b = _exponent_rate(_positive("sensitivity", sensitivity), _positive("epsilon", epsilon))
+    g, a, b = _exponent_rate(_positive("sensitivity", sensitivity), check_epsilon(epsilon))
     with np.errstate(over="ignore"):  # |s| / g past the doubles clips like any large score
         ints = np.rint(np.clip(s / g, -_EXACT_FLOAT, _EXACT_FLOAT)).astype(np.int64)
     gaps = (int(ints.max()) - ints).astype(object)

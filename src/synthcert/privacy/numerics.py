@@ -1,9 +1,7 @@
-"""Small numerical helpers the privacy modules share: accurate log1p(x) − x, a safe floor."""
+"""Small numerical helpers the privacy modules share: accurate log1p(x) − x and τ = 4d/σ of
+the Gaussian release (the largest count a budget allows is :mod:`synthcert.privacy.calibrate`)."""
 
 from __future__ import annotations
-
-import math
-from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,34 +42,6 @@ def log1p_minus_x(x: ArrayLike) -> np.ndarray:
     return out
 
 
-def floor_within(limit: float, per: float, cost: Callable[[int], bool]) -> int:
-    """floor(limit/per), stepped down until ``cost(k)`` holds despite floating-point rounding.
-
-    The number of records a budget allows is the largest k with k·per ≤ limit (Proposition 2.5
-    of seed 000 composes k records to k·ε); the division can round up by one.
-
-    Parameters
-    ----------
-    limit : float
-        The budget.
-    per : float
-        Cost of one record (positive and finite, else 0 records).
-    cost : callable
-        ``cost(k)`` is True when k records fit within the budget.
-
-    Returns
-    -------
-    int
-        The largest k ≥ 0 found (0 when ``per`` is not a positive finite number).
-
-    Examples
-    --------
-    >>> floor_within(1.0, 0.3, lambda k: k * 0.3 <= 1.0)
-    3
-    """
-    if not (math.isfinite(per) and per > 0) or limit < 0:
-        return 0
-    k = math.floor(limit / per)
-    while k > 0 and not cost(k):
-        k -= 1
-    return int(k)
+def tau(d: ArrayLike, sigma: ArrayLike) -> np.ndarray:
+    """τ := 4d/σ (seed 000 §3): squared diameter of [-1,1]^d over the smallest eigenvalue."""
+    return 4.0 * np.asarray(d, dtype=float) / np.asarray(sigma, dtype=float)

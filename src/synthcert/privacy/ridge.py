@@ -40,27 +40,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert._result import Result
-from synthcert.errors import AssumptionError, check_choice
+from synthcert.errors import AssumptionError
+from synthcert.privacy.calibrate import floor_within
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
-    check_delta,
     conversion_offset,
     log_alpha_search,
     optimal_dp,
     rdp_to_dp,
 )
-from synthcert.privacy.inherent import compose
-from synthcert.privacy.numerics import floor_within, log1p_minus_x
+from synthcert.privacy.gaussian_release import compose
+from synthcert.privacy.numerics import log1p_minus_x
+from synthcert.privacy.parameters import (
+    DP_RELATIONS,
+    NeighbouringLike,
+    check_delta,
+    check_epsilon,
+    check_neighbouring,
+)
 
-RidgeNeighboring = Literal["unbounded", "bounded"]
-RIDGE_NEIGHBORINGS: tuple[str, ...] = ("unbounded", "bounded")
+RidgeNeighboring = NeighbouringLike  # the ridged theorems know add/remove and replacement
+RIDGE_NEIGHBORINGS: tuple[str, ...] = DP_RELATIONS
 
 EQUATIONS = {
     "unbounded": "Theorem R1 of docs/unconditional.md (ridged release, add/remove one record)",
@@ -86,7 +92,9 @@ def public_assumptions(n: int, d: int, rho: float, neighboring: str) -> tuple[st
 # --------------------------------------------------------------------------------------------
 def _check(n: float, d: float, rho: float, neighboring: str) -> None:
     """Refuse malformed inputs (these are input errors, not failed theorem assumptions)."""
-    check_choice("neighbouring relation for the ridged release", neighboring, RIDGE_NEIGHBORINGS)
+    check_neighbouring(
+        neighboring, RIDGE_NEIGHBORINGS, "neighbouring relation for the ridged release"
+    )
     if not (math.isfinite(n) and n >= 2 and n == math.floor(n)):
         raise AssumptionError(
             f"the minimum table size must be a whole number ≥ 2 (got {n!r})",
@@ -332,7 +340,7 @@ def certify_ridge(
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     if delta is not None:
-        check_delta(delta)
+        check_delta(delta, pure=False)
         check_conversion(conversion)
     if alpha is None and delta is None:
         raise AssumptionError(
@@ -433,7 +441,7 @@ def max_records_ridge(
     RDP: floor(ε_RDP/ε_α). (ε, δ): for a fixed α, n_out·ε_α + offset(α, δ) ≤ ε, so the number
     of rows allowed, (ε − offset)/ε_α, is maximised over α by the search in
     ``conversion.log_alpha_search``. Both floors are checked against the budget by
-    ``numerics.floor_within``.
+    ``calibrate.floor_within``.
 
     Parameters
     ----------
@@ -485,11 +493,10 @@ def max_records_ridge(
             )
         budget, kind = float(epsilon_rdp), "rdp"
     else:
-        if epsilon is None or delta is None or not epsilon > 0:
-            raise AssumptionError(
-                "an (ε, δ) budget needs ε > 0 and δ", assumption="ε > 0, 0 < δ < 1"
-            )
-        check_delta(delta)
+        if epsilon is None or delta is None:
+            raise AssumptionError("an (ε, δ) budget needs ε and δ", assumption="ε > 0, 0 < δ < 1")
+        check_epsilon(epsilon)
+        check_delta(delta, pure=False)
         check_conversion(conversion)
         budget, kind = float(epsilon), "dp"
 

@@ -19,7 +19,7 @@ from scipy.optimize import minimize
 
 from synthcert._result import Result
 from synthcert.errors import ParameterError
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     bounded_alpha_limit,
     bounded_optimum,
     epsilon_bounded_direct,

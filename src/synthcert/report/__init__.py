@@ -1,6 +1,6 @@
 """synthcert.report: the release report, one self-contained HTML page per release.
 
-The report takes typed results (a :class:`~synthcert.workflows.release.Certificate` or a synthesis
+The report takes typed results (a :class:`~synthcert.results.Certificate` or a synthesis
 summary, a utility evaluation, an :class:`~synthcert.audit.game.AuditResult`, the private
 :class:`~synthcert.run_record.RunRecord`); JSON documents are read through their types'
 ``from_dict`` (:mod:`synthcert.report.inputs`).

@@ -2,10 +2,10 @@
 
 The report never trusts a number it cannot recompute: ε_RDP(α) per record comes from Theorem 3.1 /
 Corollary 3.2 of Miura et al. (seed 000) or Theorem 3.2 of seed 001 via
-``synthcert.privacy.inherent.epsilon_per_record``; n_out records compose linearly (Prop. 2.5 of
-seed 000) and (ε, δ) follows by ``synthcert.privacy.conversion.rdp_to_dp`` (Mironov's Prop. 2.6 of
-seed 000, or Canonne-Kamath-Steinke 2020). A certificate whose ε_RDP disagrees with the
-recomputation is flagged in the report rather than drawn as if it were right.
+``synthcert.privacy.gaussian_release.epsilon_per_record``; n_out records compose linearly
+(Prop. 2.5 of seed 000) and (ε, δ) follows by ``synthcert.privacy.conversion.rdp_to_dp``
+(Mironov's Prop. 2.6 of seed 000, or Canonne-Kamath-Steinke 2020). A certificate whose ε_RDP
+disagrees with the recomputation is flagged in the report rather than drawn as if it were right.
 """
 
 from __future__ import annotations
@@ -13,16 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import DataError, SynthcertError
 from synthcert.report.inputs import Released, number, read_certificate
-
-if TYPE_CHECKING:
-    from synthcert.workflows.release import Certificate
+from synthcert.results import Certificate
 
 CONVERSIONS: tuple[str, ...] = ("mironov", "ckm")
 CONVERSION_LABELS = {
@@ -103,8 +101,6 @@ def can_recompute(cert: Released | None) -> bool:
     -------
     bool
     """
-    from synthcert.workflows.release import Certificate
-
     if not isinstance(cert, Certificate):
         return False
     n, sigma, alpha = public_n(cert), number(cert.sigma), number(cert.alpha)
@@ -187,7 +183,7 @@ def certificate_curves(
     """
     from synthcert.privacy.bounded_exact import SEARCH_RTOL
     from synthcert.privacy.conversion import rdp_to_dp
-    from synthcert.privacy.inherent import (
+    from synthcert.privacy.gaussian_release import (
         DEFAULT_BOUNDED_METHOD,
         alpha_limit,
         epsilon_per_record,

@@ -1,8 +1,8 @@
 """The report's inputs as typed results: JSON documents are read through the types' ``from_dict``.
 
 The report takes the results synthcert writes, never loose dicts: the certificate of a release
-(:class:`~synthcert.workflows.release.Certificate`) or the summary of a synthesis
-(:class:`~synthcert.workflows.synthesize.SynthesisSummary`), a utility evaluation
+(:class:`~synthcert.results.Certificate`) or the summary of a synthesis
+(:class:`~synthcert.results.SynthesisSummary`), a utility evaluation
 (:class:`~synthcert.utility.evaluate.UtilityEvaluation`, in memory or streamed), an audit
 (:class:`~synthcert.audit.game.AuditResult`) and the private run record
 (:class:`~synthcert.run_record.RunRecord`). A document read from disk is turned into its type
@@ -20,13 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from synthcert.errors import DataError
+from synthcert.results import Certificate, SynthesisSummary
 
 if TYPE_CHECKING:
     from synthcert.audit.game import AuditResult
     from synthcert.run_record import RunRecord
-    from synthcert.utility.evaluate import UtilityEvaluation
-    from synthcert.workflows.release import Certificate
-    from synthcert.workflows.synthesize import SynthesisSummary
+    from synthcert.utility.results import UtilityEvaluation
 
 Released: TypeAlias = "Certificate | SynthesisSummary"
 Evaluation: TypeAlias = "UtilityEvaluation"
@@ -110,9 +109,9 @@ def read_certificate(doc: Released | Mapping[str, Any] | None) -> Released | Non
     ----------
     doc : Certificate, SynthesisSummary, Mapping or None
         A typed result is returned as is; a JSON object is read as a
-        :class:`~synthcert.workflows.synthesize.SynthesisSummary` when it holds a ``claim``
+        :class:`~synthcert.results.SynthesisSummary` when it holds a ``claim``
         (``synthcert synthesize --json``), else as a
-        :class:`~synthcert.workflows.release.Certificate`
+        :class:`~synthcert.results.Certificate`
         (the ``.certificate.json`` of ``synthcert release``).
 
     Returns
@@ -124,9 +123,6 @@ def read_certificate(doc: Released | Mapping[str, Any] | None) -> Released | Non
     DataError
         The object is neither document.
     """
-    from synthcert.workflows.release import Certificate
-    from synthcert.workflows.synthesize import SynthesisSummary
-
     kinds = (Certificate, SynthesisSummary)
     read = SynthesisSummary if isinstance(doc, Mapping) and "claim" in doc else Certificate
     return _typed(doc, kinds, read, "certificate")
@@ -148,7 +144,7 @@ def read_evaluation(doc: Evaluation | Mapping[str, Any] | None) -> Evaluation | 
     DataError
         The object is not an evaluation document.
     """
-    from synthcert.utility.evaluate import UtilityEvaluation
+    from synthcert.utility.results import UtilityEvaluation
 
     return _typed(doc, (UtilityEvaluation,), UtilityEvaluation, "evaluation")
 

@@ -59,6 +59,7 @@ from synthcert.data.encode import MissingPolicy, category_codes, numeric_values,
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.claims import PrivacyClaim
+from synthcert.privacy.parameters import check_delta, check_epsilon
 from synthcert.seeding import (
     Seed,
     numpy_random_state,
@@ -205,19 +206,8 @@ class CTGANSynthesizer(DPSynthesizer):
         """
         super().validate_params()
         if self.epsilon is not None:
-            if not (self.epsilon > 0 and np.isfinite(self.epsilon)):
-                raise AssumptionError(
-                    f"epsilon must be positive and finite, got {self.epsilon}",
-                    assumption="0 < epsilon < inf",
-                    admissible="> 0, or None for no DP",
-                )
-            delta = self.target_delta()
-            if not 0 < delta < 1:  # type: ignore[operator]
-                raise AssumptionError(
-                    f"DP-SGD needs 0 < delta < 1, got {delta}",
-                    assumption="0 < delta < 1",
-                    admissible="for example 1e-5",
-                )
+            check_epsilon(self.epsilon)
+            check_delta(self.target_delta(), pure=False)  # DP-SGD's accounting needs delta > 0
         if self.epochs is not None and self.epochs < 1:
             raise ParameterError(f"epochs must be at least 1, got {self.epochs}")
         pac = int(self.pac)

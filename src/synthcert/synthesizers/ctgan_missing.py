@@ -79,6 +79,7 @@ import pandas as pd
 
 from synthcert.errors import AssumptionError
 from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
+from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.conversion import rdp_to_dp
 from synthcert.privacy.mechanisms import gaussian_mechanism
 
@@ -414,9 +415,10 @@ def calibrate_noise_multiplier(
 ) -> float:
     """Smallest DP-SGD noise multiplier (within rtol) whose composition with rho stays in budget.
 
-    Brent's method on :func:`composed_epsilon` (which decreases in sigma) from a doubling
-    bracket, then stepped up by factors 1 + rtol until ``composed_epsilon(sigma) <= epsilon``
-    holds, so the returned sigma always keeps the budget.
+    :func:`~synthcert.privacy.calibrate.calibrate` on :func:`composed_epsilon` (which
+    decreases in sigma): a doubling bracket from 0.5 within [1e-4, 1e6], Brent's method, then
+    steps up by factors 1 + rtol/4 until ``composed_epsilon(sigma) <= epsilon`` holds, so the
+    returned sigma always keeps the budget.
 
     Raises
     ------
@@ -437,8 +439,6 @@ def _calibrate(
     rtol: float,
 ) -> float:
     """:func:`calibrate_noise_multiplier`, cached (a pure function of public numbers)."""
-    from scipy.optimize import brentq
-
     alphas = np.asarray(orders, dtype=np.float64)
     if float(np.min(rdp_to_dp(alphas, alphas * rho, delta))) >= epsilon:
         raise AssumptionError(
@@ -455,18 +455,12 @@ def _calibrate(
             - epsilon
         )
 
-    lo, hi = 0.25, 0.5
-    while excess(hi) > 0:
-        lo, hi = hi, hi * 2.0
-        if hi > 1e6:
-            raise AssumptionError("no noise multiplier below 1e6 meets the budget")
-    while excess(lo) <= 0:  # a large budget: the root lies below 0.25
-        lo, hi = lo / 2.0, lo
-        if lo < 1e-4:
-            return hi
-    sigma = float(brentq(excess, lo, hi, rtol=rtol / 4))
-    while excess(sigma) > 0:
-        sigma *= 1.0 + rtol / 4
+    sigma = calibrate(
+        lambda s: excess(s) <= 0, 0.5, find="smallest", integer=False, lower=1e-4, upper=1e6,
+        slack=excess, rtol=rtol / 4,
+    )  # fmt: skip
+    if sigma is None:
+        raise AssumptionError("no noise multiplier below 1e6 meets the budget")
     return sigma
 
 

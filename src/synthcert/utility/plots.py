@@ -20,7 +20,7 @@ from matplotlib.patches import Patch
 from synthcert.data.io import save_figure
 from synthcert.data.schema import Schema
 from synthcert.utility.correlation import MatrixDifference
-from synthcert.utility.evaluate import UtilityEvaluation
+from synthcert.utility.results import UtilityEvaluation
 
 KIND_COLOURS = {"categorical": "#4C72B0", "numeric": "#DD8452"}
 METRIC_LABELS = {

@@ -18,12 +18,12 @@ from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.io import CsvOptions
 from synthcert.data.schema import Schema
 from synthcert.utility.correlation import matrix_difference
-from synthcert.utility.evaluate import UtilityEvaluation
 from synthcert.utility.marginals import (
     distance_from_frequencies,
     relative,
     summarize,
 )
+from synthcert.utility.results import UtilityEvaluation
 
 NOTE = (
     "streamed evaluation: numeric columns on their public bins (quantile bins of the real "

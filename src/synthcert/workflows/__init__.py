@@ -7,6 +7,6 @@ value objects defined here: :class:`TableSource` (where a table comes from), :cl
 functions are re-exported from the package root: ``from synthcert import release_frame``.
 """
 
-from synthcert.workflows.values import Budget, Execution, TableSource
+from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
 __all__ = ["Budget", "Execution", "TableSource"]

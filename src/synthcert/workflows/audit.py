@@ -18,7 +18,7 @@ from typing import Any
 
 from synthcert.data.schema import Schema
 from synthcert.workflows.artefacts import Publication
-from synthcert.workflows.values import Budget, Execution, TableSource
+from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
 FILES = ("result.json", "at_risk.csv", "ims.csv", "im_histograms.png", "roc.png")
 

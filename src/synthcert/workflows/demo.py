@@ -82,8 +82,8 @@ def run_demo(
     """
     from synthcert.data.datasets import DEMO_SIGMA, demo_schema, make_demo_table
     from synthcert.data.io import write_table, write_text
+    from synthcert.workflows.job_inputs import Budget
     from synthcert.workflows.release import release
-    from synthcert.workflows.values import Budget
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)

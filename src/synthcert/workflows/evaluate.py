@@ -17,9 +17,9 @@ from typing import Any
 
 from synthcert._result import Result
 from synthcert.data.schema import Schema
-from synthcert.utility.evaluate import UtilityEvaluation
+from synthcert.utility.results import UtilityEvaluation
 from synthcert.workflows.artefacts import Publication
-from synthcert.workflows.values import Execution, TableSource
+from synthcert.workflows.job_inputs import Execution, TableSource
 
 Table = TableSource | str | os.PathLike
 FILES = (

@@ -30,110 +30,13 @@ from synthcert.data.encode import MissingPolicy
 from synthcert.data.io import PARQUET_SUFFIXES, ChunkedTableWriter, expand_inputs
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
-from synthcert.privacy.claims import Assumption, PrivacyClaim
+from synthcert.privacy.claims import PrivacyClaim
+from synthcert.results import Certificate
 from synthcert.run_record import RunRecord, now_utc, today_utc
 from synthcert.seeding import entropy_text, secret_seed, seed_warning
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
-from synthcert.workflows.values import Budget, Execution, TableSource
-
-
-@dataclass(frozen=True)
-class Certificate(Result):
-    """The published certificate of a release: public fields only (the JSON contract).
-
-    ``min_rows`` is the declared public lower bound on the table size (unbounded neighbours:
-    the theorem is evaluated there); ``n`` is the table size, published only under bounded
-    neighbours, whose definition makes it public. With ``sigma_source == "data"`` no figure is
-    published: ``guarantee`` says why. The figures are those of Theorem 3.1 / Corollary 3.2
-    (Theorems R1/R2 with a ridge), evaluated at public quantities only; ``to_dict()`` is the
-    JSON of ``NAME.certificate.json`` and ``from_dict`` reads it back.
-
-    Attributes
-    ----------
-    synthesizer : str
-        ``"gaussian"`` (the mechanism M_G).
-    model, guarantee, neighboring : str
-        The privacy model (``approx-dp``, ``inherent-rdp``, ``none``...), ``"differential
-        privacy"`` or ``"none: <why>"``, and ``"unbounded"`` (add/remove) or ``"bounded"``
-        (replacement) neighbours.
-    d : int
-        Encoded dimension of the schema.
-    sigma, sigma_source, ridge : float or None, str, float or None
-        The declared sigma (None when measured on the data), where it came from, and the ridge.
-    bounds_source : str
-        ``"public"``, or ``"data"`` when a bound came from the data.
-    min_rows, n : int or None
-        The public lower bound N on the table size (unbounded), and n (bounded only).
-    n_out : int
-        Synthetic rows released.
-    alpha, epsilon_rdp, epsilon_rdp_per_record : float or None
-        The Renyi order, epsilon_RDP of the release, and epsilon_RDP per released row.
-    delta, epsilon, conversion : float or None, float or None, str or None
-        The (epsilon, delta)-DP figures and the RDP-to-DP conversion used (``ckm``/``mironov``).
-    budget : dict or None
-        The budget the release was sized to, as stated.
-    assumptions : tuple of Assumption
-        What the figures rest on.
-    synthcert_version, date : str
-        The version that issued it and the UTC date (no time of day).
-    warnings : tuple of str
-        Public warnings about the release.
-
-    Examples
-    --------
-    >>> from synthcert import Budget, release_frame
-    >>> from synthcert.data.datasets import demo_schema, make_demo_table
-    >>> _, cert = release_frame(
-    ...     make_demo_table(20_000, seed=1), demo_schema(),
-    ...     Budget(sigma=0.01, min_rows=20_000, n_out=50), seed=7,
-    ... )
-    >>> cert.synthesizer, cert.neighboring, cert.d, cert.n_out, cert.n
-    ('gaussian', 'unbounded', 6, 50, None)
-    >>> Certificate.from_dict(cert.to_dict()) == cert
-    True
-    """
-
-    synthesizer: str
-    model: str
-    guarantee: str
-    neighboring: str
-    d: int
-    sigma: float | None
-    sigma_source: str
-    ridge: float | None
-    bounds_source: str
-    min_rows: int | None
-    n: int | None
-    n_out: int
-    alpha: float | None
-    epsilon_rdp: float | None
-    epsilon_rdp_per_record: float | None
-    delta: float | None
-    epsilon: float | None
-    conversion: str | None
-    budget: dict | None
-    assumptions: tuple[Assumption, ...]
-    synthcert_version: str
-    date: str
-    warnings: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        """The privacy claim this certificate states."""
-        return PrivacyClaim(
-            model=self.model,  # type: ignore[arg-type]
-            guarantee=self.guarantee,
-            neighboring=self.neighboring,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            alpha=self.alpha,
-            epsilon_rdp=self.epsilon_rdp,
-            n_out=self.n_out,
-            conversion=self.conversion,
-            assumptions=self.assumptions,
-            warnings=self.warnings,
-        )
+from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
 
 @dataclass(frozen=True)

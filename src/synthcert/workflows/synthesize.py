@@ -30,7 +30,6 @@ from synthcert.data.io import (
 )
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, ParameterError, SynthcertError
-from synthcert.privacy.claims import PrivacyClaim
 from synthcert.privacy.domain import (
     DomainBudget,
     DomainEstimate,
@@ -39,6 +38,7 @@ from synthcert.privacy.domain import (
     plan_budget,
 )
 from synthcert.privacy.quantile_bins import quantile_bins_step
+from synthcert.results import SynthesisSummary
 from synthcert.run_record import RunRecord, today_utc
 from synthcert.seeding import seed_warning
 from synthcert.statistics.protocols import FitsFromCounts, FitsFromMoments
@@ -46,25 +46,11 @@ from synthcert.synthesizers.base import DEFAULT_DELTA
 from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
-from synthcert.workflows.values import Budget, Execution, TableSource
+from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
 # synthesizers whose ``progress`` callback reports each selection round as a message
 ROUND_REPORTING = ("aim", "mwem-pgm")
-
-
-@dataclass(frozen=True)
-class SynthesisSummary(Result):
-    """The public summary of a synthesis (what ``synthesize --json`` prints)."""
-
-    synthesizer: str
-    params: dict[str, Any]
-    rows_out: int
-    output: str
-    claim: PrivacyClaim
-    synthcert_version: str
-    date: str
-    private_domain: float | None = None  # the declared share of epsilon spent on the domain
 
 
 @dataclass(frozen=True)

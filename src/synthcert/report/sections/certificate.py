@@ -9,12 +9,11 @@ from synthcert.report import figures as F  # noqa: N812
 from synthcert.report.curves import CertificateCurves, can_recompute, certificate_curves
 from synthcert.report.inputs import Released, number, read_certificate
 from synthcert.report.wording import CERTIFICATE_LABELS, NO_CERTIFICATE
+from synthcert.results import Certificate
 
 
 def _value(released: Released, key: str) -> Any:
     """A labelled figure of the certificate: a release's field, or a synthesis's claim field."""
-    from synthcert.workflows.release import Certificate
-
     if key == "synthesizer":
         return released.synthesizer
     if isinstance(released, Certificate):

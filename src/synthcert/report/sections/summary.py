@@ -10,15 +10,14 @@ from typing import TYPE_CHECKING, Any
 from synthcert.report.figures import fmt
 from synthcert.report.inputs import Released, number, read_audit, read_certificate
 from synthcert.report.wording import ANY_RECORD, NEIGHBORING_TEXT, UNKNOWN_SYNTHESIZER
+from synthcert.results import Certificate
 
 if TYPE_CHECKING:
     from synthcert.audit.game import AuditResult
 
 
 def _full_certificate(released: Released | None) -> Any:
-    """The release's :class:`~synthcert.workflows.release.Certificate` (None for a synthesis)."""
-    from synthcert.workflows.release import Certificate
-
+    """The release's :class:`~synthcert.results.Certificate` (None for a synthesis)."""
     return released if isinstance(released, Certificate) else None
 
 

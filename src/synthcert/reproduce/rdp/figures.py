@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from synthcert.data.io import save_figure
-from synthcert.privacy.inherent import alpha_limit, epsilon_per_record
+from synthcert.privacy.gaussian_release import alpha_limit, epsilon_per_record
 from synthcert.reproduce.rdp.printed import NS, PAPER, SIGMA, D
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from synthcert.privacy.budget import max_records_rdp
 from synthcert.privacy.conversion import optimal_dp, rdp_to_dp
-from synthcert.privacy.inherent import (
+from synthcert.privacy.gaussian_release import (
     alpha_limit,
     bounded_objective,
     bounded_p_interval,

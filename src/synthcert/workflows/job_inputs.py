@@ -1,4 +1,4 @@
-"""The small value objects every workflow takes: where the table is, the budget, how to run.
+"""The inputs of a job: where the table is, the budget, how to run (was ``workflows/values.py``).
 
 ``TableSource`` says where a table comes from (a file, folder or glob read with CSV options, or
 a frame already in memory); ``Budget`` gathers the privacy parameters of a run (the declared
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from synthcert.errors import ParameterError
+from synthcert.privacy.parameters import RELEASE_RELATIONS as NEIGHBORINGS
+from synthcert.privacy.parameters import check_delta, check_epsilon
 from synthcert.statistics.chunks import CHUNK_ROWS
 
 if TYPE_CHECKING:
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
     from synthcert.data.io import CsvOptions
     from synthcert.data.schema import Schema
 
-NEIGHBORINGS = ("unbounded", "bounded", "bounded-direct")
 CONVERSIONS = ("ckm", "mironov")
 Progress = Callable[[str, int, "int | None"], None]  # (stage, done, total or None)
 Notify = Callable[[str], None]
@@ -168,10 +169,10 @@ class Budget:
             raise ParameterError(
                 f"conversion must be one of {', '.join(CONVERSIONS)}; got {self.conversion!r}"
             )
-        if self.epsilon is not None and not self.epsilon > 0:
-            raise ParameterError(f"epsilon must be > 0; got {self.epsilon}")
-        if self.delta is not None and not 0 <= self.delta < 1:
-            raise ParameterError(f"delta must be in [0, 1); got {self.delta}")
+        if self.epsilon is not None:
+            check_epsilon(self.epsilon, infinite=True)  # infinity: no DP
+        if self.delta is not None:
+            check_delta(self.delta)
         if self.alpha is not None and not self.alpha > 1:
             raise ParameterError(f"the Renyi order alpha must be > 1; got {self.alpha}")
         if isinstance(self.sigma, str):
