@@ -32,7 +32,6 @@ from synthcert.audit.claim.estimate import (
     ceiling_from_event,
     estimate_bounds,
 )
-from synthcert.audit.claim.tradeoff import gdp_tradeoff
 from synthcert.errors import ParameterError
 from synthcert.privacy.mechanisms import (
     exponential_mechanism,
@@ -40,6 +39,7 @@ from synthcert.privacy.mechanisms import (
     gaussian_sigma_analytic,
     laplace_mechanism,
 )
+from synthcert.privacy.tradeoff import gdp_tradeoff
 
 CONFIDENCE = 0.95
 REPS = 200

@@ -2,7 +2,7 @@
 pair's own curve, and the measured test with its Clopper–Pearson confidence box.
 
 A mechanism satisfying the claim admits no test above the curve TPR = 1 − f(FPR), f the claim's
-trade-off function (:func:`synthcert.audit.claim.tradeoff.claim_tradeoff`). The audit's test
+trade-off function (:func:`synthcert.privacy.tradeoff.claim_tradeoff`). The audit's test
 has empirical rates (FPR, TPR) on the evaluation half; its box runs to the corner
 (FPR upper bound, TPR lower bound), the point the lower bound is computed from. A corner above
 the claim's curve refutes the claim at the stated confidence. The figure is public, like the
