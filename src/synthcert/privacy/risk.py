@@ -119,10 +119,8 @@ def risk_sentence(tpr_at_1pct: float) -> str:
     )
     if tpr_at_1pct >= 1.0:
         return head + "may detect every one of those who are in the table: the claim sets no bound."
-    return (
-        head
-        + f"correctly detects at most {_per_hundred(tpr_at_1pct)} in 100 of those who are in the table."
-    )
+    share = _per_hundred(tpr_at_1pct)
+    return head + f"correctly detects at most {share} in 100 of those who are in the table."
 
 
 def no_bound_label(claim: PrivacyClaim, why: str | None = None) -> RiskLabel:
