@@ -19,6 +19,7 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    risk_row,
     show_private,
     warn,
 )
@@ -297,6 +298,7 @@ def print_release(result: ReleaseResult) -> None:
                 ("alpha", c.alpha),
                 ("epsilon_RDP (all rows)", c.epsilon_rdp),
                 ("guarantee", guarantee),
+                risk_row(c.claim),
                 ("synthetic rows", result.output),
                 ("certificate", result.certificate_path),
             ],

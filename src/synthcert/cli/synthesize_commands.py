@@ -18,6 +18,7 @@ from synthcert.cli._common import (
     parse_float,
     parse_params,
     progress_bar,
+    risk_row,
     warn,
 )
 from synthcert.cli._options import (
@@ -282,6 +283,7 @@ def synthesize_command(
         rows.append(("rho (zCDP)", claim.rho))
     if claim.alpha is not None:
         rows.append(("alpha, epsilon_RDP", f"{claim.alpha:.4g}, {claim.epsilon_rdp:.4g}"))
+    rows.append(risk_row(claim))
     rows.append(("synthetic rows", str(out)))
     if private_record is not None:
         rows.append(("private run record", f"{private_record} (do not publish)"))

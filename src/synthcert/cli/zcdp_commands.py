@@ -15,6 +15,7 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    risk_row,
 )
 
 
@@ -84,6 +85,7 @@ def account_univariate(
     ]
     if result.note:
         rows.append(("note", result.note))
+    rows.append(risk_row(result.claim))
     console.print(key_value_table("Univariate Gaussian synthesis (seed 004)", rows))
 
 
