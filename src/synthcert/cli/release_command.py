@@ -45,6 +45,12 @@ from synthcert.cli._options import (
     csv_options,
     declare_log,
 )
+from synthcert.cli.ledger_command import (
+    LedgerOpt,
+    LifetimeDeltaOpt,
+    LifetimeEpsilonOpt,
+    ledger_policy,
+)
 
 if TYPE_CHECKING:
     from synthcert.run_record import RunRecord
@@ -174,6 +180,9 @@ def release_command(
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
     log: LogOpt = None,
+    ledger: LedgerOpt = None,
+    lifetime_epsilon: LifetimeEpsilonOpt = None,
+    lifetime_delta: LifetimeDeltaOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
@@ -187,6 +196,7 @@ def release_command(
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-record run.json
     """
     from synthcert.data.schema import Schema
+    from synthcert.workflows.ledger_step import planned_release_claim
     from synthcert.workflows.release import release
     from synthcert.workflows.values import Budget, Execution, TableSource
 
@@ -202,6 +212,9 @@ def release_command(
         neighboring=neighboring,
         conversion=conversion,
     )
+    # privacy ledger (synthcert ledger show): checked before any data is read
+    policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
+    policy.check(lambda: planned_release_claim(budget), budget.neighboring)
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -237,6 +250,7 @@ def release_command(
             internal_report=internal_report,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
         )
+    policy.record(result.certificate.claim)  # after the rows and certificate were written
     if show_private:
         show_private_record(result.record)
     if json_out:

@@ -42,6 +42,12 @@ from synthcert.cli._options import (
     csv_options,
     declare_log,
 )
+from synthcert.cli.ledger_command import (
+    LedgerOpt,
+    LifetimeDeltaOpt,
+    LifetimeEpsilonOpt,
+    ledger_policy,
+)
 from synthcert.cli.release_command import show_private_record
 
 
@@ -199,6 +205,9 @@ def synthesize_command(
     na_value: NaOpt = None,
     encoding: EncodingOpt = "utf-8",
     log: LogOpt = None,
+    ledger: LedgerOpt = None,
+    lifetime_epsilon: LifetimeEpsilonOpt = None,
+    lifetime_delta: LifetimeDeltaOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
@@ -217,6 +226,7 @@ def synthesize_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
+    from synthcert.workflows.ledger_step import neighboring_of, planned_synthesis_claim
     from synthcert.workflows.synthesize import synthesize
     from synthcert.workflows.values import Budget, Execution, TableSource
 
@@ -226,6 +236,12 @@ def synthesize_command(
         delta=parse_float(delta) if delta is not None else None,
         n_out=parse_count(n_out) if n_out is not None else None,
         min_rows=parse_count(min_rows) if min_rows is not None else None,
+    )
+    # privacy ledger (synthcert ledger show): checked before any data is read
+    policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
+    policy.check(
+        lambda: planned_synthesis_claim(synthesizer, sch, budget, parse_params(param)),
+        neighboring_of(synthesizer),
     )
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
@@ -259,6 +275,7 @@ def synthesize_command(
             private_record=private_record,
             command=command_line(),
         )
+    policy.record(result.summary.claim)  # after the rows were written
     if show_private:
         show_private_record(result.record)
     summary = result.summary
