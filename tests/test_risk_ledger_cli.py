@@ -117,3 +117,27 @@ def test_release_records_its_certificate_and_refuses_beyond_the_lifetime(tmp_pat
     assert sized.exit_code == 2 and "--epsilon" in sized.output
     assert ledger.read_bytes() == before
     assert not (tmp_path / "b.csv").exists() and not (tmp_path / "c.csv").exists()
+
+
+def test_public_report_takes_the_worst_case_audit(files, tmp_path):
+    summary = tmp_path / "summary.json"
+    res = synthesize(files, tmp_path / "s.csv", "--json")
+    assert res.exit_code == 0, res.output
+    summary.write_text(res.stdout)
+    audit = {
+        "synthesizer": "privbayes", "design": "domain", "neighbouring": "bounded",
+        "statistic": "white-box", "claimed_epsilon": 1.0, "claimed_mu": None, "delta": 0.0,
+        "epsilon_lower_bound": 0.2, "mu_lower_bound": None, "ceiling": 0.5, "mu_ceiling": None,
+        "gap_test": 0.3, "gap_mechanism_runs": 0.5, "violation": False,
+        "above_claim_curve": False, "runs": 300, "confidence": 0.95, "fpr": 0.1, "tpr": 0.15,
+        "fpr_upper": 0.14, "tpr_lower": 0.11, "threshold": 0.0, "seed": 0, "seconds": 1.0,
+        "reason": None, "public": "public",
+    }  # fmt: skip
+    (tmp_path / "audit.json").write_text(json.dumps(audit))
+    out = tmp_path / "report.html"
+    res = runner.invoke(app, ["report", "--certificate", str(summary), "--claim-audit",
+                              str(tmp_path / "audit.json"), "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    page = out.read_text(encoding="utf-8")
+    assert 'id="fig-risk"' in page and "Worst-case audit:" in page
+    assert "correctly detects at most 2.72 in 100" in page
