@@ -208,6 +208,15 @@ def synthesize_command(
     ledger: LedgerOpt = None,
     lifetime_epsilon: LifetimeEpsilonOpt = None,
     lifetime_delta: LifetimeDeltaOpt = None,
+    audit_gate_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--audit-gate",
+            help="Before reading any data, run the worst-case audit (audit-claim) of this exact "
+            "configuration with RUNS fits per side (e.g. 200); refuse if it refutes the claim, "
+            "else put its result in --json and on the public report.",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
@@ -243,6 +252,11 @@ def synthesize_command(
         lambda: planned_synthesis_claim(synthesizer, sch, budget, parse_params(param)),
         neighboring_of(synthesizer),
     )
+    gate = None
+    if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
+        from synthcert.workflows.audit_gate import audit_gate
+
+        gate = audit_gate(synthesizer, sch, budget, parse_params(param), runs=audit_gate_runs)
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
@@ -274,13 +288,14 @@ def synthesize_command(
             internal_report=internal_report,
             private_record=private_record,
             command=command_line(),
+            claim_audit=gate,
         )
     policy.record(result.summary.claim)  # after the rows were written
     if show_private:
         show_private_record(result.record)
     summary = result.summary
     if json_out:
-        emit_json(summary)
+        emit_json(summary if gate is None else {**summary.to_dict(), "audit_gate": gate})
         return
     claim = summary.claim
     for note in claim.warnings:
@@ -301,6 +316,10 @@ def synthesize_command(
     if claim.alpha is not None:
         rows.append(("alpha, epsilon_RDP", f"{claim.alpha:.4g}, {claim.epsilon_rdp:.4g}"))
     rows.append(risk_row(claim))
+    if gate is not None:
+        lb = "-" if gate.epsilon_lower_bound is None else f"{gate.epsilon_lower_bound:.4g}"
+        rows.append(("worst-case audit", f"epsilon >= {lb} measured ({gate.runs} runs per side, "
+                     f"{100 * gate.confidence:g}% confidence): claim not refuted"))  # fmt: skip
     rows.append(("synthetic rows", str(out)))
     if private_record is not None:
         rows.append(("private run record", f"{private_record} (do not publish)"))
