@@ -85,5 +85,6 @@ def ledger_show(
         rows += [("TPR at FPR 1% / 5%",
                   f"{label.tpr_at_fpr['0.01']:.4g} / {label.tpr_at_fpr['0.05']:.4g}"),
                  ("advantage (TPR - FPR)", f"{label.advantage:.4g}")]  # fmt: skip
-    rows.append(("attack risk", label.sentence))
+    sentence = label.sentence.replace("sees this release", f"sees all {result.entries} releases")
+    rows.append(("attack risk", sentence))
     console.print(key_value_table(f"Privacy ledger {ledger}", rows))
