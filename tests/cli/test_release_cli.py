@@ -46,6 +46,8 @@ def test_release_json_certificate(files, tmp_path):
     cert = json.loads(res.stdout)
     assert cert["n_out"] == 1000 and cert["min_rows"] == 20_000 and cert["n"] is None
     assert "seed" not in cert and "rows_dropped_missing" not in cert
+    risk = cert.pop("risk")  # --json adds the claim's attack-risk label (issue 29)
+    assert set(risk["tpr_at_fpr"]) == {"0.01", "0.05"}
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
 
