@@ -166,3 +166,24 @@ def test_inherent_rdp_label_uses_its_order_and_its_epsilon_delta():
 def test_round_up_never_rounds_down():
     for x in (2.718281828, 1.0000001, 99.99, 0.012345):
         assert round_up(x) >= x
+
+
+def test_the_privacy_layer_imports_nothing_above_it():
+    """Trade-off curves, labels and the ledger live in privacy: it never imports audit, report,
+    workflows or the CLI (audit imports the curves from privacy, not the other way round)."""
+    import ast
+    from pathlib import Path
+
+    import synthcert.privacy
+
+    above = ("synthcert.audit", "synthcert.report", "synthcert.workflows", "synthcert.cli")
+    offences = []
+    for path in Path(synthcert.privacy.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offences += [f"{path.name}: {n}" for n in names if n.startswith(above)]
+    assert offences == []
