@@ -250,7 +250,7 @@ def synthesize_command(
     policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
     policy.check(
         lambda: planned_synthesis_claim(synthesizer, sch, budget, parse_params(param)),
-        neighboring_of(synthesizer),
+        lambda: neighboring_of(synthesizer),
     )
     gate = None
     if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data

@@ -55,7 +55,9 @@ class LedgerPolicy:
             raise ParameterError("--lifetime-epsilon and --lifetime-delta need --ledger FILE")
         return cls(None if path is None else Path(path), epsilon, delta)
 
-    def check(self, planned: Callable[[], PrivacyClaim], neighboring: str) -> PrivacyClaim | None:
+    def check(
+        self, planned: Callable[[], PrivacyClaim], neighboring: str | Callable[[], str]
+    ) -> PrivacyClaim | None:
         """Before reading any data: refuse the run if its planned claim (``planned()``, an upper
         bound on the claim it will make) would take the total beyond the lifetime budget, does
         not compose with the ledger (another neighbouring relation) or is no DP guarantee.
@@ -70,7 +72,9 @@ class LedgerPolicy:
             try:
                 claim = planned()
             except ParameterError:
-                check_relation(self.path, neighboring)
+                check_relation(
+                    self.path, neighboring if isinstance(neighboring, str) else neighboring()
+                )
                 return None
             return check_lifetime(self.path, claim, epsilon=None)
         return check_lifetime(self.path, planned(), epsilon=self.epsilon, delta=self.delta)
