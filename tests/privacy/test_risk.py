@@ -187,3 +187,16 @@ def test_the_privacy_layer_imports_nothing_above_it():
                 names = [node.module]
             offences += [f"{path.name}: {n}" for n in names if n.startswith(above)]
     assert offences == []
+
+
+@pytest.mark.parametrize("eps", [700.5, 5000.0, math.inf])
+def test_a_huge_epsilon_bounds_nothing_and_does_not_overflow(eps):
+    label = pure(eps).risk
+    if math.isinf(eps):
+        assert label.tpr_at_fpr is None
+    else:
+        assert label.tpr_at_fpr == {"0.01": 1.0, "0.05": 1.0} and label.advantage == 1.0
+        assert label.sentence.endswith("the claim sets no bound.")
+    big = PrivacyClaim("inherent-rdp", GUARANTEE, "unbounded", epsilon=2e3, delta=1e-9,
+                       alpha=2.0, epsilon_rdp=3e3)  # fmt: skip
+    assert big.risk.tpr_at_fpr["0.01"] == 1.0

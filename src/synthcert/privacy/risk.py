@@ -215,14 +215,16 @@ def advantage_bound(tpr: TprBound, rounds: int = 2) -> float:
 
 def _closed_form(epsilon: float, delta: float) -> tuple[TprBound, float]:
     """TPR bound and advantage of (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm. 2.1)."""
-    e = math.exp(epsilon)
+    e = math.exp(epsilon) if epsilon <= 700.0 else math.inf
 
     def tpr(x: np.ndarray) -> np.ndarray:
         x = np.clip(np.asarray(x, dtype=np.float64), 0.0, 1.0)
-        raw = np.minimum(e * x + delta, 1.0 - (1.0 - delta - x) / e)
+        with np.errstate(invalid="ignore"):
+            first = np.where(x > 0, e * x, 0.0) + delta
+        raw = np.minimum(first, 1.0 - (1.0 - delta - x) / e)
         return np.minimum(1.0, raw + ROUNDING)
 
-    adv = delta + (1.0 - delta) * math.expm1(epsilon) / (e + 1.0)
+    adv = delta + (1.0 - delta) * math.tanh(epsilon / 2.0)  # (e^ε − 1)/(e^ε + 1)
     return tpr, min(1.0, adv + ROUNDING)
 
 

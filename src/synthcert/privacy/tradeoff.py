@@ -73,6 +73,9 @@ def pure_dp_tradeoff(epsilon: float, delta: float = 0.0) -> Tradeoff:
 
     def f(alpha: np.ndarray) -> np.ndarray:
         a = _alpha(alpha)
+        if epsilon > 700.0:  # e^ε overflows: 1 − δ − e^ε α < 0 for every α > 0
+            tail = (1 - delta - a) * math.exp(-epsilon)
+            return np.maximum(np.where(a == 0, 1 - delta, tail), 0.0)
         e = math.exp(epsilon)
         return np.maximum.reduce([np.zeros_like(a), 1 - delta - e * a, (1 - delta - a) / e])
 
