@@ -48,6 +48,8 @@ def test_release_json_certificate(files, tmp_path):
     assert "seed" not in cert and "rows_dropped_missing" not in cert
     claim = cert.pop("claim")  # the claim the certificate states, under one key
     assert claim["epsilon"] == cert["epsilon"] and claim["n_out"] == 1000
+    risk = cert.pop("risk")  # --json adds the claim's attack-risk label (issue 29)
+    assert set(risk["tpr_at_fpr"]) == {"0.01", "0.05"}
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
 
