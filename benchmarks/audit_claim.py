@@ -38,7 +38,7 @@ from synthcert.audit.claim.estimate import (
 )
 from synthcert.audit.claim.events import event_pld, randomized_response
 from synthcert.audit.claim.run import run_claim_audit
-from synthcert.audit.claim.tradeoff import gdp_tradeoff, pld_tradeoff
+from synthcert.privacy.tradeoff import gdp_tradeoff, pld_tradeoff
 
 PGM = {"pgm_iters": 50}  # post-processing iterations of the estimate (no privacy effect)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,8 @@ def test_release_json_certificate(files, tmp_path):
     assert "seed" not in cert and "rows_dropped_missing" not in cert
     claim = cert.pop("claim")  # the claim the certificate states, under one key
     assert claim["epsilon"] == cert["epsilon"] and claim["n_out"] == 1000
+    risk = cert.pop("risk")  # --json adds the claim's attack-risk label (issue 29)
+    assert set(risk["tpr_at_fpr"]) == {"0.01", "0.05"}
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
 
@@ -155,15 +158,80 @@ def test_schema_infer_marks_data_bounds(files):
     assert {c["source"] for c in doc["columns"]} == {"data"}
 
 
+QUICK_DEMO = ["--rows", "100000", "--aim-rows", "2000", "--audit-runs", "6"]
+
+
 def test_demo_runs(tmp_path):
-    res = runner.invoke(app, ["demo", "--out", str(tmp_path), "--rows", "100000", "--json"])
+    res = runner.invoke(app, ["demo", "--out", str(tmp_path), *QUICK_DEMO, "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["all_rows"]["n_out"] == 100_000
     assert 0 < doc["budget_eps1"]["n_out"] < 100_000 and doc["budget_eps1"]["epsilon"] <= 1
-    for cert in doc.values():  # each release carries the claim it states
+    for name in ("all_rows", "budget_eps1"):  # each release carries the claim it states
+        cert = doc[name]
         assert cert["claim"]["n_out"] == cert["n_out"]
         assert cert["claim"]["epsilon"] == cert["epsilon"]
+    # the AIM step is gated: its result carries the audit of its exact configuration
+    aim = doc["aim"]
+    assert aim["synthesizer"] == "aim" and aim["rows_out"] == 2000
+    assert aim["claim"]["epsilon"] == pytest.approx(1.0) and aim["claim"]["delta"] == 1e-6
+    gate = aim["audit_gate"]
+    assert gate["runs"] == 6 and gate["claimed_epsilon"] == pytest.approx(1.0)
+    assert not gate["violation"]
+    # the steward's three numbers, and the public report that draws the audit's point
+    steward = doc["steward"]
+    assert steward["rows_released"] == 2000
+    assert (steward["epsilon"], steward["delta"]) == (aim["claim"]["epsilon"], 1e-6)
+    tpr = aim["claim"]["risk"]["tpr_at_fpr"]["0.01"]
+    assert steward["tpr_at_1pct"] == tpr and 0.01 < tpr <= math.e * 0.01 + 1e-6
+    assert steward["risk_sentence"] == aim["claim"]["risk"]["sentence"]
+    report = Path(steward["report"])
+    assert report == tmp_path / "report.html"
+    assert "worst-case audit (aim, 6 runs per side" in report.read_text()
+    # the utility evaluation is internal: it stays under private/
+    assert doc["evaluation"] and all(
+        Path(f).is_relative_to(tmp_path / "private") for f in doc["evaluation"]
+    )
+
+
+def test_demo_prints_the_stewards_numbers(tmp_path, monkeypatch):
+    from synthcert.cli import _common
+
+    monkeypatch.setattr(_common.console, "width", 240)  # no wrapping inside the table's cells
+    res = runner.invoke(app, ["demo", "--out", str(tmp_path), *QUICK_DEMO])
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "gated by the worst-case audit" in out and "(6 runs per side" in out
+    assert f"public report │ {tmp_path / 'report.html'}" in out
+    assert "rows released │ 2,000" in out
+    assert "guarantee     │ (1, 1e-06)-DP" in out
+    assert "wrongly accuses at most 1 in 100 people, correctly detects at most" in out
+
+
+def test_demo_refused_by_its_gate_reads_no_data(tmp_path, monkeypatch):
+    from synthcert.errors import BudgetError
+    from synthcert.workflows import audit_gate
+
+    def refute(*args, **kwargs):
+        raise BudgetError("the worst-case audit refutes the claim")
+
+    monkeypatch.setattr(audit_gate, "audit_gate", refute)
+    res = runner.invoke(app, ["demo", "--out", str(tmp_path), *QUICK_DEMO])
+    assert res.exit_code != 0
+    assert "refutes the claim" in res.output
+    assert not (tmp_path / "aim_input.parquet").exists()
+    assert not (tmp_path / "synthetic_aim_eps1.csv").exists()
+    assert not (tmp_path / "report.html").exists()
+
+
+@pytest.mark.slow
+def test_make_demo_settings_run_gated(tmp_path):
+    """The demo as `make demo` runs it (100 audit runs, 20,000 AIM rows)."""
+    res = runner.invoke(app, ["demo", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["aim"]["audit_gate"]["runs"] == 100 and not doc["aim"]["audit_gate"]["violation"]
+    assert doc["steward"]["rows_released"] == 20_000
 
 
 def test_release_writes_its_report(files, tmp_path):

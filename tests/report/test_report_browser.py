@@ -23,7 +23,7 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SECTIONS = ("summary", "certificate", "utility", "audit", "provenance")
+SECTIONS = ("summary", "certificate", "risk", "utility", "audit", "provenance")
 VIEWPORTS = {"1280": 1280, "narrow": 390}
 
 pytestmark = [
@@ -123,10 +123,10 @@ def test_fixture_report_in_chromium(tmp_path, certificate, evaluation, audit):
     html = out.read_text(encoding="utf-8")
     expected = _figure_ids(html)
     assert (
-        len(expected) == 11
-    )  # 2 certificate, 4 marginals, 1 heat map, 2 histograms, ROC, sandwich
+        len(expected) == 12
+    )  # 2 certificate, attack risk, 4 marginals, 1 heat map, 2 histograms, ROC, sandwich
     found = check_in_browser(out, expected, tmp_path)
-    assert found["1280"]["figures"] == found["narrow"]["figures"] == 11
+    assert found["1280"]["figures"] == found["narrow"]["figures"] == 12
     _keep_screenshots(tmp_path, "report-fixture")
 
 

@@ -8,6 +8,7 @@ from synthcert.cli import (
     audit_commands,  # noqa: F401  (audit, reproduce setsubun)
     data_commands,  # noqa: F401  (schema infer, datasets)
     evaluate_commands,  # noqa: F401  (evaluate, reproduce utility)
+    ledger_command,  # noqa: F401  (ledger show)
     rdp_commands,  # noqa: F401  (privacy account, budget, verify-bound; reproduce rdp)
     release_command,  # noqa: F401
     report_commands,  # noqa: F401  (report)

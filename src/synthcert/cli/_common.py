@@ -66,10 +66,28 @@ def parse_float(text: str) -> float:
 
 
 def emit_json(payload: Any) -> None:
-    """Print ``payload`` as indented JSON on stdout."""
+    """Print ``payload`` as indented JSON on stdout.
+
+    A result that states a privacy claim (a ``claim`` attribute, or a ``claim`` key holding
+    the claim's JSON) also carries the claim's attack-risk label at the top level, under
+    ``risk`` (:mod:`synthcert.privacy.risk`).
+    """
+    claim = getattr(payload, "claim", None)
     if hasattr(payload, "to_dict"):
         payload = payload.to_dict()
-    sys.stdout.write(json.dumps(jsonable(payload), indent=2) + "\n")
+    payload = jsonable(payload)
+    if isinstance(payload, dict) and "risk" not in payload:
+        risk = claim.risk.to_dict() if hasattr(claim, "risk") else None
+        if risk is None and isinstance(payload.get("claim"), dict):
+            risk = payload["claim"].get("risk")
+        if risk is not None:
+            payload = {**payload, "risk": risk}
+    sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+
+
+def risk_row(claim: Any) -> tuple[str, str]:
+    """The attack-risk sentence of a claim, as a row of a command's summary table."""
+    return ("attack risk", claim.risk.sentence)
 
 
 def key_value_table(title: str, rows: Iterable[tuple[str, Any]]) -> Table:

@@ -187,7 +187,7 @@ def _figure(audit, path: Path) -> None:
     """The trade-off figure (the pair's curve when dp-accounting can compose its event)."""
     from synthcert.audit.claim.events import event_pld
     from synthcert.audit.claim.plots import tradeoff_figure
-    from synthcert.audit.claim.tradeoff import claim_tradeoff, pld_tradeoff
+    from synthcert.privacy.tradeoff import claim_tradeoff, pld_tradeoff
 
     pair_curve = None
     if audit.event is not None:

@@ -13,7 +13,15 @@ from rich.table import Table
 
 from synthcert.cli._app import app, schema_app
 from synthcert.cli._claims import with_claim
-from synthcert.cli._common import console, emit_json, err_console, handle_errors, warn
+from synthcert.cli._common import (
+    console,
+    emit_json,
+    err_console,
+    handle_errors,
+    key_value_table,
+    risk_row,
+    warn,
+)
 from synthcert.cli._options import (
     EncodingOpt,
     JsonOpt,
@@ -154,28 +162,54 @@ def demo(
             "randomness from OS entropy, as a real release must."
         ),
     ] = 2023,
+    aim_rows: Annotated[
+        int, typer.Option(help="Rows of the AIM step's table (same public generator).")
+    ] = 20_000,
+    audit_runs: Annotated[
+        int, typer.Option(help="Fits per side of the worst-case audit that gates AIM.")
+    ] = 100,
     json_out: JsonOpt = False,
 ) -> None:
-    """The main job on a built-in table: certified release, then a budget-sized release.
+    """The main job on a built-in table: certified releases, an audited AIM synthesis, its
+    evaluation and its public report.
 
     Makes a deterministic census-like table (6 correlated, bounded numeric columns), writes it
     with its public schema, releases as many synthetic rows as input rows and reports their
     epsilon, then releases the largest number of rows an (epsilon=1, delta=1e-10) budget allows.
-    The table's size is public here (its generator is), so it is declared as --min-rows.
+    Then runs the worst-case audit of AIM at (epsilon=1, delta=1e-6) on three columns, and only
+    if the audit does not refute the claim synthesizes with AIM, evaluates the output against
+    its input (private/) and writes the public report. The tables' sizes are public here (their
+    generator is), so they are declared.
     """
     from synthcert.cli.release_command import print_release
     from synthcert.workflows.demo import run_demo
 
-    run = run_demo(out, rows=rows, table_seed=seed)
+    run = run_demo(out, rows=rows, table_seed=seed, aim_rows=aim_rows, audit_runs=audit_runs)
+    aim, gate = run.aim, run.gate
+    assert aim is not None and gate is not None and run.evaluation is not None
+    claim = aim.summary.claim
+    steward = {
+        "report": str(run.report_path),
+        "rows_released": aim.summary.rows_out,
+        "epsilon": claim.epsilon,
+        "delta": claim.delta,
+        "tpr_at_1pct": claim.risk.tpr_at_fpr["0.01"] if claim.risk.tpr_at_fpr else None,
+        "risk_sentence": claim.risk.sentence,
+    }
     if json_out:
-        # two releases, two claims: each certificate carries its own under "claim"
+        # each release carries its own claim under "claim"
         emit_json(
             {
-                name: with_claim(cert, cert.claim)
-                for name, cert in (
-                    ("all_rows", run.full.certificate),
-                    ("budget_eps1", run.budgeted.certificate),
-                )
+                **{
+                    name: with_claim(cert, cert.claim)
+                    for name, cert in (
+                        ("all_rows", run.full.certificate),
+                        ("budget_eps1", run.budgeted.certificate),
+                    )
+                },
+                "aim": {**with_claim(aim.summary, claim), "audit_gate": gate.to_dict()},
+                "evaluation": list(run.evaluation.files),
+                "steward": steward,
             }
         )
         return
@@ -186,3 +220,22 @@ def demo(
     print_release(run.full)
     console.print("\n[bold]2. Release what an (epsilon = 1, delta = 1e-10) budget allows:[/bold]")
     print_release(run.budgeted)
+    lb = "-" if gate.epsilon_lower_bound is None else f"{gate.epsilon_lower_bound:.4g}"
+    console.print(
+        f"\n[bold]3. AIM at epsilon = 1, gated by the worst-case audit:[/bold] epsilon >= {lb} "
+        f"measured ({gate.runs} runs per side, {100 * gate.confidence:g}% confidence): claim "
+        "not refuted"
+    )
+    utility = Path(run.evaluation.files[0]).parent
+    console.print(f"   utility evaluation (internal, do not publish): {utility}")
+    console.print(
+        key_value_table(
+            "what a data steward needs",
+            [
+                ("public report", steward["report"]),
+                ("rows released", f"{aim.summary.rows_out:,}"),
+                ("guarantee", f"({claim.epsilon:g}, {claim.delta:g})-DP"),
+                risk_row(claim),
+            ],
+        )
+    )

@@ -18,6 +18,7 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    risk_row,
 )
 
 if TYPE_CHECKING:
@@ -137,6 +138,7 @@ def account_command(
                  if result.epsilon is not None else "-"),
                 ("conversion", result.conversion),
             ]  # fmt: skip
+        rows.append(risk_row(result.claim))
         console.print(key_value_table("Inherent-randomness certificate", rows))
     if not result.feasible:
         if not as_json:
@@ -204,6 +206,7 @@ def budget_command(
          + (f", delta={result.budget_delta:g}" if result.budget_delta is not None else "")),
         ("spent at max records", result.epsilon_spent),
     ]  # fmt: skip
+    rows.append(risk_row(result.claim))
     console.print(key_value_table("Records allowed by the budget", rows))
     if not result.feasible:
         console.print(f"[red]no certificate:[/red] {result.reason}")

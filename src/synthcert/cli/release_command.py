@@ -20,6 +20,7 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    risk_row,
     show_private,
     warn,
 )
@@ -46,6 +47,12 @@ from synthcert.cli._options import (
     schema_with_csv,
 )
 from synthcert.cli._params import RELEASE_PARAMS, merge_alias, params_help, split_params
+from synthcert.cli.ledger_command import (
+    LedgerOpt,
+    LifetimeDeltaOpt,
+    LifetimeEpsilonOpt,
+    ledger_policy,
+)
 
 if TYPE_CHECKING:
     from synthcert.run_record import RunRecord
@@ -125,6 +132,9 @@ def release_command(
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
     log: Annotated[list[str] | None, hidden("--log")] = None,
+    ledger: LedgerOpt = None,
+    lifetime_epsilon: LifetimeEpsilonOpt = None,
+    lifetime_delta: LifetimeDeltaOpt = None,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
 
@@ -142,6 +152,7 @@ def release_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
+    from synthcert.workflows.ledger_step import planned_release_claim
     from synthcert.workflows.release import default_certificate_path, release
 
     run, _ = split_params(param, RELEASE_PARAMS, others=False)
@@ -190,6 +201,9 @@ def release_command(
     )  # fmt: skip
     params_path = save_private_params if pdir is None else (pdir.params if save_params else None)
     engine_name, address = parse_engine(str(run.get("engine", "local")))
+    # privacy ledger (synthcert ledger show): checked before any data is read
+    policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
+    policy.check(lambda: planned_release_claim(budget), budget.neighboring)
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -227,6 +241,7 @@ def release_command(
             internal_report=internal_path,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
         )
+    policy.record(result.certificate.claim)  # after the rows and certificate were written
     if show_private:
         show_private_record(result.record)
     if json_out:
@@ -288,6 +303,7 @@ def print_release(result: ReleaseResult) -> None:
                 ("alpha", c.alpha),
                 ("epsilon_RDP (all rows)", c.epsilon_rdp),
                 ("guarantee", guarantee),
+                risk_row(c.claim),
                 ("synthetic rows", result.output),
                 ("certificate", result.certificate_path),
             ],

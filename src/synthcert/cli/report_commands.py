@@ -70,6 +70,15 @@ def report_command(
             **_JSON_IN,
         ),
     ] = None,
+    claim_audit: Annotated[
+        Path | None,
+        typer.Option(
+            "--claim-audit",
+            help="JSON of `synthcert audit-claim --json` for this configuration (public: built "
+            "from the schema alone): its measured point goes on the attack-risk figure.",
+            **_JSON_IN,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the release report: one self-contained HTML page a data steward can read.
@@ -95,10 +104,12 @@ def report_command(
     au = load_json(audit) if audit else None
     record = load_json(private_record) if private_record else None
     sch = Schema.load(schema) if schema else None
-    inputs = [p for p in (certificate, evaluation, audit, schema, private_record) if p is not None]
+    claim_au = load_json(claim_audit) if claim_audit else None
+    named = (certificate, evaluation, audit, schema, private_record, claim_audit)
+    inputs = [p for p in named if p is not None]
     path = write_report(
         out, certificate=cert, evaluation=ev, audit=au, schema=sch, protect=inputs,
-        internal=internal, record=record,
+        internal=internal, record=record, claim_audit=claim_au,
     )  # fmt: skip
     result = {
         "report": str(path),

@@ -19,6 +19,7 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    risk_row,
     warn,
 )
 from synthcert.cli._options import (
@@ -44,6 +45,12 @@ from synthcert.cli._options import (
     schema_with_csv,
 )
 from synthcert.cli._params import SYNTHESIZE_PARAMS, merge_alias, params_help, split_params
+from synthcert.cli.ledger_command import (
+    LedgerOpt,
+    LifetimeDeltaOpt,
+    LifetimeEpsilonOpt,
+    ledger_policy,
+)
 from synthcert.cli.release_command import show_private_record
 
 SynthParamOpt = Annotated[
@@ -158,6 +165,18 @@ def synthesize_command(
     na_value: OldNaOpt = None,
     encoding: OldEncodingOpt = None,
     log: Annotated[list[str] | None, hidden("--log")] = None,
+    ledger: LedgerOpt = None,
+    lifetime_epsilon: LifetimeEpsilonOpt = None,
+    lifetime_delta: LifetimeDeltaOpt = None,
+    audit_gate_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--audit-gate",
+            help="Before reading any data, run the worst-case audit (audit-claim) of this exact "
+            "configuration with RUNS fits per side (e.g. 200); refuse if it refutes the claim, "
+            "else put its result in --json and on the public report.",
+        ),
+    ] = None,
 ) -> None:
     """Fit a registered synthesizer on INPUT, sample rows, write them atomically to OUT.
 
@@ -178,6 +197,7 @@ def synthesize_command(
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
+    from synthcert.workflows.ledger_step import neighboring_of, planned_synthesis_claim
     from synthcert.workflows.synthesize import synthesize
 
     run, params = split_params(param, SYNTHESIZE_PARAMS, others=True)
@@ -222,6 +242,17 @@ def synthesize_command(
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     share = run.get("private_domain")
     bins_share = run.get("dp_bins")
+    # privacy ledger (synthcert ledger show): checked before any data is read
+    policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
+    policy.check(
+        lambda: planned_synthesis_claim(synthesizer, sch, budget, params),
+        lambda: neighboring_of(synthesizer),
+    )
+    gate = None
+    if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
+        from synthcert.workflows.audit_gate import audit_gate
+
+        gate = audit_gate(synthesizer, sch, budget, params, runs=audit_gate_runs)
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
@@ -252,12 +283,15 @@ def synthesize_command(
             internal_report=internal_path,
             private_record=record_path,
             command=command_line(),
+            claim_audit=gate,
         )
+    policy.record(result.summary.claim)  # after the rows were written
     if show_private:
         show_private_record(result.record)
     summary = result.summary
     if json_out:
-        emit_json(with_claim(summary, summary.claim))
+        doc = with_claim(summary, summary.claim)
+        emit_json(doc if gate is None else {**doc, "audit_gate": gate})
         return
     claim = summary.claim
     for note in claim.warnings:
@@ -277,6 +311,11 @@ def synthesize_command(
         rows.append(("rho (zCDP)", claim.rho))
     if claim.alpha is not None:
         rows.append(("alpha, epsilon_RDP", f"{claim.alpha:.4g}, {claim.epsilon_rdp:.4g}"))
+    rows.append(risk_row(claim))
+    if gate is not None:
+        lb = "-" if gate.epsilon_lower_bound is None else f"{gate.epsilon_lower_bound:.4g}"
+        rows.append(("worst-case audit", f"epsilon >= {lb} measured ({gate.runs} runs per side, "
+                     f"{100 * gate.confidence:g}% confidence): claim not refuted"))  # fmt: skip
     rows.append(("synthetic rows", str(out)))
     if record_path is not None:
         rows.append(("private run record", f"{record_path} (do not publish)"))

@@ -16,6 +16,7 @@ from synthcert.cli._common import (
     parse_count,
     parse_float,
     progress_bar,
+    risk_row,
 )
 
 
@@ -85,6 +86,7 @@ def account_univariate(
     ]
     if result.note:
         rows.append(("note", result.note))
+    rows.append(risk_row(result.claim))
     console.print(key_value_table("Univariate Gaussian synthesis (seed 004)", rows))
 
 

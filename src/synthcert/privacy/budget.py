@@ -11,6 +11,7 @@ from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.bounded_exact import SEARCH_RTOL
 from synthcert.privacy.calibrate import calibrate, floor_within
+from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
@@ -71,6 +72,20 @@ class RecordBudget(Result):
     sigma: float
     feasible: bool = True
     reason: str | None = None
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim of releasing ``max_records`` rows: inherent RDP at ``alpha`` with
+        ε_RDP = max_records × ε_RDP per row (and, for a DP budget, the ε spent at its δ)."""
+        if not self.feasible or self.max_records < 1:
+            return no_privacy_claim(0, reason=f"none: {self.reason or 'no row is allowed'}")
+        dp = self.budget_kind == "dp"
+        return PrivacyClaim(
+            model="inherent-rdp", guarantee=GUARANTEE, neighboring=self.neighboring,
+            epsilon=self.epsilon_spent if dp else None, delta=self.budget_delta if dp else None,
+            alpha=self.alpha, epsilon_rdp=self.max_records * self.epsilon_rdp_per_record,
+            n_out=self.max_records, conversion=self.conversion,
+        )  # fmt: skip
 
 
 def max_records_rdp(
@@ -322,6 +337,18 @@ class Account(Result):
     alpha_max: float
     equation: str
     method: str = ""
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim this certificate states: inherent RDP at ``alpha`` (and its (ε, δ)), or
+        no claim when the theorem refuses."""
+        if not self.feasible or self.epsilon_rdp is None:
+            return no_privacy_claim(self.n_out, reason=f"none: {self.reason or 'refused'}")
+        return PrivacyClaim(
+            model="inherent-rdp", guarantee=GUARANTEE, neighboring=self.neighboring,
+            epsilon=self.epsilon, delta=self.delta, alpha=self.alpha,
+            epsilon_rdp=self.epsilon_rdp, n_out=self.n_out, conversion=self.conversion,
+        )  # fmt: skip
 
 
 def account(

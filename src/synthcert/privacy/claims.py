@@ -12,10 +12,13 @@ tests (tests/test_publication_boundary.py) check this for every command.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from synthcert._result import Result
 from synthcert.privacy.parameters import Neighbouring
+
+if TYPE_CHECKING:
+    from synthcert.privacy.risk import RiskLabel
 
 ClaimModel = Literal["none", "pure-dp", "approx-dp", "zcdp", "inherent-rdp"]
 CLAIM_SCHEMA_VERSION = 1
@@ -99,6 +102,24 @@ class PrivacyClaim(Result):
     assumptions: tuple[Assumption, ...] = field(default_factory=tuple)
     warnings: tuple[str, ...] = field(default_factory=tuple)
     claim_schema_version: int = CLAIM_SCHEMA_VERSION
+
+    @property
+    def risk(self) -> RiskLabel:
+        """The attack-risk label of this claim (:func:`synthcert.privacy.risk.risk_label`)."""
+        from synthcert.privacy.risk import risk_label
+
+        return risk_label(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The claim's fields and, under ``risk``, its attack-risk label (derived, public)."""
+        return {**super().to_dict(), "risk": self.risk.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PrivacyClaim:
+        """Read back :meth:`to_dict`; ``risk`` is recomputed from the figures, not read."""
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "risk"}
+        return super().from_dict(data)
 
     @property
     def is_guarantee(self) -> bool:

@@ -23,6 +23,7 @@ from scipy import stats
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.calibrate import calibrate
+from synthcert.privacy.claims import GUARANTEE, PrivacyClaim
 from synthcert.privacy.parameters import (
     Neighbouring,
     NeighbouringLike,
@@ -48,6 +49,16 @@ class UnivariateGuarantee(Result):
     m: int
     components: dict[str, Any] = field(default_factory=dict)
     note: str = ""
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim of this synthesis: ρ-zCDP (with its (ε, δ)) under bounded neighbours, or
+        (ε, δ)-DP alone when no ρ is stated (§4.3)."""
+        model = "zcdp" if self.rho is not None else "approx-dp"
+        return PrivacyClaim(
+            model=model, guarantee=GUARANTEE, neighboring="bounded", epsilon=self.epsilon,
+            delta=self.delta, rho=self.rho, n_out=self.n_syn * self.m,
+        )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- checks

@@ -35,6 +35,7 @@ from synthcert.report.provenance import collect_provenance
 from synthcert.report.sections.audit import audit_section
 from synthcert.report.sections.certificate import certificate_section
 from synthcert.report.sections.provenance import provenance_rows
+from synthcert.report.sections.risk import risk_section
 from synthcert.report.sections.summary import (
     assumptions,
     audit_verdict,
@@ -47,6 +48,7 @@ from synthcert.report.template import render_page
 from synthcert.report.wording import INTERNAL_BANNER, NO_CERTIFICATE, SECTIONS
 
 if TYPE_CHECKING:
+    from synthcert.audit.claim.result import ClaimAuditResult
     from synthcert.audit.game import AuditResult
     from synthcert.run_record import RunRecord
 
@@ -60,6 +62,7 @@ def build_context(
     schema: Schema | None = None,
     internal: bool = False,
     record: RunRecord | Mapping[str, Any] | None = None,
+    claim_audit: ClaimAuditResult | Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Everything the template needs, as plain values and Figure records.
 
@@ -79,12 +82,15 @@ def build_context(
         Mark the page internal and add the run record to the provenance.
     record : RunRecord, Mapping or None
         The private run record (internal reports only).
+    claim_audit : ClaimAuditResult, Mapping or None
+        The worst-case audit (``synthcert audit-claim``) of this configuration: public, it may
+        go into a public report; its measured point is drawn on the attack-risk figure.
 
     Returns
     -------
     dict
         The template's context: title, sections, guarantee, facts, assumptions, warnings,
-        verdict, and the certificate, utility, audit and provenance sections.
+        verdict, and the certificate, attack-risk, utility, audit and provenance sections.
 
     Raises
     ------
@@ -116,6 +122,7 @@ def build_context(
         "verdict": audit_verdict(released, au),
         "max_records": cert_sec.get("max_records"),
         "certificate": cert_sec,
+        "risk": risk_section(claim, claim_audit),
         "utility": utility_section(ev, schema),
         "audit": audit_section(au, released),
         "provenance": provenance_rows(prov),
@@ -133,6 +140,7 @@ def render_report(
     schema: Schema | None = None,
     internal: bool = False,
     record: RunRecord | Mapping[str, Any] | None = None,
+    claim_audit: ClaimAuditResult | Mapping[str, Any] | None = None,
 ) -> str:
     """The report as one self-contained HTML string.
 
@@ -143,7 +151,7 @@ def render_report(
 
     Parameters
     ----------
-    certificate, evaluation, audit, provenance, schema, internal, record
+    certificate, evaluation, audit, provenance, schema, internal, record, claim_audit
         As for :func:`build_context`.
 
     Returns
@@ -172,7 +180,7 @@ def render_report(
         )
     ctx = build_context(
         certificate, evaluation, audit, provenance, schema=schema, internal=internal,
-        record=record,
+        record=record, claim_audit=claim_audit,
     )  # fmt: skip
     return render_page(ctx)
 
@@ -188,6 +196,7 @@ def write_report(
     protect: Sequence[str | os.PathLike] = (),
     internal: bool = False,
     record: RunRecord | Mapping[str, Any] | None = None,
+    claim_audit: ClaimAuditResult | Mapping[str, Any] | None = None,
 ) -> Path:
     """Render the report and write it atomically to ``out_path`` (the call other commands use).
 
@@ -195,7 +204,7 @@ def write_report(
     ----------
     out_path : str or os.PathLike
         The HTML file (an internal report is written with mode 0600).
-    certificate, evaluation, audit, provenance, schema, internal, record
+    certificate, evaluation, audit, provenance, schema, internal, record, claim_audit
         As for :func:`build_context`.
     protect : sequence of path
         Input files the output must not overwrite.
@@ -227,7 +236,7 @@ def write_report(
     """
     html = render_report(
         certificate, evaluation, audit, provenance, schema=schema, internal=internal,
-        record=record,
+        record=record, claim_audit=claim_audit,
     )  # fmt: skip
     return write_text(html, out_path, protect=protect, private=internal)  # internal: 0600
 

@@ -699,3 +699,127 @@ def sandwich_figure(
         "certificate is wrong."
     )
     return Figure("fig-sandwich", to_svg(fig, "fig-sandwich", alt), alt, caption)
+
+
+# --------------------------------------------------------------------------------------------
+# attack risk: the claim's trade-off curve as TPR against FPR
+# --------------------------------------------------------------------------------------------
+def draw_tradeoff(
+    ax,
+    claim_tpr,
+    *,
+    claim_label: str,
+    fpr_max: float = 1.0,
+    audit=None,
+    pair_tpr=None,
+    points: int = 401,
+) -> None:
+    """Draw on ``ax`` the claim's region in the (FPR, TPR) plane, the random-guess line and,
+    when given, the mechanism's own curve on a pair and an audit's measured point with its
+    confidence box (shared by the report and ``synthcert audit-claim``'s figure).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    claim_tpr : callable
+        FPR array -> the greatest TPR the claim allows (1 − f, f its trade-off function).
+    claim_label : str
+        The claim's legend entry.
+    fpr_max : float, default 1.0
+        The right end of the FPR axis (0.1 zooms on the rates that matter).
+    audit : ClaimAuditResult, optional
+        Anything with ``fpr``, ``tpr``, ``fpr_upper``, ``tpr_lower``, ``confidence`` and
+        ``statistic``: its box runs from the measured rates to the corner (FPR upper bound,
+        TPR lower bound) the lower bound is computed from.
+    pair_tpr : callable, optional
+        The mechanism's own TPR curve on the audited pair.
+    points : int, default 401
+        Points of each curve.
+    """
+    from matplotlib.patches import Rectangle
+
+    x = np.linspace(0.0, fpr_max, points)
+    top = float(np.clip(np.asarray(claim_tpr(np.array([fpr_max])), dtype=float)[0], 0, 1))
+    ymax = 1.0 if fpr_max >= 1.0 else min(1.0, max(1.3 * top, 2.5 * fpr_max))
+    ax.plot([0, fpr_max], [0, fpr_max], color=GREY, ls=":", lw=1.2, label="random guess")
+    y = np.clip(np.asarray(claim_tpr(x), dtype=float), 0.0, 1.0)
+    ax.plot(x, y, color=BLUE, lw=2, label=claim_label)
+    ax.fill_between(x, y, ymax, color=VERMILION, alpha=0.08, lw=0, hatch="//", ec=VERMILION)
+    if pair_tpr is not None:
+        pair = np.clip(np.asarray(pair_tpr(x), dtype=float), 0.0, 1.0)
+        ax.plot(x, pair, color=GREEN, lw=1.2, ls="--", label="mechanism on the audited pair")
+    if audit is not None:
+        lo_x, hi_x = sorted((float(audit.fpr), float(audit.fpr_upper)))
+        lo_y, hi_y = sorted((float(audit.tpr), float(audit.tpr_lower)))
+        pct = f"{100 * float(audit.confidence):g}%"
+        ax.add_patch(
+            Rectangle((lo_x, lo_y), hi_x - lo_x, hi_y - lo_y, fill=False, ec=ORANGE, lw=1.5,
+                      label=f"{pct} confidence box")
+        )  # fmt: skip
+        ax.plot([audit.fpr], [audit.tpr], "o", color=ORANGE, mec="black",
+                label=f"measured by the audit ({audit.statistic})")  # fmt: skip
+        ax.plot([audit.fpr_upper], [audit.tpr_lower], "s", color=ORANGE, ms=4)
+    ax.set_xlim(0, fpr_max)
+    ax.set_ylim(0, ymax)
+    ax.set_xlabel("false-positive rate (FPR)")
+    ax.set_ylabel("true-positive rate (TPR)")
+
+
+def risk_figure(claim, audit=None) -> Figure:
+    """The claim's trade-off curve as TPR against FPR (full range, and FPR ≤ 10 %), the line of
+    a random guess, and an attached worst-case audit's measured point with its confidence box.
+
+    Parameters
+    ----------
+    claim : PrivacyClaim
+        A DP guarantee (its curve: :func:`synthcert.privacy.risk.claim_tpr`).
+    audit : ClaimAuditResult, optional
+        The public result of ``synthcert audit-claim`` for this configuration.
+
+    Returns
+    -------
+    Figure
+        ``fig-risk``.
+    """
+    from synthcert.privacy.risk import claim_tpr
+
+    label = claim.risk
+    tpr = claim_tpr(claim)
+    fig = new_figure(7.6, 3.7)
+    axes = fig.subplots(1, 2)
+    claim_label = "the most any attack can reach"
+    for ax, fpr_max in zip(axes, (1.0, 0.1), strict=True):
+        _style(ax)
+        draw_tradeoff(ax, tpr, claim_label=claim_label, fpr_max=fpr_max, audit=audit)
+    for key, color in (("0.01", BLUE), ("0.05", BLUE)):
+        x, yv = float(key), float(label.tpr_at_fpr[key])
+        axes[1].plot([x], [yv], "o", color=color, ms=5, mec="black")
+        axes[1].annotate(f"TPR ≤ {yv:.3g}", (x, yv), xytext=(6, -12), textcoords="offset points",
+                         fontsize=8)  # fmt: skip
+    axes[0].set_title("all false-positive rates")
+    axes[1].set_title("zoom: false-positive rate ≤ 10 %")
+    handles, names = axes[1].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=3, fontsize=7.5)
+    t1, t5 = label.tpr_at_fpr["0.01"], label.tpr_at_fpr["0.05"]
+    alt = (
+        f"Trade-off curve of the privacy claim ({label.source}): at a false-positive rate of "
+        f"1 % no attack exceeds a true-positive rate of {t1:.3g}, at 5 % of {t5:.3g}; the "
+        f"largest advantage over guessing is {label.advantage:.3g}."
+    )
+    if audit is not None:
+        alt += (
+            f" The worst-case audit measured FPR {audit.fpr:.3g} and TPR {audit.tpr:.3g} "
+            f"({audit.runs} runs per side)."
+        )
+    caption = (
+        "What an attacker can do. The solid line is the largest true-positive rate (people in "
+        "the table correctly detected) any attack can reach at each false-positive rate "
+        "(people wrongly accused) under the claim; the hatched area above it is impossible. "
+        "The dotted diagonal is a random guess."
+    )
+    if audit is not None:
+        caption += (
+            " The orange point is what the worst-case audit (audit-claim) measured, with its "
+            "confidence box: a box corner above the line would refute the claim."
+        )
+    return Figure("fig-risk", to_svg(fig, "fig-risk", alt), alt, caption)

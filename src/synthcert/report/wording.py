@@ -13,6 +13,7 @@ from synthcert.report.figures import fmt
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("summary", "Summary"),
     ("certificate", "Privacy certificate"),
+    ("risk", "Attack risk"),
     ("utility", "Utility"),
     ("audit", "Membership-inference audit"),
     ("provenance", "Provenance"),

@@ -94,12 +94,21 @@ class Publication:
         return write_text(json.dumps(jsonable(payload), indent=2) + "\n", path, protect=self.inputs)
 
     def public_report(
-        self, path: str | os.PathLike, *, certificate: Released, schema: Schema | None
+        self,
+        path: str | os.PathLike,
+        *,
+        certificate: Released,
+        schema: Schema | None,
+        claim_audit: Any = None,
     ) -> Path:
-        """The public report: the certificate, its curves and assumptions, public provenance."""
+        """The public report: the certificate, its curves and assumptions, public provenance,
+        and the worst-case audit of the configuration when one was run (public)."""
         from synthcert.report.build import write_report
 
-        return write_report(path, certificate=certificate, schema=schema, protect=self.inputs)
+        return write_report(
+            path, certificate=certificate, schema=schema, protect=self.inputs,
+            claim_audit=claim_audit,
+        )  # fmt: skip
 
     def table(self, frame: Any, path: str | os.PathLike) -> Path:
         """Write a table (CSV or Parquet by its suffix) atomically, never over an input."""

@@ -267,6 +267,7 @@ def synthesize(
     internal_report: str | os.PathLike | None = None,
     private_record: str | os.PathLike | None = None,
     command: str = "",
+    claim_audit: Any = None,
 ) -> SynthesisResult:
     """Fit ``synthesizer`` on the input, sample rows, write them atomically to ``out``.
 
@@ -320,6 +321,9 @@ def synthesize(
         The public HTML report, the internal one, the private run record (mode 0600).
     command
         The command line, for the private record.
+    claim_audit
+        The worst-case audit of this configuration (:func:`synthcert.workflows.audit_gate.
+        audit_gate`; public), drawn on the public report's attack-risk figure.
 
     Returns
     -------
@@ -510,7 +514,7 @@ def synthesize(
         private_domain=private_domain,
     )
     if report is not None:
-        pub.public_report(report, certificate=summary, schema=schema)
+        pub.public_report(report, certificate=summary, schema=schema, claim_audit=claim_audit)
     record = pub.finish(private_record)
     if internal_report is not None:
         pub.internal_report(internal_report, certificate=summary, schema=schema)

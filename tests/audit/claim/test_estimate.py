@@ -34,7 +34,6 @@ from synthcert.audit.claim.estimate import (
     estimate_bounds,
     evaluate_test,
 )
-from synthcert.audit.claim.tradeoff import gdp_tradeoff
 from synthcert.errors import ParameterError
 from synthcert.privacy.mechanisms import (
     exponential_mechanism,
@@ -42,6 +41,7 @@ from synthcert.privacy.mechanisms import (
     gaussian_sigma_analytic,
     laplace_mechanism,
 )
+from synthcert.privacy.tradeoff import gdp_tradeoff
 
 CONFIDENCE = 0.95
 REPS = 200

@@ -17,10 +17,10 @@ from synthcert.audit.claim.gaussian_release import (
     theorem_pairs,
     worst_table,
 )
-from synthcert.audit.claim.tradeoff import pld_tradeoff
 from synthcert.errors import ParameterError
 from synthcert.privacy.bounded_exact import unbounded_divergence
 from synthcert.privacy.budget import account
+from synthcert.privacy.tradeoff import pld_tradeoff
 from synthcert.synthesizers.gaussian import neighbour_margin
 
 N, SIGMA, N_OUT, DELTA = 50, 0.3, 50, 1e-2

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 from synthcert.audit.claim.estimate import ceiling, ceiling_from_event
-from synthcert.audit.claim.tradeoff import (
+from synthcert.errors import ParameterError
+from synthcert.privacy.claims import GUARANTEE, PrivacyClaim
+from synthcert.privacy.tradeoff import (
     claim_tradeoff,
     event_accountant,
     event_tradeoff,
     gdp_tradeoff,
     pure_dp_tradeoff,
 )
-from synthcert.errors import ParameterError
-from synthcert.privacy.claims import GUARANTEE, PrivacyClaim
 
 ALPHA = np.unique(np.concatenate([np.geomspace(1e-8, 1.0, 400), np.linspace(0.0, 1.0, 1001)]))
 

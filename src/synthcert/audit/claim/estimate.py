@@ -475,7 +475,7 @@ def ceiling(
 
     Examples
     --------
-    >>> from synthcert.audit.claim.tradeoff import pure_dp_tradeoff
+    >>> from synthcert.privacy.tradeoff import pure_dp_tradeoff
     >>> c = ceiling(pure_dp_tradeoff(1.0), runs=5000, delta=0.0)
     >>> bool(0.7 < c < 1.0)
     True
@@ -505,7 +505,7 @@ def ceiling_from_event(
 
     The event's privacy-loss distribution (dp-accounting's PLD accountant, which composes the
     event's noise steps) gives the privacy profile δ(ε), hence the trade-off curve
-    (:func:`synthcert.audit.claim.tradeoff.pld_tradeoff`).
+    (:func:`synthcert.privacy.tradeoff.pld_tradeoff`).
 
     Parameters
     ----------
@@ -521,7 +521,7 @@ def ceiling_from_event(
     float
         The ceiling.
     """
-    from synthcert.audit.claim.tradeoff import event_tradeoff
+    from synthcert.privacy.tradeoff import event_tradeoff
 
     curve = event_tradeoff(event, value_discretization_interval=value_discretization_interval)
     return ceiling(

@@ -54,8 +54,8 @@ from scipy import optimize, stats
 
 from synthcert._result import Result
 from synthcert.audit.claim.estimate import BoundEstimate, ceiling, estimate_bounds
-from synthcert.audit.claim.tradeoff import pld_tradeoff
 from synthcert.errors import AssumptionError, ParameterError
+from synthcert.privacy.tradeoff import pld_tradeoff
 
 _BINS = 5_000
 _VDI = 1e-3
@@ -175,7 +175,7 @@ class PairProfile:
     """Exact privacy profile of n_out i.i.d. records from p against q, both orders.
 
     Has ``get_delta_for_epsilon`` and ``get_epsilon_for_delta`` like a dp-accounting PLD, so
-    :func:`~synthcert.audit.claim.tradeoff.pld_tradeoff` gives its trade-off curve.
+    :func:`~synthcert.privacy.tradeoff.pld_tradeoff` gives its trade-off curve.
     """
 
     def __init__(

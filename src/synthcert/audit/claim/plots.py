@@ -2,7 +2,9 @@
 pair's own curve, and the measured test with its Clopper–Pearson confidence box.
 
 A mechanism satisfying the claim admits no test above the curve TPR = 1 − f(FPR), f the claim's
-trade-off function (:func:`synthcert.audit.claim.tradeoff.claim_tradeoff`). The audit's test
+trade-off function (:func:`synthcert.privacy.tradeoff.claim_tradeoff`), drawn by the report's
+:func:`synthcert.report.figures.draw_tradeoff` (the public report's attack-risk figure is the
+same drawing). The audit's test
 has empirical rates (FPR, TPR) on the evaluation half; its box runs to the corner
 (FPR upper bound, TPR lower bound), the point the lower bound is computed from. A corner above
 the claim's curve refutes the claim at the stated confidence. The figure is public, like the
@@ -51,46 +53,26 @@ def tradeoff_figure(
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
 
-    alpha = np.linspace(0.0, 1.0, 801)
+    from synthcert.report.figures import draw_tradeoff
+
     fig, ax = plt.subplots(figsize=(4.8, 4.6))
-    ax.plot([0, 1], [0, 1], color="0.6", ls=":", lw=1, label="random guess")
-    claim_tpr = 1.0 - np.clip(np.asarray(claim_curve(alpha), dtype=np.float64), 0.0, 1.0)
     label = f"claim: ε = {result.claimed_epsilon:g}" + (
         f", δ = {result.delta:g}" if result.delta else ""
     )
-    ax.plot(alpha, claim_tpr, color="tab:blue", lw=2, label=label)
-    ax.fill_between(alpha, claim_tpr, 1.0, color="tab:red", alpha=0.07, lw=0)
-    if pair_curve is not None:
-        pair_tpr = 1.0 - np.clip(np.asarray(pair_curve(alpha), dtype=np.float64), 0.0, 1.0)
-        ax.plot(alpha, pair_tpr, color="tab:green", lw=1.2, ls="--", label="mechanism on the pair")
-    fpr, tpr = result.fpr, result.tpr
-    lo_x, hi_x = sorted((fpr, result.fpr_upper))
-    lo_y, hi_y = sorted((tpr, result.tpr_lower))
-    pct = f"{100 * result.confidence:g}%"
-    ax.add_patch(
-        Rectangle(
-            (lo_x, lo_y),
-            hi_x - lo_x,
-            hi_y - lo_y,
-            fill=False,
-            ec="tab:orange",
-            lw=1.5,
-            label=f"{pct} Clopper–Pearson box",
-        )
-    )
-    ax.plot([fpr], [tpr], "o", color="tab:orange", label=f"measured ({result.statistic})")
-    ax.plot([result.fpr_upper], [result.tpr_lower], "s", color="tab:orange", ms=4)
+
+    def tpr_of(curve: Tradeoff) -> Tradeoff:
+        return lambda a: 1.0 - np.clip(np.asarray(curve(a), dtype=np.float64), 0.0, 1.0)
+
+    draw_tradeoff(
+        ax, tpr_of(claim_curve), claim_label=label, audit=result, points=801,
+        pair_tpr=None if pair_curve is None else tpr_of(pair_curve),
+    )  # fmt: skip
     lb = result.epsilon_lower_bound
     verdict = "VIOLATION" if result.violation else "no violation"
     title = f"{result.synthesizer}, {result.runs} runs per side: "
     title += ("ε_lb = -" if lb is None else f"ε_lb = {lb:.3g}") + f" ({verdict})"
     ax.set_title(title, fontsize=9)
-    ax.set_xlabel("false-positive rate (FPR)")
-    ax.set_ylabel("true-positive rate (TPR)")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     ax.legend(loc="lower right", fontsize=7)
     path = Path(path)

@@ -289,7 +289,7 @@ def corner_above_claim(claim: PrivacyClaim, fpr_upper: float, tpr_lower: float) 
     For a pure or approximate DP claim this is the lower bound exceeding the claimed epsilon at
     its delta; for a zCDP claim, f is the envelope over every delta, a stronger claim.
     """
-    from synthcert.audit.claim.tradeoff import claim_tradeoff
+    from synthcert.privacy.tradeoff import claim_tradeoff
 
     f = claim_tradeoff(claim)
     beta = float(np.asarray(f(np.array([float(fpr_upper)])), dtype=np.float64).ravel()[0])
@@ -304,7 +304,7 @@ def _ceilings(
         return None, None, "no noise step of this synthesizer is known on the pair"
     from synthcert.audit.claim.estimate import ceiling
     from synthcert.audit.claim.events import event_pld
-    from synthcert.audit.claim.tradeoff import pld_tradeoff
+    from synthcert.privacy.tradeoff import pld_tradeoff
 
     try:
         curve = pld_tradeoff(event_pld(event))

@@ -16,12 +16,23 @@ function of the pair (Dong, Roth & Su 2022, Def. 2.1). The curves here are those
 * a dp-accounting privacy-loss distribution (its profile via ``get_delta_for_epsilon``, which
   takes the worse of the add and remove directions), or a dp-accounting event composed by
   ``PLDAccountant``;
-* a :class:`~synthcert.privacy.claims.PrivacyClaim`: pure-dp and approx-dp directly; zcdp
-  through its privacy profile ε(δ) from the thesis conversion (Canonne, Kamath & Steinke 2020,
-  :func:`synthcert.privacy.conversion.zcdp_to_dp`) on a grid of δ. ρ-zCDP does *not* imply
-  √(2ρ)-GDP (Gaussian noise of ρ-zCDP is √(2ρ)-GDP, but other ρ-zCDP mechanisms are not), so
-  the GDP curve is not used for zCDP claims. inherent-rdp from its single (α, ε)-RDP order
-  through :func:`synthcert.privacy.conversion.rdp_to_dp` on a grid of δ.
+* Rényi DP at a set of orders (:func:`rdp_tradeoff`): a test is a post-processing, so by the
+  data-processing inequality its rates (FPR x, TPR y) satisfy D_a(Bern(y) ‖ Bern(x)) ≤ ε_a and
+  D_a(Bern(x) ‖ Bern(y)) ≤ ε_a at every order a (Balle et al. 2020, "Hypothesis testing
+  interpretations and Rényi differential privacy", §4). Two Bernoulli laws are themselves a
+  mechanism, so this region is *exactly* what the RDP figures allow: no conversion through
+  (ε, δ) can be tighter;
+* a :class:`~synthcert.privacy.claims.PrivacyClaim` (:func:`claim_tradeoff`): pure-dp and
+  approx-dp directly; zcdp as RDP at every order (ε_a = ρa, on a grid of orders: fewer
+  constraints, so a valid curve) together with its stated (ε, δ); inherent-rdp from its single
+  (α, ε)-RDP order together with its stated (ε, δ). ρ-zCDP does *not* imply √(2ρ)-GDP
+  (Gaussian noise of ρ-zCDP is √(2ρ)-GDP, but other ρ-zCDP mechanisms are not), so the GDP
+  curve is never used for a zCDP claim.
+
+Every curve here is a *lower* envelope of the true one (at most the true least type-II error,
+so at least the true greatest TPR): where a grid or a bisection approximates, it errs towards
+more powerful tests. An audit that finds a test above it has refuted the claim; an attack-risk
+label read from it (:mod:`synthcert.privacy.risk`) never understates the risk.
 """
 
 from __future__ import annotations
@@ -62,6 +73,9 @@ def pure_dp_tradeoff(epsilon: float, delta: float = 0.0) -> Tradeoff:
 
     def f(alpha: np.ndarray) -> np.ndarray:
         a = _alpha(alpha)
+        if epsilon > 700.0:  # e^ε overflows: 1 − δ − e^ε α < 0 for every α > 0
+            tail = (1 - delta - a) * math.exp(-epsilon)
+            return np.maximum(np.where(a == 0, 1 - delta, tail), 0.0)
         e = math.exp(epsilon)
         return np.maximum.reduce([np.zeros_like(a), 1 - delta - e * a, (1 - delta - a) / e])
 
@@ -180,36 +194,144 @@ def event_tradeoff(
     return pld_tradeoff(acc)
 
 
-def _delta_grid() -> np.ndarray:
-    return np.concatenate([np.geomspace(_DELTA_FLOOR, 0.5, 240), np.linspace(0.5, 0.999, 40)[1:]])
+ZCDP_ORDERS = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 16)[:-1], np.geomspace(2.0, 1e4, 40)])
+"""Orders at which a zCDP claim is read as RDP: any finite set gives a valid (looser) curve."""
+
+_BISECTIONS = 44  # 2^-44 < 10^-13: the bracket's width, its upper end returned
+
+
+def _binary_renyi(a: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """D_a(Bern(p) ‖ Bern(q)) = log(p^a q^{1−a} + (1−p)^a (1−q)^{1−a}) / (a − 1), a > 1."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t1 = np.where(p > 0, a * np.log(p) + (1 - a) * np.log(q), -np.inf)
+        t2 = np.where(p < 1, a * np.log1p(-p) + (1 - a) * np.log1p(-q), -np.inf)
+        return np.logaddexp(t1, t2) / (a - 1)
+
+
+def rdp_tpr(orders: Any, epsilons: Any, fpr: Any) -> np.ndarray:
+    """Greatest TPR at each FPR of a test against a mechanism that is (a, ε_a)-RDP both ways.
+
+    The largest y ≥ x with D_a(Bern(y) ‖ Bern(x)) ≤ ε_a and D_a(Bern(x) ‖ Bern(y)) ≤ ε_a for
+    every order a given (both are 0 at y = x and increase with y), found by bisection; the
+    upper end of the final bracket is returned, so the value is never below the exact one.
+
+    Parameters
+    ----------
+    orders, epsilons : array_like
+        Orders a > 1 and ε_RDP at each.
+    fpr : array_like
+        False-positive rates in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        The TPR bound, same shape as ``fpr``.
+
+    Examples
+    --------
+    >>> # one order a = 2, ε = log 2: y²/x + (1 − y)²/(1 − x) ≤ 2 at x = 0.01
+    >>> round(float(rdp_tpr([2.0], [math.log(2.0)], 0.01)), 4)
+    0.1095
+    """
+    a = np.asarray(orders, dtype=np.float64).ravel()
+    e = np.asarray(epsilons, dtype=np.float64).ravel()
+    if a.size == 0 or a.shape != e.shape or np.any(~(a > 1)) or np.any(~(e >= 0)):
+        raise ParameterError("RDP needs orders > 1 and ε_RDP ≥ 0, as many of each")
+    x = _alpha(fpr)
+    shape = x.shape
+    x = x.ravel()
+    out = np.ones_like(x)
+    tol = e * (1.0 + 1e-12) + 1e-15  # a rounding error may only loosen the bound
+    for start in range(0, x.size, 256):  # bounded memory: 256 × orders at a time
+        xs = x[start : start + 256, None]
+        lo = np.broadcast_to(xs, (xs.shape[0], a.size)).copy()
+        hi = np.ones_like(lo)
+        ok_top = np.maximum(_binary_renyi(a, hi, lo), _binary_renyi(a, lo, hi)) <= tol
+        for _ in range(_BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            inside = np.maximum(_binary_renyi(a, mid, xs), _binary_renyi(a, xs, mid)) <= tol
+            lo = np.where(inside, mid, lo)
+            hi = np.where(inside, hi, mid)
+        hi = np.where(ok_top, 1.0, hi)
+        out[start : start + 256] = np.min(hi, axis=1)
+    return out.reshape(shape)
+
+
+def rdp_tradeoff(orders: Any, epsilons: Any) -> Tradeoff:
+    """f(α) = 1 − :func:`rdp_tpr` at α: the exact curve the RDP figures allow (up to bisection).
+
+    >>> f = rdp_tradeoff([2.0], [0.0])  # ε_RDP = 0: no test beats guessing
+    >>> f(np.array([0.3])).round(6).tolist()
+    [0.7]
+    """
+    a = np.asarray(orders, dtype=np.float64).ravel()
+    e = np.asarray(epsilons, dtype=np.float64).ravel()
+    rdp_tpr(a, e, 0.5)  # validates
+
+    def f(alpha: np.ndarray) -> np.ndarray:
+        return 1.0 - rdp_tpr(a, e, alpha)
+
+    return f
+
+
+def max_tradeoff(*curves: Tradeoff) -> Tradeoff:
+    """max_i f_i(α): a mechanism satisfying every description lies above all of their curves."""
+
+    def f(alpha: np.ndarray) -> np.ndarray:
+        return np.maximum.reduce([np.asarray(c(alpha), dtype=np.float64) for c in curves])
+
+    return f
+
+
+def claim_descriptions(claim: PrivacyClaim) -> tuple[str, ...]:
+    """Which descriptions of ``claim`` its curve is computed from (for a label's ``source``)."""
+    model = claim.model
+    stated = []
+    if claim.epsilon is not None and claim.delta is not None:
+        stated.append(f"(ε, δ) = ({claim.epsilon:.6g}, {claim.delta:.3g})")
+    if model == "pure-dp" and claim.epsilon is not None:
+        return (f"ε = {claim.epsilon:.6g} (pure DP)",)
+    if model == "approx-dp" and claim.epsilon is not None:
+        return tuple(stated)
+    if model == "zcdp" and claim.rho is not None:
+        return (f"ρ = {claim.rho:.6g} (zCDP: Rényi DP at every order, on a grid)", *stated)
+    if model == "inherent-rdp" and claim.alpha is not None and claim.epsilon_rdp is not None:
+        rdp = f"(α, ε_RDP) = ({claim.alpha:.6g}, {claim.epsilon_rdp:.6g}) (Rényi DP, one order)"
+        return (rdp, *stated)
+    return ()
 
 
 def claim_tradeoff(claim: PrivacyClaim) -> Tradeoff:
     """Lower envelope of the trade-off curve every mechanism satisfying ``claim`` lies above.
 
-    pure-dp: f_{ε,0}; approx-dp: f_{ε,δ}; zcdp: the envelope of (zcdp_to_dp(ρ, δ), δ) over a
-    grid of δ; inherent-rdp: the envelope of (rdp_to_dp(α, ε_RDP, δ), δ). A claim that is not a
-    guarantee (model ``none``) has no curve.
+    pure-dp: f_{ε,0}; approx-dp: f_{ε,δ}; zcdp: :func:`rdp_tradeoff` at the orders
+    :data:`ZCDP_ORDERS` with ε_a = ρa, and f_{ε,δ} of its stated (ε, δ); inherent-rdp:
+    :func:`rdp_tradeoff` at its one order, and f_{ε,δ} of its stated (ε, δ). A claim with no
+    DP figures (model ``none``) has no curve.
 
     Raises
     ------
     ParameterError
         For a claim without DP figures.
-    """
-    from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
 
+    Examples
+    --------
+    >>> from synthcert.privacy.claims import GUARANTEE, PrivacyClaim
+    >>> f = claim_tradeoff(PrivacyClaim("pure-dp", GUARANTEE, "unbounded", epsilon=1.0, delta=0))
+    >>> round(1 - float(f(np.array(0.01))), 6)  # e · 0.01
+    0.027183
+    """
     model = claim.model
     if model == "pure-dp" and claim.epsilon is not None:
         return pure_dp_tradeoff(float(claim.epsilon))
     if model == "approx-dp" and claim.epsilon is not None:
         return pure_dp_tradeoff(float(claim.epsilon), float(claim.delta or 0.0))
-    deltas = _delta_grid()
+    stated = []
+    if claim.epsilon is not None and claim.delta is not None and math.isfinite(claim.epsilon):
+        stated.append(pure_dp_tradeoff(float(claim.epsilon), float(claim.delta)))
     if model == "zcdp" and claim.rho is not None:
-        eps = np.array([zcdp_to_dp(float(claim.rho), float(d)) for d in deltas])
-        return envelope_tradeoff(eps, deltas)
+        return max_tradeoff(rdp_tradeoff(ZCDP_ORDERS, ZCDP_ORDERS * float(claim.rho)), *stated)
     if model == "inherent-rdp" and claim.alpha is not None and claim.epsilon_rdp is not None:
-        order = np.array([float(claim.alpha)])
-        value = np.array([float(claim.epsilon_rdp)])
-        eps = np.array([float(rdp_to_dp(order, value, float(d))[0]) for d in deltas])
-        return envelope_tradeoff(eps, deltas)
-    raise ParameterError(f"a claim of model {model!r} has no trade-off curve to audit against")
+        curve = rdp_tradeoff([float(claim.alpha)], [float(claim.epsilon_rdp)])
+        return max_tradeoff(curve, *stated)
+    raise ParameterError(f"a claim of model {model!r} has no trade-off curve")

@@ -1,0 +1,427 @@
+"""A privacy ledger across releases of one table: the public claims, composed by the tightest
+valid rule, and a lifetime budget checked before any data is read.
+
+The ledger is a JSON-lines file, one public claim per line (:func:`ledger_entry`: the claim's
+privacy figures, its model and neighbouring relation, the rows released and the mechanisms'
+names; never n, a timing, a path, a seed, an assumption's value or a warning's text). An append
+takes a lock beside the file, writes the whole new ledger to a temporary file in the same
+folder, fsyncs it and renames it over the old one (``os.replace``): a reader sees the old
+ledger or the new one, never a torn line, and a refused or failed run leaves it byte for byte
+as it was.
+
+Composition (:func:`compose`), every entry being a DP guarantee under one neighbouring relation:
+
+* all pure ε-DP: ε = Σ ε_i (basic composition; Dwork & Roth 2014, Thm. 3.16);
+* pure and ρ-zCDP entries: ρ = Σ ρ_i, a pure ε_i counting ε_i²/2 (Bun & Steinke 2016,
+  Prop. 1.4 and Lemma 2.3); ε at δ = Σ δ_i is the smaller of the zCDP conversion and the basic
+  sum;
+* entries with Rényi figures (inherent RDP at one order α_i, zCDP, pure): RDP is
+  non-decreasing in the order, so each is (α, ε_i)-RDP at the *smallest* order α = min α_i
+  (zCDP: ρα; pure: min(ε, αε²/2)), and ε_RDP = Σ ε_i at α (Mironov 2017, Prop. 1); ε at δ is
+  the smaller of the RDP conversion and the basic sum;
+* otherwise: basic composition of (ε, δ): (Σ ε_i, Σ δ_i).
+
+Mixed neighbouring relations are refused: an add/remove guarantee becomes a replacement one
+only at twice the cost (group privacy of two; for zCDP four times ρ), which the ledger does not
+apply silently. An entry that is not a guarantee makes the total no guarantee.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from synthcert._result import Result
+from synthcert.errors import BudgetError, DataError, ParameterError
+from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
+
+LEDGER_FIELDS = (
+    "model", "guarantee", "neighboring", "epsilon", "delta", "rho", "alpha", "epsilon_rdp",
+    "n_out", "conversion", "mechanisms", "claim_schema_version",
+)  # fmt: skip
+"""The claim fields a ledger line holds (public by construction; nothing else is written)."""
+RELATIONS = {"unbounded": "unbounded", "bounded": "bounded", "bounded-direct": "bounded"}
+
+
+def ledger_entry(claim: PrivacyClaim) -> dict:
+    """The line a claim adds to a ledger: its public privacy figures only.
+
+    Examples
+    --------
+    >>> c = PrivacyClaim("pure-dp", GUARANTEE, "unbounded", epsilon=1.0, delta=0.0, n_out=10)
+    >>> sorted(ledger_entry(c))[:4]
+    ['alpha', 'claim_schema_version', 'conversion', 'delta']
+    """
+    doc = claim.to_dict()
+    return {k: doc[k] for k in LEDGER_FIELDS}
+
+
+def read_ledger(path: str | os.PathLike) -> tuple[PrivacyClaim, ...]:
+    """The claims of a ledger file (none when it does not exist yet).
+
+    Raises
+    ------
+    DataError
+        A line is not a claim a ledger holds (its number is named).
+    """
+    p = Path(path)
+    if not p.exists():
+        return ()
+    out = []
+    for number, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+            if not isinstance(doc, dict) or set(doc) - set(LEDGER_FIELDS):
+                raise DataError("not a ledger entry (unknown or missing fields)")
+            out.append(PrivacyClaim.from_dict(doc))
+        except (json.JSONDecodeError, DataError, TypeError, ValueError) as exc:
+            msg = f"line {number} of the ledger {str(p)!r} is not a claim: {exc}"
+            raise DataError(msg) from exc
+    return tuple(out)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    lock = path.with_name(path.name + ".lock")
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def append_claim(path: str | os.PathLike, claim: PrivacyClaim) -> Path:
+    """Append ``claim`` to the ledger atomically (lock, temporary file, fsync, ``os.replace``).
+
+    Returns
+    -------
+    Path
+        The ledger.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(ledger_entry(claim), sort_keys=True) + "\n"
+    with _locked(p):
+        old = p.read_bytes() if p.exists() else b""
+        if old and not old.endswith(b"\n"):
+            old += b"\n"
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(old + line.encode("utf-8"))
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, p)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+    return p
+
+
+def _rho(claim: PrivacyClaim) -> float | None:
+    if claim.model == "pure-dp":
+        return float(claim.epsilon) ** 2 / 2.0  # type: ignore[arg-type]
+    if claim.model == "zcdp" and claim.rho is not None:
+        return float(claim.rho)
+    return None
+
+
+def _rdp_at(claim: PrivacyClaim, alpha: float) -> float | None:
+    """ε_RDP of ``claim`` at order ``alpha`` (≤ its own order for inherent RDP), or None."""
+    if claim.model == "pure-dp":
+        eps = float(claim.epsilon)  # type: ignore[arg-type]
+        return min(eps, alpha * eps * eps / 2.0)
+    if claim.model == "zcdp" and claim.rho is not None:
+        return float(claim.rho) * alpha
+    if claim.model == "inherent-rdp" and claim.alpha is not None and claim.epsilon_rdp is not None:
+        return float(claim.epsilon_rdp) if alpha <= float(claim.alpha) else None
+    return None
+
+
+def _basic(claims: Sequence[PrivacyClaim]) -> tuple[float, float] | None:
+    if any(c.epsilon is None or (c.delta is None and c.model != "pure-dp") for c in claims):
+        return None
+    eps = math.fsum(float(c.epsilon) for c in claims)  # type: ignore[arg-type]
+    delta = math.fsum(float(c.delta or 0.0) for c in claims)
+    return eps, delta
+
+
+def _n_out(claims: Sequence[PrivacyClaim]) -> int | None:
+    if any(c.n_out is None for c in claims):
+        return None
+    return sum(int(c.n_out) for c in claims)  # type: ignore[arg-type]
+
+
+def compose(claims: Sequence[PrivacyClaim]) -> PrivacyClaim:
+    """The total claim of several releases of one table, by the tightest valid rule.
+
+    Parameters
+    ----------
+    claims : sequence of PrivacyClaim
+
+    Returns
+    -------
+    PrivacyClaim
+        ``conversion`` names the rule (``ledger: basic``, ``ledger: zcdp``, ``ledger: rdp``).
+
+    Raises
+    ------
+    ParameterError
+        No claim, mixed neighbouring relations, or figures no rule composes (an RDP claim
+        without δ beside an (ε, δ) one).
+
+    Examples
+    --------
+    >>> one = PrivacyClaim("pure-dp", GUARANTEE, "unbounded", epsilon=1.0, delta=0.0)
+    >>> compose([one, one]).epsilon
+    2.0
+    >>> z = PrivacyClaim("zcdp", GUARANTEE, "unbounded", epsilon=1.0, delta=1e-6, rho=0.02)
+    >>> round(compose([z, z]).rho, 6)
+    0.04
+    """
+    from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
+
+    claims = list(claims)
+    if not claims:
+        raise ParameterError("an empty ledger has no total")
+    bad = [i for i, c in enumerate(claims, start=1) if not c.is_guarantee or c.model == "none"]
+    if bad:
+        return no_privacy_claim(
+            _n_out(claims), reason=f"none: entry {bad[0]} of the ledger states no DP guarantee"
+        )
+    relations = {RELATIONS.get(c.neighboring, c.neighboring) for c in claims}
+    if len(relations) > 1:
+        raise ParameterError(
+            "the ledger mixes neighbouring relations (" + ", ".join(sorted(relations)) + "): an "
+            "add/remove guarantee holds for replacement only at twice the cost (group privacy "
+            "of two; 4ρ for zCDP); keep one ledger per relation"
+        )
+    relation = relations.pop()
+    mechanisms = tuple(sorted({m for c in claims for m in c.mechanisms}))
+    base = {"guarantee": GUARANTEE, "neighboring": relation, "n_out": _n_out(claims),
+            "mechanisms": mechanisms}  # fmt: skip
+    basic = _basic(claims)
+    models = {c.model for c in claims}
+    if models == {"pure-dp"}:
+        eps = math.fsum(float(c.epsilon) for c in claims)  # type: ignore[arg-type]
+        return PrivacyClaim("pure-dp", epsilon=eps, delta=0.0, conversion="ledger: basic", **base)
+    if models <= {"pure-dp", "zcdp"} and all(_rho(c) is not None for c in claims):
+        rho = math.fsum(_rho(c) for c in claims)  # type: ignore[misc]
+        delta = basic[1] if basic is not None else None
+        eps = None
+        if delta is not None and 0.0 < delta < 1.0:
+            eps = zcdp_to_dp(rho, delta)
+            if basic is not None:
+                eps = min(eps, basic[0])
+        return PrivacyClaim("zcdp", epsilon=eps, delta=delta if eps is not None else None,
+                            rho=rho, conversion="ledger: zcdp", **base)  # fmt: skip
+    if models <= {"pure-dp", "zcdp", "inherent-rdp"} and "inherent-rdp" in models:
+        alpha = min(float(c.alpha) for c in claims if c.model == "inherent-rdp")  # type: ignore[arg-type]
+        parts = [_rdp_at(c, alpha) for c in claims]
+        if all(p is not None for p in parts):
+            eps_rdp = math.fsum(parts)  # type: ignore[arg-type]
+            delta = basic[1] if basic is not None else None
+            eps = None
+            if delta is not None and 0.0 < delta < 1.0:
+                eps = float(rdp_to_dp(alpha, eps_rdp, delta, "ckm"))
+                if basic is not None:
+                    eps = min(eps, basic[0])
+            return PrivacyClaim("inherent-rdp", epsilon=eps,
+                                delta=delta if eps is not None else None, alpha=alpha,
+                                epsilon_rdp=eps_rdp, conversion="ledger: rdp", **base)  # fmt: skip
+    if basic is None:
+        raise ParameterError(
+            "the ledger holds a Rényi-DP claim without (ε, δ) beside claims that only state "
+            "(ε, δ): no composition rule applies"
+        )
+    return PrivacyClaim("approx-dp", epsilon=basic[0], delta=basic[1],
+                        conversion="ledger: basic", **base)  # fmt: skip
+
+
+def epsilon_at(total: PrivacyClaim, delta: float | None) -> float:
+    """The smallest ε the composed claim guarantees at δ (``None``: pure ε only).
+
+    Raises
+    ------
+    ParameterError
+        δ is needed (the total is not pure) and not given.
+    """
+    from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
+
+    if not total.is_guarantee or total.model == "none":
+        return math.inf
+    if total.model == "pure-dp":
+        return float(total.epsilon)  # type: ignore[arg-type]
+    if delta is None:
+        raise ParameterError(
+            "the ledger's total is not pure ε-DP: give the lifetime δ (--lifetime-delta)"
+        )
+    options = []
+    if total.epsilon is not None and total.delta is not None and total.delta <= delta:
+        options.append(float(total.epsilon))
+    if 0.0 < delta < 1.0:
+        if total.model == "zcdp" and total.rho is not None:
+            options.append(zcdp_to_dp(float(total.rho), delta))
+        if total.model == "inherent-rdp" and total.alpha is not None:
+            options.append(float(rdp_to_dp(total.alpha, float(total.epsilon_rdp), delta, "ckm")))  # type: ignore[arg-type]
+    return min(options) if options else math.inf
+
+
+@dataclass(frozen=True)
+class LedgerTotal(Result):
+    """What ``synthcert ledger show`` prints: the entries, the total claim and its risk label.
+
+    Attributes
+    ----------
+    entries : int
+        Releases recorded.
+    total : PrivacyClaim
+        Their composition (:func:`compose`); its ``risk`` is the label.
+    """
+
+    entries: int
+    total: PrivacyClaim
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The total claim (so ``--json`` carries its risk label at the top level)."""
+        return self.total
+
+
+def ledger_total(path: str | os.PathLike) -> LedgerTotal:
+    """Read and compose a ledger.
+
+    Raises
+    ------
+    DataError
+        The file is missing or malformed.
+    """
+    claims = read_ledger(path)
+    if not claims:
+        raise DataError(f"the ledger {str(path)!r} does not exist or holds no entry")
+    return LedgerTotal(len(claims), compose(claims))
+
+
+def check_lifetime(
+    path: str | os.PathLike,
+    planned: PrivacyClaim,
+    *,
+    epsilon: float | None,
+    delta: float | None = None,
+) -> PrivacyClaim:
+    """Refuse a release whose claim would take the ledger's total beyond the lifetime budget.
+
+    Call it *before* any data is read, with the claim the run will at most make (its requested
+    budget). Nothing is written.
+
+    Parameters
+    ----------
+    path : path
+        The ledger (missing: empty).
+    planned : PrivacyClaim
+        The claim the release will make (an upper bound on it).
+    epsilon, delta : float or None
+        The lifetime budget (ε, δ); ``epsilon=None`` checks nothing but the composition.
+
+    Returns
+    -------
+    PrivacyClaim
+        The total the ledger would hold after the release.
+
+    Raises
+    ------
+    BudgetError
+        The total would exceed the lifetime budget, or the release states no DP guarantee.
+    ParameterError
+        Mixed neighbouring relations, or δ needed and not given.
+    """
+    if not planned.is_guarantee or planned.model == "none":
+        raise BudgetError(
+            "a release that states no differential-privacy guarantee cannot be recorded in a "
+            "privacy ledger: its cost is unbounded"
+        )
+    if epsilon is not None and not (epsilon > 0 and math.isfinite(epsilon)):
+        raise ParameterError(f"the lifetime ε must be positive and finite, got {epsilon}")
+    if delta is not None and not 0.0 <= delta < 1.0:
+        raise ParameterError(f"the lifetime δ must be in [0, 1), got {delta}")
+    total = compose([*read_ledger(path), planned])
+    if epsilon is None:
+        return total
+    spent = epsilon_at(total, delta)
+    if spent > epsilon:
+        at = "" if total.model == "pure-dp" else f" at δ = {delta:g}"
+        raise BudgetError(
+            f"this release would take the ledger's total to ε = {spent:.6g}{at}, beyond the "
+            f"lifetime budget ε = {epsilon:g}: refused before reading any data"
+        )
+    return total
+
+
+def check_relation(path: str | os.PathLike, neighboring: str) -> None:
+    """Refuse a run under another neighbouring relation than the ledger's entries.
+
+    Raises
+    ------
+    ParameterError
+        The relations differ (see :func:`compose`).
+    """
+    theirs = {RELATIONS.get(c.neighboring, c.neighboring) for c in read_ledger(path)}
+    mine = RELATIONS.get(neighboring, neighboring)
+    if theirs and theirs != {mine}:
+        raise ParameterError(
+            f"the ledger's releases are under '{sorted(theirs)[0]}' neighbours and this run is "
+            f"under '{mine}': an add/remove guarantee holds for replacement only at twice the "
+            "cost; keep one ledger per relation"
+        )
+
+
+def planned_budget_claim(
+    *,
+    epsilon: float,
+    delta: float | None,
+    rho: float | None = None,
+    neighboring: str,
+    alpha: float | None = None,
+) -> PrivacyClaim:
+    """The claim a run sized to a budget makes at most: ε-DP (δ = 0 or None), (ε, δ)-DP, or
+    ρ-zCDP with its (ε, δ); with ``alpha`` and no δ, an RDP budget (α, ε)."""
+    if alpha is not None and delta is None:
+        return PrivacyClaim("inherent-rdp", GUARANTEE, neighboring, alpha=alpha,
+                            epsilon_rdp=epsilon)  # fmt: skip
+    if rho is not None:
+        return PrivacyClaim("zcdp", GUARANTEE, neighboring, epsilon=epsilon, delta=delta, rho=rho)
+    if not delta:
+        return PrivacyClaim("pure-dp", GUARANTEE, neighboring, epsilon=epsilon, delta=0.0)
+    return PrivacyClaim("approx-dp", GUARANTEE, neighboring, epsilon=epsilon, delta=delta)
+
+
+def recorded(claim: PrivacyClaim) -> PrivacyClaim:
+    """The claim as a ledger reads it back (assumptions and warnings left out)."""
+    return replace(claim, assumptions=(), warnings=())
+
+
+__all__ = [
+    "LEDGER_FIELDS",
+    "LedgerTotal",
+    "append_claim",
+    "check_lifetime",
+    "check_relation",
+    "compose",
+    "epsilon_at",
+    "ledger_entry",
+    "ledger_total",
+    "planned_budget_claim",
+    "read_ledger",
+    "recorded",
+]
