@@ -132,7 +132,8 @@ def run_synthcert(job: dict, df):
     args = [
         "synthesize", job["train"], "--schema", job["schema"], "--synthesizer", name,
         "--epsilon", str(job["epsilon"]), "--delta", str(job["delta"]),
-        "--n-out", str(job["rows"]), "--seed", str(job["seed"]), "--out", job["out"], "--json",
+        "--param", f"n_out={job['rows']}", "--param", f"seed={job['seed']}", "--out", job["out"],
+        "--json",
     ]  # fmt: skip
     t0, c0 = time.perf_counter(), cpu_seconds()
     try:

@@ -8,7 +8,7 @@ processes, interleaved, ``--runs`` times each:
   numpy Generator per thread) and write them with pyarrow to Parquet;
 - the strict floor: the same, written without dictionaries for the float columns (as
   synthcert writes floats);
-- ``synthcert release input.parquet --schema S --sigma 0.05 --min-rows N --n-out rows``;
+- ``synthcert release input.parquet --schema S --sigma 0.05 --min-rows N --param n_out=rows``;
 - the fit phase alone, timed inside its process (no start-up): synthcert's ``fit_moments``
   (read record batches, encode from Arrow, Chan et al.'s moments, on the engine's threads)
   against its floor, reading the file with pyarrow and summing X^T X and X in numpy.
@@ -139,8 +139,8 @@ def main() -> None:
         strict = [*floor[:-1], "plain"]
         ours = [
             sys.executable, "-m", "synthcert", "release", str(data), "--schema", str(schema),
-            "--sigma", str(SIGMA), "--min-rows", str(rows), "--n-out", str(rows),
-            "--out", str(ours_out), "--seed", "7",
+            "--sigma", str(SIGMA), "--min-rows", str(rows), "--param", f"n_out={rows}",
+            "--out", str(ours_out), "--param", "seed=7",
         ]  # fmt: skip
         fit_floor = [sys.executable, "-c", FIT_FLOOR, str(data)]
         fit_ours = [sys.executable, "-c", FIT_OURS, str(data), str(schema)]

@@ -6,8 +6,8 @@ its correlations. Two remedies: ``scale: log`` (public: bins equal in log(1 + x 
 follows the shape without reading the data; ``bins: dp-quantile`` cuts at DP quantiles of the
 wage (:mod:`synthcert.privacy.quantile_bins`), paid from --dp-share of epsilon, AIM getting the
 rest, so every run's total is epsilon; "dp-quantile, log" declares the wage ``scale: log`` too
-(what ``--dp-bins-log`` does): the edges' base measure and the draw within a bin are then on
-the log scale. Prints, for each binning, over --seeds runs on the
+(what ``--param dp_bins_log=true`` does): the edges' base measure and the draw within a bin
+are then on the log scale. Prints, for each binning, over --seeds runs on the
 deterministic wage fixture (tests/fixtures/real_tables.py): the mean relative error of the
 wage's nine deciles, the mean |delta corr| of the numeric columns' Pearson correlations, and
 the ratios against equal-width bins. ``--figure PATH`` draws the real and synthetic wage

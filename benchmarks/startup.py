@@ -1,8 +1,8 @@
 """Start-up of a data-free command against the floor ``python -c "import numpy"`` (issue #20).
 
 Both are whole processes, interleaved, ``--runs`` times each; prints the medians and the ratio
-(the target is within 5x of the floor). ``synthcert account`` touches no data, so its time is
-start-up: importing the CLI, the accountant and numpy.
+(the target is within 5x of the floor). ``synthcert privacy account`` touches no data, so its
+time is start-up: importing the CLI, the accountant and numpy.
 
     python benchmarks/startup.py [--runs 5]
 """
@@ -20,6 +20,7 @@ COMMAND = [
     sys.executable,
     "-m",
     "synthcert",
+    "privacy",
     "account",
     "--n",
     "1e7",
@@ -51,7 +52,7 @@ def main() -> None:
         ours.append(wall(COMMAND))
     f, o = statistics.median(floor), statistics.median(ours)
     print(f"python -c 'import numpy'   median {f:.3f} s over {args.runs} runs (floor)")
-    print(f"synthcert account --json   median {o:.3f} s over {args.runs} runs")
+    print(f"synthcert privacy account --json median {o:.3f} s over {args.runs} runs")
     print(f"ratio to the floor: {o / f:.2f}x (target: within 5x)")
 
 

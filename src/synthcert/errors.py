@@ -2,8 +2,8 @@
 
 A message is public: a refusal is itself a signal an attacker can read, so a message never
 carries a value of the private table (a row index, a measured eigenvalue, a count). What the
-operator needs to fix the input goes into ``private_detail``, which the command line prints
-only behind ``--show-private``, labelled "private: do not publish".
+operator needs to fix the input goes into ``private_detail``, which the command line writes
+only to ``error.json`` in the run's ``--private-dir``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The seed, the table size under add/remove neighbours, the counts of dropped, clipped or unknown
 values, the smallest eigenvalue measured, the input's path and hash, the command line and the
 timings all change (or may change) when one record changes, so none of them is published. They
-are written only where the operator asks (``--private-record PATH``, JSON, mode 0600, refused
-inside a public output folder) and shown on the console only behind ``--show-private``.
+are written only where the operator asks (``--private-dir DIR``: ``DIR/record.json``, mode
+0600, refused inside a public output folder) and never shown on the console.
 """
 
 from __future__ import annotations

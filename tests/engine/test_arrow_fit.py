@@ -113,9 +113,9 @@ def test_fail_policy_is_refused_by_the_frame_with_the_same_error(messy):
     enc = Encoder(SCHEMA, missing="fail")
     batch = messy_table(2_000, seed=4).to_batches()[0]
     assert encode_arrow(enc, batch) is None  # the frame raises the refusal
-    with pytest.raises(DataError, match="--missing fail refuses it") as arrow_err:
+    with pytest.raises(DataError, match="missing=fail refuses it") as arrow_err:
         fit_moments(messy, enc, partition_rows=8_000, chunk_rows=1_500)
-    with pytest.raises(DataError, match="--missing fail refuses it") as frame_err:
+    with pytest.raises(DataError, match="missing=fail refuses it") as frame_err:
         frame_fit(messy, enc, partition_rows=8_000, chunk_rows=1_500)
     assert str(arrow_err.value) == str(frame_err.value)
     assert arrow_err.value.private_detail == frame_err.value.private_detail

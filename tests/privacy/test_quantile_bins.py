@@ -256,7 +256,7 @@ def test_the_step_reads_nothing_without_dp_and_refuses_an_undeclared_share():
     assert step.schema == schema and step.ledger == () and step.columns == ()
     plain = Schema((NumericColumn("w", 0.0, 9.0),))
     assert quantile_bins_step(never, plain, 1.0, share=None).synthesizer_epsilon == 1.0
-    with pytest.raises(AssumptionError, match="--dp-bins SHARE"):
+    with pytest.raises(AssumptionError, match="--param dp_bins=SHARE"):
         quantile_bins_step(never, schema, 1.0, share=None)
     with pytest.raises(AssumptionError, match="--epsilon"):
         quantile_bins_step(never, schema, None, share=0.1)

@@ -65,8 +65,8 @@ def report_command(
         Path | None,
         typer.Option(
             "--private-record",
-            help="The private run record (from --private-record of release or synthesize); "
-            "internal reports only.",
+            help="The private run record (record.json in the --private-dir of release or "
+            "synthesize); internal reports only.",
             **_JSON_IN,
         ),
     ] = None,

@@ -84,9 +84,9 @@ def missing_policy_for(missing: str, neighboring: str, *, private: bool = True) 
     replace_one = neighboring.startswith("bounded")  # bounded, bounded-direct
     if private and replace_one and policy in ("drop", "fail"):
         raise ParameterError(
-            f"--missing {policy} cannot be used under bounded neighbours: the table size is "
+            f"--param missing={policy} cannot be used under bounded neighbours: the table size is "
             "public there, so one record's missing value can be neither dropped nor refused "
-            "without telling neighbouring tables apart; use --missing model (a missing value "
+            "without telling neighbouring tables apart; use --param missing=model (a missing value "
             "of a column that is not nullable then takes the column's public fill)"
         )
     return "fill" if policy == "model" and replace_one else policy
@@ -195,8 +195,8 @@ def prepare_table(
         raise DataError(
             "the table has a missing value (empty, text in a numeric or date column, or a "
             "value outside the declared categories) in a column that is not nullable, and "
-            '--missing fail refuses it: declare such columns "nullable": true, or use '
-            "--missing drop to drop such rows",
+            '--param missing=fail refuses it: declare such columns "nullable": true, or use '
+            "--param missing=drop to drop such rows",
             private_detail=f"row {first + row_offset}, column {col_name!r}; "
             f"{n_missing} rows have missing values",
         )

@@ -203,7 +203,7 @@ def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator
         # pandas names the line, which is a record's position (and a bound on n): private
         raise DataError(
             f"input file {str(file)!r} is malformed: a line has more or fewer fields than the "
-            "header (ragged rows); fix the file or its --sep",
+            'header (ragged rows); fix the file or the "sep" of the schema\'s "csv" section',
             private_detail=str(exc),
         ) from exc
     except UnicodeDecodeError as exc:

@@ -107,7 +107,7 @@ def range_grid(lower: float, upper: float, *, integer: bool = False) -> np.ndarr
         raise AssumptionError(
             f"a public domain range needs finite LO < HI, got {lower}:{upper}",
             assumption="a public range LO < HI",
-            admissible="for example --domain-range age=0:120",
+            admissible="for example --param domain_range=age=0:120",
         )
     if integer:
         lo, hi = math.ceil(lower), math.floor(upper)
@@ -267,7 +267,7 @@ def stability_categories(
             f"delta {delta:.3g} is too large for epsilon {epsilon:.3g} per category list "
             "(the threshold's analysis needs ln(1/(1 - delta)) <= epsilon / Delta_1)",
             assumption="ln(1/(1 - delta)) <= epsilon / Delta_1",
-            admissible="a smaller --delta or a larger --private-domain share",
+            admissible="a smaller --delta or a larger --param private_domain share",
         )
     threshold = stability_threshold(scale, delta)
     keys = sorted(counts)
@@ -298,7 +298,7 @@ class DomainCounts:
         unknown = sorted(set(self.ranges) - {c.name for c in data_numeric(self.schema)})
         if unknown:
             raise AssumptionError(
-                f"--domain-range names {', '.join(unknown)}, which is not a numeric column "
+                f"--param domain_range names {', '.join(unknown)}, which is not a numeric column "
                 'with data-derived bounds ("source": "data") in the schema',
                 assumption="a range for a data-derived numeric column",
                 admissible=", ".join(c.name for c in data_numeric(self.schema)) or "none",
@@ -373,7 +373,7 @@ def refuse_data_structure(schema: Schema) -> None:
     if structural:
         raise AssumptionError(
             "the schema's " + ", ".join(structural) + " were read from the data "
-            '("kind_source" or "drop_source": "data"); --private-domain estimates bounds and '
+            '("kind_source" or "drop_source": "data"); --param private_domain estimates bounds and '
             "category lists, not what a column is. Review the kinds (numeric, datetime with "
             "its unit, categorical with its dtype) and the dropped columns, then declare them "
             'public: `synthcert schema infer ... --public-kinds`, or set them to "public" '
@@ -538,19 +538,19 @@ def check_shares(schema: Schema, shares: Mapping[str, float]) -> None:
     for name, value in shares.items():
         if name not in names:
             raise ParameterError(
-                f"--domain-share names {name!r}, which is not a column of the schema "
+                f"--param domain_share names {name!r}, which is not a column of the schema "
                 f"(data-derived columns: {', '.join(derived) or 'none'})"
             )
         if name not in derived:
             raise ParameterError(
-                f"--domain-share names {name!r}, whose domain is public: it needs no budget"
+                f"--param domain_share names {name!r}, whose domain is public: it needs no budget"
             )
         if not (math.isfinite(value) and value > 0):
-            raise ParameterError(f"--domain-share {name}={value}: a share must be > 0")
+            raise ParameterError(f"--param domain_share={name}={value}: a share must be > 0")
     if math.fsum(shares.values()) > 1.0 + TOLERANCE:
         raise ParameterError(
-            f"--domain-share values sum to {math.fsum(shares.values()):.6g}, more than the "
-            "whole --private-domain budget (1)"
+            f"--param domain_share values sum to {math.fsum(shares.values()):.6g}, more than the "
+            "whole --param private_domain budget (1)"
         )
 
 
@@ -580,9 +580,9 @@ def plan_budget(
         )
         raise AssumptionError(
             'the schema has no data-derived bounds or categories ("source": "data"), so '
-            f"--private-domain would spend budget on nothing: drop it{extra}",
+            f"--param private_domain would spend budget on nothing: drop it{extra}",
             assumption="a data-derived part to estimate",
-            admissible="omit --private-domain",
+            admissible="omit --param private_domain",
         )
     if cat and not delta > 0:
         raise AssumptionError(
@@ -599,8 +599,8 @@ def plan_budget(
     free = max(0.0, 1.0 - math.fsum(shares.values()))
     if rest and free <= TOLERANCE:
         raise ParameterError(
-            "--domain-share values take the whole --private-domain budget, leaving nothing for "
-            f"{', '.join(rest)}: lower them or give those columns a share too"
+            "--param domain_share values take the whole --param private_domain budget, leaving "
+            f"nothing for {', '.join(rest)}: lower them or give those columns a share too"
         )
     total_w = math.fsum(weight[n] for n in rest)
     column_eps = {n: eps * s for n, s in shares.items()}
@@ -654,10 +654,11 @@ class DomainEstimate(Result):
         eps = min(self.budget.quantile_epsilon(n) for n in short)
         cols = ", ".join(short[:5]) + (f" and {len(short) - 5} more" if len(short) > 5 else "")
         return (
-            f"--private-domain: with {eps:.3g} of epsilon per DP quantile, bounds are reliable "
-            f"from about {math.ceil(worst):,} rows ({cols}); on fewer they may be far wider "
-            "than the data (a valid but poor domain). Raise the share, --domain-share or "
-            "epsilon, give a tight public --domain-range, or declare public bounds."
+            f"--param private_domain: with {eps:.3g} of epsilon per DP quantile, bounds are "
+            f"reliable from about {math.ceil(worst):,} rows ({cols}); on fewer they may be far "
+            "wider than the data (a valid but poor domain). Raise the share, --param "
+            "domain_share or epsilon, give a tight public --param domain_range, or declare public "
+            "bounds."
         )
 
     def fallback_warning(self) -> str | None:
@@ -666,9 +667,9 @@ class DomainEstimate(Result):
         if not self.dropped:
             return None
         return (
-            f"--private-domain: the DP category list of {', '.join(self.dropped)} kept fewer "
+            f"--param private_domain: the DP category list of {', '.join(self.dropped)} kept fewer "
             "than two values, so by public rule the column(s) are left out of the model and of "
-            "the output. Give them a --domain-share, more epsilon, or public categories."
+            "the output. Give them a --param domain_share, more epsilon, or public categories."
         )
 
 
@@ -764,7 +765,7 @@ def estimate_domain(
         raise AssumptionError(
             "every column's DP category list kept fewer than two values: nothing is left to model",
             assumption="at least one column to model",
-            admissible="a larger --private-domain share or epsilon, or public categories",
+            admissible="a larger --param private_domain share or epsilon, or public categories",
         )
     return DomainEstimate(
         schema=replace(schema, columns=tuple(new), drop=(*schema.drop, *dropped)),
@@ -787,7 +788,7 @@ def compose_claim(
     Prop. 2.3.16): (epsilon_d + epsilon_s, delta_d + delta_s), stated as the requested total
     (``epsilon``, ``delta``), which the two ledgers are checked not to exceed."""
     if claim.epsilon is None:
-        raise AssumptionError("--private-domain needs a DP synthesizer run with --epsilon")
+        raise AssumptionError("--param private_domain needs a DP synthesizer run with --epsilon")
     total_eps = estimate.spent.epsilon + float(claim.epsilon)
     total_delta = estimate.spent.delta + float(claim.delta or 0.0)
     if total_eps > epsilon + TOLERANCE or total_delta > delta + TOLERANCE:
@@ -800,7 +801,7 @@ def compose_claim(
     domain = Assumption(
         "domain",
         "bounds and categories of the schema; those of " + ", ".join(dp_cols) + " estimated "
-        "with DP (--private-domain)",
+        "with DP (--param private_domain)",
         "dp-estimate",
         "declared public bounds and categories, plus DP quantiles and a DP frequency threshold "
         "paid from the budget; values outside are clipped or missing by public rule"
@@ -828,7 +829,7 @@ def compose_claim(
             ]
         ),
         "public-rule",
-        "epsilon of each DP step of the domain: declared --domain-share, the rest by need "
+        "epsilon of each DP step of the domain: declared --param domain_share, the rest by need "
         f"(a category list weighs {b.category_weight:.3g} quantiles); delta "
         f"{b.delta_per_category_list:.3g} per category list",
     )
@@ -839,7 +840,7 @@ def compose_claim(
                 ", ".join(estimate.ruled_flags),
                 "public-rule",
                 "nullable and integer flags read from the data, replaced by the public rule of "
-                "--private-domain: every such column nullable (its missing share modelled), "
+                "--param private_domain: every such column nullable (its missing share modelled), "
                 "no such numeric column integer",
             ),
         )

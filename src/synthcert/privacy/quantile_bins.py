@@ -361,37 +361,37 @@ def quantile_bins_step(
     if epsilon is None:
         if share is not None:
             raise AssumptionError(
-                "--dp-bins spends a share of the DP budget: give --epsilon",
+                "--param dp_bins spends a share of the DP budget: give --epsilon",
                 assumption="a DP budget",
-                admissible="--epsilon E, or drop --dp-bins",
+                admissible="--epsilon E, or drop --param dp_bins",
             )
         return QuantileBins(schema=schema, synthesizer_epsilon=epsilon)
     if not cols:
         if share is not None:
             raise AssumptionError(
-                '--dp-bins: no column asks for DP quantile bins ("bins": "dp-quantile" in the '
-                'schema, or "scale": "log" with --dp-bins-log)',
+                '--param dp_bins: no column asks for DP quantile bins ("bins": "dp-quantile" in '
+                'the schema, or "scale": "log" with --param dp_bins_log=true)',
                 assumption="a column with dp-quantile bins",
-                admissible="drop --dp-bins",
+                admissible="drop --param dp_bins",
             )
         return QuantileBins(schema=schema, synthesizer_epsilon=epsilon)
     names = tuple(c.name for c in cols)
     if share is None:
         raise AssumptionError(
             f"the schema asks for DP quantile bins of {', '.join(names)}: declare the share "
-            "of epsilon they cost with --dp-bins SHARE",
+            "of epsilon they cost with --param dp_bins=SHARE",
             assumption="a declared share of epsilon for DP quantile bins",
-            admissible="--dp-bins 0.1, or explicit public bins in the schema",
+            admissible="--param dp_bins=0.1, or explicit public bins in the schema",
         )
     total = float(epsilon if total_epsilon is None else total_epsilon)
     step_eps = float(share) * total
     rest = float(epsilon) - step_eps
     if not (0 < share < 1) or not rest > 0:
         raise AssumptionError(
-            f"--dp-bins {share} leaves the synthesizer no budget (epsilon {epsilon:g} before "
+            f"--param dp_bins={share} leaves the synthesizer no budget (epsilon {epsilon:g} before "
             f"the step, {step_eps:g} for the bins)",
             assumption="0 < SHARE and the shares below 1 in total",
-            admissible="for example --dp-bins 0.1",
+            admissible="for example --param dp_bins=0.1",
         )
     counts = EdgeCounts(tuple(cols))
     for chunk in chunks():

@@ -38,7 +38,7 @@ def load_json(path: str | os.PathLike) -> dict:
     ----------
     path : str or os.PathLike
         The file written by ``synthcert release``, ``evaluate``, ``audit`` or
-        ``--private-record``.
+        ``--private-dir`` (``record.json``).
 
     Returns
     -------
@@ -176,7 +176,7 @@ def read_audit(doc: AuditResult | Mapping[str, Any] | None) -> AuditResult | Non
 
 
 def read_record(doc: RunRecord | Mapping[str, Any] | None) -> RunRecord | None:
-    """The private run record (``--private-record`` of ``release`` or ``synthesize``).
+    """The private run record (``DIR/record.json`` of ``release`` or ``synthesize``).
 
     Parameters
     ----------

@@ -204,8 +204,8 @@ class GaussianSynthesizer(Synthesizer):
                 )
             if sigma is not None:
                 raise AssumptionError(
-                    "give either a ridge (--ridge: the certificate then assumes nothing about "
-                    "the data) or a declared sigma, not both",
+                    "give either a ridge (--param ridge=RHO: the certificate then assumes nothing "
+                    "about the data) or a declared sigma, not both",
                     assumption="one of sigma or ridge",
                 )
             if self.neighboring not in ("unbounded", "bounded"):

@@ -109,7 +109,7 @@ def plan_release(
     budget = None
     if epsilon is not None:
         if n_out is not None:
-            raise BudgetError("give either --n-out or --epsilon, not both")
+            raise BudgetError("give either --param n_out or --epsilon, not both")
         if synth.sigma_declared is None and synth.ridge is None:
             raise AssumptionError(
                 "sizing a release to a budget needs a public sigma: with --sigma data the "
@@ -168,16 +168,16 @@ def _refuse_missing_assumptions(budget: Budget) -> None:
             "the certificate needs a PUBLIC sigma (--sigma VALUE): a lower bound on the "
             "smallest eigenvalue of the encoded covariance that holds for every table that "
             "differs from this one in one record. --sigma data measures it on the table and "
-            "then states no guarantee; --ridge RHO certifies without any assumption on the "
+            "then states no guarantee; --param ridge=RHO certifies without any assumption on the "
             "data (docs/unconditional.md).",
             assumption="a declared sigma",
-            admissible="--sigma VALUE, --ridge RHO, or --sigma data",
+            admissible="--sigma VALUE, --param ridge=RHO, or --sigma data",
         )
     if budget.neighboring == "unbounded" and budget.min_rows is None:
         raise AssumptionError(
             "under unbounded (add/remove) neighbours the table size is private: declare a "
             "public lower bound on it with --min-rows N (the certificate is evaluated at N, "
-            "the default n_out is N); or use --neighboring bounded, where n is public",
+            "the default n_out is N); or use --param neighboring=bounded, where n is public",
             assumption="a public minimum table size",
             admissible="--min-rows N",
         )
