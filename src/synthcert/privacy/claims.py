@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from synthcert._result import Result
-from synthcert.privacy.parameters import Neighbouring
+from synthcert.privacy.parameters import GUARANTEE, Neighbouring
 
 if TYPE_CHECKING:
     from synthcert.privacy.risk import RiskLabel
@@ -133,7 +133,6 @@ class PrivacyClaim(Result):
         return replace(self, warnings=(*self.warnings, *extra))
 
 
-GUARANTEE = "differential privacy"
 NO_DP = "none: fitted without noise (no differential privacy was requested)"
 DATA_SIGMA = "none: an assumption was measured on the data (sigma)"
 DATA_DOMAIN = "none: the domain was read from the data"  # bounds, categories or flags

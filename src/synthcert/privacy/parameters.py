@@ -20,6 +20,7 @@ never a value of the table).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, TypeAlias
 
@@ -140,3 +141,30 @@ __all__ = [
     "check_epsilon",
     "check_neighbouring",
 ]
+
+
+GUARANTEE = "differential privacy"  # a claim's ``guarantee`` when its figures are one
+
+
+@dataclass(frozen=True)
+class ClaimFigures:
+    """The figures of a privacy claim that its trade-off curve and attack-risk label read.
+
+    :class:`~synthcert.privacy.claims.PrivacyClaim` has these attributes (and more); the curve
+    (:mod:`synthcert.privacy.tradeoff`) and the label (:mod:`synthcert.privacy.risk`) read only
+    these, so they sit below the claim, which states its label, without an import circle.
+
+    Examples
+    --------
+    >>> ClaimFigures("pure-dp", GUARANTEE, "unbounded", epsilon=1.0, delta=0.0).rho is None
+    True
+    """
+
+    model: str
+    guarantee: str
+    neighboring: str
+    epsilon: float | None = None
+    delta: float | None = None
+    rho: float | None = None
+    alpha: float | None = None
+    epsilon_rdp: float | None = None

@@ -27,15 +27,12 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import ParameterError
-
-if TYPE_CHECKING:
-    from synthcert.privacy.claims import PrivacyClaim
+from synthcert.privacy.parameters import GUARANTEE, ClaimFigures
 
 FPRS: tuple[float, ...] = (0.01, 0.05)
 """The false-positive rates a label states (keys ``"0.01"`` and ``"0.05"``)."""
@@ -123,7 +120,7 @@ def risk_sentence(tpr_at_1pct: float) -> str:
     return head + f"correctly detects at most {share} in 100 of those who are in the table."
 
 
-def no_bound_label(claim: PrivacyClaim, why: str | None = None) -> RiskLabel:
+def no_bound_label(claim: ClaimFigures, why: str | None = None) -> RiskLabel:
     """The label of a claim that limits no attacker (no DP, or an assumption read from data)."""
     reason = why or claim.guarantee.removeprefix("none: ")
     return RiskLabel(
@@ -240,7 +237,7 @@ def _label(tpr: TprBound, advantage: float, source: str, neighboring: str) -> Ri
     )
 
 
-def claim_tpr(claim: PrivacyClaim) -> TprBound:
+def claim_tpr(claim: ClaimFigures) -> TprBound:
     """The claim's TPR bound as a function of FPR: 1 − f, f its curve (upper bound on TPR).
 
     Raises
@@ -261,12 +258,13 @@ def claim_tpr(claim: PrivacyClaim) -> TprBound:
     return tpr
 
 
-def risk_label(claim: PrivacyClaim) -> RiskLabel:
+def risk_label(claim: ClaimFigures) -> RiskLabel:
     """The attack-risk label of ``claim``, from the tightest description it has.
 
     Parameters
     ----------
-    claim : PrivacyClaim
+    claim : ClaimFigures
+        A :class:`~synthcert.privacy.claims.PrivacyClaim` (or its figures).
 
     Returns
     -------
@@ -274,8 +272,6 @@ def risk_label(claim: PrivacyClaim) -> RiskLabel:
         TPR at FPR 1 % and 5 %, the advantage and the sentence; a label saying no bound holds
         when the claim is not a DP guarantee.
     """
-    from synthcert.privacy.claims import GUARANTEE
-
     key = (
         claim.model, claim.guarantee == GUARANTEE, claim.guarantee, claim.neighboring,
         claim.epsilon, claim.delta, claim.rho, claim.alpha, claim.epsilon_rdp,
@@ -285,11 +281,10 @@ def risk_label(claim: PrivacyClaim) -> RiskLabel:
 
 @functools.lru_cache(maxsize=256)
 def _cached_label(key: tuple) -> RiskLabel:
-    from synthcert.privacy.claims import PrivacyClaim
     from synthcert.privacy.tradeoff import claim_descriptions
 
     model, is_guarantee, guarantee, neighboring, eps, delta, rho, alpha, eps_rdp = key
-    claim = PrivacyClaim(
+    claim = ClaimFigures(
         model, guarantee, neighboring, epsilon=eps, delta=delta, rho=rho, alpha=alpha,
         epsilon_rdp=eps_rdp,
     )  # fmt: skip

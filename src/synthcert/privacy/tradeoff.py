@@ -49,7 +49,7 @@ from synthcert.errors import ParameterError
 if TYPE_CHECKING:
     import dp_accounting
 
-    from synthcert.privacy.claims import PrivacyClaim
+    from synthcert.privacy.parameters import ClaimFigures
 
 Tradeoff = Callable[[np.ndarray], np.ndarray]
 
@@ -283,7 +283,7 @@ def max_tradeoff(*curves: Tradeoff) -> Tradeoff:
     return f
 
 
-def claim_descriptions(claim: PrivacyClaim) -> tuple[str, ...]:
+def claim_descriptions(claim: ClaimFigures) -> tuple[str, ...]:
     """Which descriptions of ``claim`` its curve is computed from (for a label's ``source``)."""
     model = claim.model
     stated = []
@@ -301,7 +301,7 @@ def claim_descriptions(claim: PrivacyClaim) -> tuple[str, ...]:
     return ()
 
 
-def claim_tradeoff(claim: PrivacyClaim) -> Tradeoff:
+def claim_tradeoff(claim: ClaimFigures) -> Tradeoff:
     """Lower envelope of the trade-off curve every mechanism satisfying ``claim`` lies above.
 
     pure-dp: f_{ε,0}; approx-dp: f_{ε,δ}; zcdp: :func:`rdp_tradeoff` at the orders
