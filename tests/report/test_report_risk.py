@@ -75,3 +75,38 @@ def test_no_claim_no_bound():
     assert out["present"] and out["sentence"].startswith("No bound") and not out["figures"]
     with pytest.raises(DataError):
         risk_section(no_privacy_claim(10), claim_audit={"runs": "many"})
+
+
+def _risk_svg(page: str) -> str:
+    start = page.index('id="fig-risk"')
+    return page[start : page.index("</svg>", start)]
+
+
+def test_internal_figure_adds_the_setsubun_points_and_the_public_one_never(certificate, audit):
+    from synthcert.audit.scoring import roc_curve
+    from synthcert.report.inputs import read_audit
+    from synthcert.report.sections.risk import setsubun_points
+
+    points = setsubun_points(read_audit(audit))
+    assert set(points) == {"statistics", "distance"}
+    for name, pts in points.items():  # the result's own points, none made up
+        b = audit["attacks"][name]["epsilon_bound"]
+        assert pts["bound"] == (b["fpr"], b["tpr"])
+        fpr, tpr, _ = roc_curve(audit["ims"][name]["pos"], audit["ims"][name]["neg"])
+        assert pts["roc"] == (fpr.tolist(), tpr.tolist())
+
+    internal = render_report(certificate, audit=audit, internal=True)
+    svg = _risk_svg(internal)
+    assert "Setsubun audit, statistics: ε-bound point" in svg  # legend entries
+    assert "Setsubun audit, distance: operating points" in svg
+    assert "statistics attack reached FPR 0.2 and TPR 0.3" in svg  # the figure's alt text
+    # without IMs (`synthcert audit --json`) only the bound's point remains
+    no_ims = {k: v for k, v in audit.items() if k != "ims"}
+    assert all(p["roc"] is None for p in setsubun_points(read_audit(no_ims)).values())
+
+    public = render_report(certificate)
+    assert 'id="fig-risk"' in public and "Setsubun" not in _risk_svg(public)
+    with pytest.raises(DataError, match="internal"):  # the public report refuses the audit
+        render_report(certificate, audit=audit)
+    ctx = build_context(certificate, None, audit, internal=False)  # even when built directly
+    assert "Setsubun" not in ctx["risk"]["figures"][0].svg

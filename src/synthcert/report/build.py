@@ -122,7 +122,8 @@ def build_context(
         "verdict": audit_verdict(released, au),
         "max_records": cert_sec.get("max_records"),
         "certificate": cert_sec,
-        "risk": risk_section(claim, claim_audit),
+        # the Setsubun audit ran on the real table: its points go on the internal figure only
+        "risk": risk_section(claim, claim_audit, au if internal else None),
         "utility": utility_section(ev, schema),
         "audit": audit_section(au, released),
         "provenance": provenance_rows(prov),

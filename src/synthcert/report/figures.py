@@ -712,6 +712,7 @@ def draw_tradeoff(
     fpr_max: float = 1.0,
     audit=None,
     pair_tpr=None,
+    attack_points=None,
     points: int = 401,
 ) -> None:
     """Draw on ``ax`` the claim's region in the (FPR, TPR) plane, the random-guess line and,
@@ -733,6 +734,11 @@ def draw_tradeoff(
         TPR lower bound) the lower bound is computed from.
     pair_tpr : callable, optional
         The mechanism's own TPR curve on the audited pair.
+    attack_points : Mapping, optional
+        Internal reports only: per attack of a Setsubun audit on the real table, ``{"roc":
+        (fpr, tpr) or None, "bound": (fpr, tpr) or None}``, its empirical ROC operating points
+        (from its IMs) and the operating point its ε lower bound is computed at
+        (:func:`synthcert.report.sections.risk.setsubun_points`).
     points : int, default 401
         Points of each curve.
     """
@@ -759,15 +765,26 @@ def draw_tradeoff(
         ax.plot([audit.fpr], [audit.tpr], "o", color=ORANGE, mec="black",
                 label=f"measured by the audit ({audit.statistic})")  # fmt: skip
         ax.plot([audit.fpr_upper], [audit.tpr_lower], "s", color=ORANGE, ms=4)
+    for i, (name, pts) in enumerate((attack_points or {}).items()):
+        color, _ls, marker = SERIES[(i + 2) % len(SERIES)]  # BLUE and VERMILION are taken
+        if pts.get("roc") is not None:
+            fx, ty = pts["roc"]
+            ax.plot(fx, ty, color=color, lw=0.8, marker=marker, ms=2.5, alpha=0.8,
+                    label=f"Setsubun audit, {name}: operating points")  # fmt: skip
+        if pts.get("bound") is not None:
+            bx, by = pts["bound"]
+            ax.plot([bx], [by], marker, color=color, mec="black", ms=7,
+                    label=f"Setsubun audit, {name}: ε-bound point")  # fmt: skip
     ax.set_xlim(0, fpr_max)
     ax.set_ylim(0, ymax)
     ax.set_xlabel("false-positive rate (FPR)")
     ax.set_ylabel("true-positive rate (TPR)")
 
 
-def risk_figure(claim, audit=None) -> Figure:
+def risk_figure(claim, audit=None, attack_points=None) -> Figure:
     """The claim's trade-off curve as TPR against FPR (full range, and FPR ≤ 10 %), the line of
-    a random guess, and an attached worst-case audit's measured point with its confidence box.
+    a random guess, an attached worst-case audit's measured point with its confidence box and,
+    in the internal report only, the Setsubun audit's operating points on the real table.
 
     Parameters
     ----------
@@ -775,6 +792,9 @@ def risk_figure(claim, audit=None) -> Figure:
         A DP guarantee (its curve: :func:`synthcert.privacy.risk.claim_tpr`).
     audit : ClaimAuditResult, optional
         The public result of ``synthcert audit-claim`` for this configuration.
+    attack_points : Mapping, optional
+        The Setsubun audit's points (:func:`draw_tradeoff`): statistics of the real table, so
+        only the internal report passes them.
 
     Returns
     -------
@@ -790,7 +810,8 @@ def risk_figure(claim, audit=None) -> Figure:
     claim_label = "the most any attack can reach"
     for ax, fpr_max in zip(axes, (1.0, 0.1), strict=True):
         _style(ax)
-        draw_tradeoff(ax, tpr, claim_label=claim_label, fpr_max=fpr_max, audit=audit)
+        draw_tradeoff(ax, tpr, claim_label=claim_label, fpr_max=fpr_max, audit=audit,
+                      attack_points=attack_points)  # fmt: skip
     for key, color in (("0.01", BLUE), ("0.05", BLUE)):
         x, yv = float(key), float(label.tpr_at_fpr[key])
         axes[1].plot([x], [yv], "o", color=color, ms=5, mec="black")
@@ -811,6 +832,12 @@ def risk_figure(claim, audit=None) -> Figure:
             f" The worst-case audit measured FPR {audit.fpr:.3g} and TPR {audit.tpr:.3g} "
             f"({audit.runs} runs per side)."
         )
+    for name, pts in (attack_points or {}).items():
+        if pts.get("bound") is not None:
+            bx, by = pts["bound"]
+            alt += f" The Setsubun audit's {name} attack reached FPR {bx:.3g} and TPR {by:.3g}."
+        elif pts.get("roc") is not None:
+            alt += f" The Setsubun audit's {name} attack's operating points are drawn."
     caption = (
         "What an attacker can do. The solid line is the largest true-positive rate (people in "
         "the table correctly detected) any attack can reach at each false-positive rate "
@@ -821,5 +848,13 @@ def risk_figure(claim, audit=None) -> Figure:
         caption += (
             " The orange point is what the worst-case audit (audit-claim) measured, with its "
             "confidence box: a box corner above the line would refute the claim."
+        )
+    if attack_points:
+        caption += (
+            " Internal: the thin lines are the operating points (false-positive rate, "
+            "true-positive rate) each attack of the Setsubun audit reached on the real table, "
+            "the large markers the point its ε lower bound is computed at. Empirical rates, "
+            "without confidence boxes: a point above the line is a warning to investigate, "
+            "not by itself a refutation."
         )
     return Figure("fig-risk", to_svg(fig, "fig-risk", alt), alt, caption)
