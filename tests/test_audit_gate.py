@@ -6,15 +6,16 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from synthcert.cli import app
-from synthcert.data.schema import CategoricalColumn, Schema
-from synthcert.errors import BudgetError
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+from synthcert.errors import BudgetError, ParameterError
 from synthcert.synthesizers import registry
 from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
-from synthcert.workflows.audit_gate import audit_gate
+from synthcert.workflows.audit_gate import audit_gate, release_audit_gate
 from synthcert.workflows.job_inputs import Budget
 
 ONE_COLUMN = Schema((CategoricalColumn("x", ("0", "1")),))
@@ -73,3 +74,69 @@ def test_synthesize_with_the_gate_refuses_before_writing_and_reports_when_it_pas
     assert doc["audit_gate"]["violation"] is False and doc["audit_gate"]["runs"] == 200
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Worst-case audit:" in page and "measured by the audit" in page
+
+
+# -- release --audit-gate: M_G on the worst pair of its exact public configuration ----------
+NUMERIC = Schema((NumericColumn("x", 0.0, 10.0),))
+PUBLIC_M_G = ["--sigma", "0.3", "--min-rows", "50", "--epsilon", "10", "--delta", "1e-2"]
+
+
+def release_args(tmp_path, out: str, schema: Schema = NUMERIC) -> list[str]:
+    (tmp_path / "s.json").write_text(schema.to_json())
+    values = np.random.default_rng(0).uniform(0, 10, 80)
+    (tmp_path / "t.csv").write_text("x\n" + "".join(f"{v:.4f}\n" for v in values))
+    return ["release", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json"),
+            "--out", str(tmp_path / out), *PUBLIC_M_G]  # fmt: skip
+
+
+def test_release_gate_audits_the_release_configuration_and_passes_an_honest_one():
+    budget = Budget(sigma=0.3, min_rows=50, n_out=50, delta=1e-2)
+    result = release_audit_gate(NUMERIC, budget, runs=100)
+    assert not result.violation and result.runs == 100 and result.synthesizer == "gaussian"
+    assert result.delta == 1e-2 and result.epsilon_lower_bound is not None
+    # the claim tested is the certificate of exactly this configuration (n, d = 1, σ, n_out, δ)
+    from synthcert.privacy.budget import account
+
+    cert = account(n=50, d=1, sigma=0.3, n_out=50, delta=1e-2)
+    assert result.claimed_epsilon == pytest.approx(float(cert.epsilon), rel=1e-6)
+
+
+def test_release_gate_refuses_what_its_design_cannot_represent():
+    two = Schema((NumericColumn("x", 0.0, 1.0), NumericColumn("y", 0.0, 1.0)))
+    with pytest.raises(ParameterError, match="d = 1"):
+        release_audit_gate(two, Budget(sigma=0.3, min_rows=50, n_out=50), runs=10)
+    with pytest.raises(ParameterError, match="ridge"):
+        release_audit_gate(NUMERIC, Budget(ridge=1.0, min_rows=50, n_out=50), runs=10)
+    with pytest.raises(ParameterError, match="add/remove"):
+        release_audit_gate(
+            NUMERIC, Budget(sigma=0.3, min_rows=50, n_out=50, neighboring="bounded"), runs=10
+        )
+
+
+def test_release_with_the_gate_refuses_before_writing_and_reports_when_it_passes(
+    tmp_path, monkeypatch
+):
+    import synthcert.audit.claim.run as run_module
+
+    ok = runner.invoke(app, [*release_args(tmp_path, "ok.csv"), "--audit-gate", "100",
+                             "--report", str(tmp_path / "r.html"), "--json"])  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    doc = json.loads(ok.stdout)
+    gate = doc["audit_gate"]
+    assert gate["violation"] is False and gate["runs"] == 100 and gate["synthesizer"] == "gaussian"
+    assert gate["claimed_epsilon"] <= doc["epsilon"] + 1e-9  # never above the release's claim
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "Worst-case audit:" in page and "measured by the audit" in page
+
+    # a broken twin: a certificate understated 1000-fold, which the same audit must refute
+    original = run_module.run_claim_audit
+
+    def understated(*args, **kwargs):
+        honest = original(*args, **kwargs).result.claimed_epsilon
+        return original(*args, **{**kwargs, "claimed_epsilon": honest / 1000})
+
+    monkeypatch.setattr(run_module, "run_claim_audit", understated)
+    bad = runner.invoke(app, [*release_args(tmp_path, "bad.csv"), "--audit-gate", "100"])
+    text = " ".join(bad.output.split())
+    assert bad.exit_code == 2 and "refutes the claim" in text and "measured ε ≥" in text, text
+    assert not (tmp_path / "bad.csv").exists()

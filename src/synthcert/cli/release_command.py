@@ -135,6 +135,16 @@ def release_command(
     ledger: LedgerOpt = None,
     lifetime_epsilon: LifetimeEpsilonOpt = None,
     lifetime_delta: LifetimeDeltaOpt = None,
+    audit_gate_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--audit-gate",
+            help="Before reading any data, audit the certificate on the worst pair of this "
+            "exact public configuration (audit-claim --synthesizer gaussian) with RUNS releases "
+            "per side (e.g. 200); refuse if it refutes the certificate, else put its result in "
+            "--json and on the public report. One numeric column only (docs/risk.md).",
+        ),
+    ] = None,
 ) -> None:
     """Fit the mean-and-covariance synthesizer, certify its inherent privacy, release rows.
 
@@ -204,6 +214,11 @@ def release_command(
     # privacy ledger (synthcert ledger show): checked before any data is read
     policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
     policy.check(lambda: planned_release_claim(budget), budget.neighboring)
+    gate = None
+    if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
+        from synthcert.workflows.audit_gate import release_audit_gate
+
+        gate = release_audit_gate(sch, budget, runs=audit_gate_runs)
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -240,12 +255,14 @@ def release_command(
             report=report,
             internal_report=internal_path,
             command=shlex.join(["synthcert", *sys.argv[1:]]),
+            claim_audit=gate,
         )
     policy.record(result.certificate.claim)  # after the rows and certificate were written
     if show_private:
         show_private_record(result.record)
     if json_out:
-        emit_json(with_claim(result.certificate.to_dict(), result.certificate.claim))
+        doc = with_claim(result.certificate.to_dict(), result.certificate.claim)
+        emit_json(doc if gate is None else {**doc, "audit_gate": gate})
         return
     for path, what in ((report, "report"), (internal_path, "internal report (do not publish)")):
         if path is not None:

@@ -1,12 +1,13 @@
-"""The audit gate of ``synthesize``: the worst-case audit of the exact configuration, run before
-any data is read; a run whose claim the audit refutes is refused.
+"""The audit gates of ``synthesize`` and ``release``: the worst-case audit of the exact
+configuration, run before any data is read; a run whose claim the audit refutes is refused.
 
-The audit (:func:`synthcert.audit.claim.run.run_claim_audit`) fits the synthesizer ``runs``
-times on each of two neighbouring tables built from the public schema alone, with the run's
-budget and options, and measures a lower bound on ε at a stated confidence. It reads no private
-data and its seed is public, so its result may be published beside the claim (the public
-report's attack-risk figure draws its measured point).
-"""
+For ``synthesize`` the audit (:func:`synthcert.audit.claim.run.run_claim_audit`) fits the
+synthesizer ``runs`` times on each of two neighbouring tables built from the public schema alone,
+with the run's budget and options, and measures a lower bound on ε at a stated confidence. For
+``release`` it is the certified release's audit on the worst pair of its public configuration
+(:func:`release_audit_gate`). Neither reads private data and their seeds are public, so their
+result may be published beside the claim (the public report's attack-risk figure draws its
+measured point)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,11 @@ def audit_gate(
         synthesizer, schema, epsilon=float(budget.epsilon), delta=budget.delta, params=kept,
         runs=int(runs), seed=int(seed), samples=samples, workers=workers,
     ).result  # fmt: skip
+    return _refuse_if_refuted(result, synthesizer)
+
+
+def _refuse_if_refuted(result: ClaimAuditResult, what: str) -> ClaimAuditResult:
+    """The result, unless the audit refutes the claim: then a BudgetError naming the bound."""
     if result.violation:
         lb = result.epsilon_lower_bound
         measured = "its confidence box lies above the claim's trade-off curve"
@@ -87,10 +93,98 @@ def audit_gate(
             )
         raise BudgetError(
             f"the worst-case audit refutes the claim ε = {result.claimed_epsilon:g} of "
-            f"{synthesizer}: {measured} ({result.runs} runs per side, "
+            f"{what}: {measured} ({result.runs} runs per side, "
             f"{100 * result.confidence:g} % confidence); refused before reading any data"
         )
     return result
 
 
-__all__ = ["DEFAULT_GATE_RUNS", "audit_gate"]
+def release_audit_gate(
+    schema: Schema, budget: Budget, *, runs: int = DEFAULT_GATE_RUNS, seed: int = 0
+) -> ClaimAuditResult:
+    """The gate of ``release``: M_G audited on the worst pair of its exact public configuration.
+
+    The audit design of the certified release (:mod:`synthcert.audit.claim.gaussian_release`)
+    is built from public quantities only: n = ``min_rows`` (the table size the certificate is
+    evaluated at, Theorem 3.1 at n − 1), the declared σ, n_out (``budget.n_out``, or the largest
+    number of rows the budget ε allows at these public quantities, as ``release`` sizes it, or
+    ``min_rows``), δ (default 1/min_rows², as ``release``) and add/remove neighbours. Its pair is
+    one column in [−1, 1], the encoded range of a numeric column: the design represents a
+    release exactly only when the schema is one numeric column (d = 1; in d ≥ 2 the canary's
+    other coordinates move the covariance too, docs/risk.md). Every other configuration is
+    refused, rather than audited on a configuration that is not the release's. The claim tested
+    is the certificate at (n, d = 1, σ, n_out, δ) with α optimised, never above the release's.
+
+    Parameters
+    ----------
+    schema : Schema
+        The public schema: one numeric column.
+    budget : Budget
+        A declared σ, ``min_rows``, unbounded neighbours, no ridge; ``n_out`` or ``epsilon``.
+    runs : int, default 200
+        Releases per side.
+    seed : int, default 0
+        The audit's public seed.
+
+    Returns
+    -------
+    ClaimAuditResult
+        The audit, when it does not refute the certificate.
+
+    Raises
+    ------
+    BudgetError
+        The audit's lower bound (or its confidence box) lies above the certificate.
+    ParameterError
+        A configuration the design cannot represent, or fewer than 2 runs.
+    """
+    from synthcert.audit.claim.run import run_claim_audit
+    from synthcert.data.schema import NumericColumn
+    from synthcert.privacy.budget import max_records
+    from synthcert.synthesizers.gaussian import default_delta
+
+    why = None
+    if budget.ridge is not None:
+        why = "it certifies the sigma assumption, not the ridge (--param ridge)"
+    elif not isinstance(budget.sigma, (int, float)) or isinstance(budget.sigma, bool):
+        why = "it needs a declared --sigma (with --sigma data no guarantee is stated)"
+    elif budget.neighboring != "unbounded":
+        why = "it is built for add/remove neighbours only"
+    elif budget.min_rows is None:
+        why = "it needs the public table size --min-rows"
+    elif budget.alpha is not None:
+        why = "it tests an (epsilon, delta) certificate with alpha optimised, not a fixed alpha"
+    elif (
+        len(schema.columns) != 1
+        or not isinstance(schema.columns[0], NumericColumn)
+        or schema.encoded_dim != 1
+    ):
+        why = (
+            f"its pair has one numeric column (d = 1) and this schema has "
+            f"{len(schema.columns)} column(s), encoded dimension {schema.encoded_dim}: in d >= 2 "
+            "the design does not represent the release (docs/risk.md)"
+        )
+    if why is not None:
+        raise ParameterError(f"release --audit-gate cannot audit this release: {why}")
+    if int(runs) < 2:
+        raise ParameterError(f"--audit-gate needs at least 2 runs, got {runs}")
+    n, sigma = int(budget.min_rows), float(budget.sigma)  # type: ignore[arg-type]
+    delta = default_delta(n) if budget.delta is None else float(budget.delta)
+    n_out = budget.n_out
+    if n_out is None and budget.epsilon is not None:
+        allowed = max_records(
+            n, 1, sigma, neighboring="unbounded", epsilon=float(budget.epsilon), delta=delta,
+            conversion=budget.conversion,
+        )  # fmt: skip
+        if allowed.max_records < 1:
+            raise BudgetError(f"the budget ε = {budget.epsilon:g} allows no record at all")
+        n_out = int(allowed.max_records)
+    n_out = n if n_out is None else int(n_out)
+    result = run_claim_audit(
+        "gaussian", None, epsilon=None, delta=delta,
+        params={"n": n, "sigma": sigma, "n_out": n_out}, runs=int(runs), seed=int(seed),
+    ).result  # fmt: skip
+    return _refuse_if_refuted(result, "the certified release")
+
+
+__all__ = ["DEFAULT_GATE_RUNS", "audit_gate", "release_audit_gate"]

@@ -216,6 +216,7 @@ def release(
     report: str | os.PathLike | None = None,
     internal_report: str | os.PathLike | None = None,
     command: str | None = None,
+    claim_audit: Any = None,
 ) -> ReleaseResult:
     """Fit M_G on the input (streamed), certify (Theorem 3.1 / Corollary 3.2), write rows.
 
@@ -256,6 +257,9 @@ def release(
         private record, marked "do not publish").
     command
         The command line recorded in the private record (default: ``sys.argv``).
+    claim_audit
+        The worst-case audit of this configuration (:func:`synthcert.workflows.audit_gate.
+        release_audit_gate`; public), drawn on the public report's attack-risk figure.
 
     Returns
     -------
@@ -357,7 +361,7 @@ def release(
     pub.json(certificate, cert_path)
     pub.facts.update(private_facts(synth))
     if report is not None:
-        pub.public_report(report, certificate=certificate, schema=schema)
+        pub.public_report(report, certificate=certificate, schema=schema, claim_audit=claim_audit)
     params_path = None
     if save_private_params is not None:
         params_path = str(pub.private_npz(
