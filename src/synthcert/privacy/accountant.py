@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from scipy.optimize import brentq
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
@@ -82,11 +83,27 @@ def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
     return float(rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)[0])
 
 
-def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
+def rho_from_bun_steinke(epsilon: float, delta: float) -> float:
     """Largest rho with rho + 2 sqrt(rho log(1/delta)) <= epsilon (inverse of B&S Prop. 1.3).
 
-    The "standard conversion" AIM uses (McKenna et al. 2022): with L = log(1/delta),
-    sqrt(rho) = sqrt(L + epsilon) - sqrt(L). Any tighter conversion then gives epsilon or less.
+    With L = log(1/delta): sqrt(rho) = sqrt(L + epsilon) - sqrt(L). The "standard conversion"
+    AIM's reference code uses (McKenna et al. 2022); a lower bracket for the CKS inverse.
+    """
+    L = math.log(1.0 / delta)
+    return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+
+
+def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
+    """Largest rho with zcdp_to_dp(rho, delta) <= epsilon: the inverse of the CKS conversion.
+
+    ``zcdp_to_dp`` is thesis Prop. 2.3.9 (Canonne, Kamath & Steinke 2020, Prop. 12 applied to
+    the RDP curve alpha * rho, optimised over alpha > 1). rho-zCDP implies
+    (zcdp_to_dp(rho, delta), delta)-DP for every delta, and zcdp_to_dp grows with rho, so a
+    mechanism spending the returned rho is (epsilon, delta)-DP; it is the same conversion the
+    accountant checks budgets with (``zcdp_epsilon``), so no budget is left unused. The
+    Bun & Steinke inverse (Prop. 1.3, :func:`rho_from_bun_steinke`, what AIM's reference code
+    uses) is looser and serves as the lower bracket of a Brent root search; the root is then
+    stepped to the admissible side, so the returned rho never converts above epsilon.
 
     Parameters
     ----------
@@ -107,8 +124,8 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
 
     Examples
     --------
-    >>> round(rho_from_epsilon_delta(1.0, 1e-6), 6)
-    0.017469
+    >>> round(rho_from_epsilon_delta(1.0, 1e-6), 5)  # Bun & Steinke's inverse: 0.01747
+    0.02436
     """
     if not epsilon > 0 or not math.isfinite(epsilon):
         raise AssumptionError(
@@ -122,8 +139,27 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
             assumption="0 < delta < 1",
             admissible="for example 1e-5, or below 1/n",
         )
-    L = math.log(1.0 / delta)
-    return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+    lo = rho_from_bun_steinke(epsilon, delta)  # zcdp_to_dp(lo) <= B&S(lo) = epsilon
+
+    def excess(rho: float) -> float:
+        return zcdp_epsilon(rho, delta) - epsilon
+
+    hi = 2.0 * lo
+    while excess(hi) <= 0:
+        lo, hi = hi, 2.0 * hi
+    if excess(lo) > 0:  # cannot happen (CKS <= B&S); keep the B&S value, which is valid
+        lo = rho_from_bun_steinke(epsilon, delta)
+        assert zcdp_to_dp_fallback(lo, delta) <= epsilon * (1 + 1e-12)
+        return lo
+    rho = float(brentq(excess, lo, hi, xtol=1e-14, rtol=1e-12))
+    step = 1e-12 * rho
+    while excess(rho) > 0 and rho - step > lo:  # step to the admissible side of the root
+        rho -= step
+        step *= 2.0
+    if excess(rho) > 0:
+        rho = lo
+    assert excess(rho) <= 0, (epsilon, delta, rho)
+    return rho
 
 
 class PrivacyAccountant:
