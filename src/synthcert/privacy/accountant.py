@@ -23,6 +23,7 @@ from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
 Kind = Literal["pure", "exponential", "approx", "zcdp", "rdp"]
 Route = Literal["none", "basic", "zcdp", "rdp"]
 TOLERANCE = 1e-9
+RHO_HEADROOM = 1e-9  # relative: rho_from_epsilon_delta's rho, re-summed, stays within
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
     accountant checks budgets with (``zcdp_epsilon``), so no budget is left unused. The
     Bun & Steinke inverse (Prop. 1.3, :func:`rho_from_bun_steinke`, what AIM's reference code
     uses) is looser and serves as the lower bracket of a Brent root search; the root is then
-    stepped to the admissible side, so the returned rho never converts above epsilon.
+    stepped to the admissible side (with 1e-9 relative headroom for re-summed shares), so the
+    returned rho never converts above epsilon.
 
     Parameters
     ----------
@@ -153,10 +155,12 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
         return lo
     rho = float(brentq(excess, lo, hi, xtol=1e-14, rtol=1e-12))
     step = 1e-12 * rho
-    while excess(rho) > 0 and rho - step > lo:  # step to the admissible side of the root
+    # Step to the admissible side of the root, with a 1e-9 relative headroom: a synthesizer
+    # splits rho into shares whose floating-point sum may exceed rho by a few ulps.
+    while excess(rho * (1.0 + RHO_HEADROOM)) > 0 and rho - step > lo:
         rho -= step
         step *= 2.0
-    if excess(rho) > 0:
+    if excess(rho * (1.0 + RHO_HEADROOM)) > 0:
         rho = lo
     assert excess(rho) <= 0, (epsilon, delta, rho)
     return rho
