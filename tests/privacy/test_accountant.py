@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.accountant import (
     PrivacyAccountant,
+    rho_from_bun_steinke,
     rho_from_epsilon_delta,
     zcdp_epsilon,
     zcdp_to_dp_fallback,
 )
+from synthcert.privacy.conversion import zcdp_to_dp
 
 
 def test_basic_composition_of_pure_steps():
@@ -37,16 +39,59 @@ def test_over_budget_raises():
         acc.check_within_budget()
 
 
-def test_rho_from_epsilon_delta_inverts_bun_steinke():
-    for eps, delta in [(1.0, 1e-5), (8.0, 1e-9), (0.1, 1e-3)]:
+def test_rho_from_epsilon_delta_inverts_the_cks_conversion():
+    for eps, delta in [(1.0, 1e-5), (8.0, 1e-9), (0.1, 1e-3), (1.0, 1e-2)]:
         rho = rho_from_epsilon_delta(eps, delta)
-        assert zcdp_to_dp_fallback(rho, delta) == pytest.approx(eps, rel=1e-12)
-        assert zcdp_epsilon(rho, delta) <= eps + 1e-12  # any conversion used is no looser
-    # AIM's figure: eps = 1, delta = 1e-9 gives rho ~ 0.00244 (sqrt(L+1) - sqrt(L))^2
-    L = math.log(1e9)
-    assert rho_from_epsilon_delta(1.0, 1e-9) == pytest.approx(
-        (math.sqrt(L + 1) - math.sqrt(L)) ** 2
-    )
+        assert zcdp_epsilon(rho, delta) <= eps  # never converts above epsilon
+        assert zcdp_epsilon(rho * (1 + 1e-7), delta) > eps  # and is the largest (1e-9 headroom)
+        assert zcdp_epsilon(rho * (1 + 1e-9), delta) <= eps  # the headroom for re-summed shares
+        assert rho > rho_from_bun_steinke(eps, delta)  # strictly more than B&S Prop. 1.3
+        assert zcdp_to_dp_fallback(rho_from_bun_steinke(eps, delta), delta) == pytest.approx(eps)
+    # the figures of issue 26: (1, 1e-6) -> 0.02436 (B&S 0.01747), (1, 1e-2) -> 0.1034
+    assert rho_from_epsilon_delta(1.0, 1e-6) == pytest.approx(0.024356, abs=1e-6)
+    assert rho_from_bun_steinke(1.0, 1e-6) == pytest.approx(0.017469, abs=1e-6)
+    assert rho_from_epsilon_delta(1.0, 1e-2) == pytest.approx(0.10341, abs=1e-5)
+    assert math.sqrt(2 * rho_from_epsilon_delta(1.0, 1e-2)) == pytest.approx(0.455, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    "eps, delta", [(1.0, 1e-6), (1.0, 1e-5), (1.0, 1e-2), (0.1, 1e-3), (8.0, 1e-9), (3.0, 1e-7)]
+)
+def test_rho_from_epsilon_delta_agrees_with_dp_accounting(eps, delta):
+    """Independent check: Google's RDP accountant for a Gaussian with sigma = 1/sqrt(2 rho).
+
+    That Gaussian is exactly rho-zCDP; dp-accounting converts its RDP curve on a fixed grid of
+    orders, so its epsilon is at least ours (we optimise over every order) and only a little
+    above it.
+    """
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting.rdp import RdpAccountant
+
+    rho = rho_from_epsilon_delta(eps, delta)
+    acc = RdpAccountant()
+    acc.compose(dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / math.sqrt(2.0 * rho)))
+    theirs = acc.get_epsilon(delta)
+    assert eps <= theirs * (1 + 1e-6)
+    assert theirs <= eps * 1.03
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rho=st.floats(1e-6, 50.0),
+    factor=st.floats(1.0 + 1e-6, 3.0),
+    delta=st.sampled_from([1e-2, 1e-5, 1e-6, 1e-9]),
+)
+def test_cks_conversion_is_monotone_in_rho(rho, factor, delta):
+    """The root search of rho_from_epsilon_delta needs zcdp_to_dp increasing in rho."""
+    assert zcdp_to_dp(rho, delta) <= zcdp_to_dp(rho * factor, delta) * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(eps=st.floats(1e-3, 30.0), delta=st.sampled_from([1e-2, 1e-5, 1e-6, 1e-9]))
+def test_rho_from_epsilon_delta_is_admissible(eps, delta):
+    rho = rho_from_epsilon_delta(eps, delta)
+    assert zcdp_to_dp(rho, delta) <= eps
+    assert rho >= rho_from_bun_steinke(eps, delta)
 
 
 def test_zcdp_route_for_gaussian_steps():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
@@ -149,7 +148,8 @@ def test_registry_and_refusals(small):
     schema, df = small
     syn = make_synthesizer("aim", schema, epsilon=1.0, delta=1e-6)
     assert isinstance(syn, AIMSynthesizer)
-    assert syn.rho == pytest.approx((math.sqrt(math.log(1e6) + 1) - math.sqrt(math.log(1e6))) ** 2)
+    assert syn.rho == pytest.approx(rho_from_epsilon_delta(1.0, 1e-6))  # the CKS inverse
+    assert syn.rho == pytest.approx(0.024356, abs=1e-6)  # B&S Prop. 1.3 alone gave 0.017469
     assert isinstance(make_synthesizer("mwem-pgm", schema), MWEMPGMSynthesizer)
     with pytest.raises(ParameterError):  # an epsilon or delta outside its interval
         AIMSynthesizer(schema, epsilon=1.0, delta=1.5).fit(df)

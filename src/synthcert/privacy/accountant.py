@@ -17,12 +17,14 @@ import numpy as np
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
+from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
 from synthcert.privacy.parameters import check_delta, check_epsilon
 
 Kind = Literal["pure", "exponential", "approx", "zcdp", "rdp"]
 Route = Literal["none", "basic", "zcdp", "rdp"]
 TOLERANCE = 1e-9
+RHO_HEADROOM = 1e-9  # relative: rho_from_epsilon_delta's rho, re-summed, stays within
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,28 @@ def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
     return float(rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)[0])
 
 
-def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
+def rho_from_bun_steinke(epsilon: float, delta: float) -> float:
     """Largest rho with rho + 2 sqrt(rho log(1/delta)) <= epsilon (inverse of B&S Prop. 1.3).
 
-    The "standard conversion" AIM uses (McKenna et al. 2022): with L = log(1/delta),
-    sqrt(rho) = sqrt(L + epsilon) - sqrt(L). Any tighter conversion then gives epsilon or less.
+    With L = log(1/delta): sqrt(rho) = sqrt(L + epsilon) - sqrt(L). The "standard conversion"
+    AIM's reference code uses (McKenna et al. 2022); a lower bracket for the CKS inverse.
+    """
+    L = math.log(1.0 / delta)
+    return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+
+
+def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
+    """Largest rho with zcdp_to_dp(rho, delta) <= epsilon: the inverse of the CKS conversion.
+
+    ``zcdp_to_dp`` is thesis Prop. 2.3.9 (Canonne, Kamath & Steinke 2020, Prop. 12 applied to
+    the RDP curve alpha * rho, optimised over alpha > 1). rho-zCDP implies
+    (zcdp_to_dp(rho, delta), delta)-DP for every delta, and zcdp_to_dp grows with rho, so a
+    mechanism spending the returned rho is (epsilon, delta)-DP; it is the same conversion the
+    accountant checks budgets with (``zcdp_epsilon``), so no budget is left unused. The
+    Bun & Steinke inverse (Prop. 1.3, :func:`rho_from_bun_steinke`, what AIM's reference code
+    uses) is looser and serves as the lower bracket of a Brent root search; the root is then
+    stepped to the admissible side (with 1e-9 relative headroom for re-summed shares), so the
+    returned rho never converts above epsilon.
 
     Parameters
     ----------
@@ -102,18 +121,30 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
 
     Raises
     ------
-    AssumptionError
-        When ε or δ is out of range.
+    ParameterError
+        When ε or δ is out of range (:mod:`synthcert.privacy.parameters`).
 
     Examples
     --------
-    >>> round(rho_from_epsilon_delta(1.0, 1e-6), 6)
-    0.017469
+    >>> round(rho_from_epsilon_delta(1.0, 1e-6), 5)  # Bun & Steinke's inverse: 0.01747
+    0.02436
     """
     check_epsilon(epsilon)
     check_delta(delta, pure=False)
-    L = math.log(1.0 / delta)
-    return (math.sqrt(L + epsilon) - math.sqrt(L)) ** 2
+    lo = rho_from_bun_steinke(epsilon, delta)  # zcdp_to_dp(lo) <= B&S(lo) = epsilon
+
+    def excess(rho: float) -> float:
+        # with a 1e-9 relative headroom: a synthesizer splits rho into shares whose
+        # floating-point sum may exceed rho by a few ulps
+        return zcdp_epsilon(rho * (1.0 + RHO_HEADROOM), delta) - epsilon
+
+    rho = calibrate(
+        lambda r: excess(r) <= 0, lo, find="largest", integer=False, lower=lo, slack=excess
+    )
+    if rho is None:  # cannot happen (CKS <= B&S); the B&S value is valid
+        return lo
+    assert zcdp_epsilon(rho, delta) <= epsilon, (epsilon, delta, rho)
+    return float(rho)
 
 
 class PrivacyAccountant:
