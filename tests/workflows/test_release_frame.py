@@ -57,9 +57,11 @@ def test_same_rows_as_the_cli_release_for_the_same_secret_seed(table, tmp_path):
     rows, cert = release_frame(
         table, demo_schema(), Budget(sigma=SIGMA, min_rows=MIN_ROWS, n_out=3000), seed=SECRET
     )
-    keep = lambda d: {k: v for k, v in d.items() if k not in ("date", "claim")}  # noqa: E731
+    # --json adds the claim and, at the top level, the claim's attack-risk label: both checked
+    keep = lambda d: {k: v for k, v in d.items() if k not in ("date", "claim", "risk")}  # noqa: E731
     assert keep(json.loads(json.dumps(cert.to_dict()))) == keep(cli_cert)
     assert cli_cert["claim"] == json.loads(json.dumps(cert.claim.to_dict()))
+    assert cli_cert["risk"] == cli_cert["claim"]["risk"]
     assert cert.n_out == len(rows) == 3000
     pd.testing.assert_frame_equal(rows, read_table(tmp_path / "o.parquet"))
     other, _ = release_frame(
