@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from synthcert._result import Result
-from synthcert.privacy.parameters import GUARANTEE, Neighbouring
+from synthcert.privacy.parameters import GUARANTEE, ClaimFigures, Neighbouring
 
 if TYPE_CHECKING:
     from synthcert.privacy.risk import RiskLabel
@@ -57,7 +57,7 @@ class Assumption(Result):
 
 
 @dataclass(frozen=True)
-class PrivacyClaim(Result):
+class PrivacyClaim(ClaimFigures, Result):
     """What a run guarantees, in public terms only (``to_dict``/``from_dict`` round-trip).
 
     ``guarantee`` is ``"differential privacy"`` when the figures are a guarantee, or
@@ -88,14 +88,7 @@ class PrivacyClaim(Result):
     False
     """
 
-    model: ClaimModel
-    guarantee: str
-    neighboring: str
-    epsilon: float | None = None
-    delta: float | None = None
-    rho: float | None = None
-    alpha: float | None = None
-    epsilon_rdp: float | None = None
+    model: ClaimModel  # the figures (model ... epsilon_rdp) are ClaimFigures'
     n_out: int | None = None
     conversion: str | None = None
     mechanisms: tuple[str, ...] = field(default_factory=tuple)
