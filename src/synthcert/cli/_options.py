@@ -266,6 +266,7 @@ OldNoHeaderOpt = Annotated[bool, hidden("--no-header")]
 OldSepOpt = Annotated[str | None, hidden("--sep")]
 OldNaOpt = Annotated[list[str] | None, hidden("--na-value")]
 OldEncodingOpt = Annotated[str | None, hidden("--encoding")]
+OldLogOpt = Annotated[list[str] | None, hidden("--log")]  # "scale": "log" in the schema
 
 
 def internal_outputs(

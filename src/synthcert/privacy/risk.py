@@ -23,6 +23,7 @@ Every number is an *upper* bound on what the claim allows, never below it:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable
@@ -272,29 +273,22 @@ def risk_label(claim: ClaimFigures) -> RiskLabel:
         TPR at FPR 1 % and 5 %, the advantage and the sentence; a label saying no bound holds
         when the claim is not a DP guarantee.
     """
-    key = (
-        claim.model, claim.guarantee == GUARANTEE, claim.guarantee, claim.neighboring,
-        claim.epsilon, claim.delta, claim.rho, claim.alpha, claim.epsilon_rdp,
-    )  # fmt: skip
-    return _cached_label(key)
+    figures = ClaimFigures(*(getattr(claim, f.name) for f in dataclasses.fields(ClaimFigures)))
+    return _cached_label(figures)  # the label depends on these eight figures only
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_label(key: tuple) -> RiskLabel:
+def _cached_label(claim: ClaimFigures) -> RiskLabel:
     from synthcert.privacy.tradeoff import claim_descriptions
 
-    model, is_guarantee, guarantee, neighboring, eps, delta, rho, alpha, eps_rdp = key
-    claim = ClaimFigures(
-        model, guarantee, neighboring, epsilon=eps, delta=delta, rho=rho, alpha=alpha,
-        epsilon_rdp=eps_rdp,
-    )  # fmt: skip
-    if not is_guarantee or model == "none":
+    model, eps, neighboring = claim.model, claim.epsilon, claim.neighboring
+    if claim.guarantee != GUARANTEE or model == "none":
         return no_bound_label(claim)
     source = "; ".join(claim_descriptions(claim))
     if eps is not None and not math.isfinite(eps) and model in ("pure-dp", "approx-dp"):
         return no_bound_label(claim, "ε is infinite")
     if model in ("pure-dp", "approx-dp") and eps is not None:
-        d = 0.0 if model == "pure-dp" else float(delta or 0.0)
+        d = 0.0 if model == "pure-dp" else float(claim.delta or 0.0)
         tpr, adv = _closed_form(float(eps), d)
         return _label(tpr, adv, source, neighboring)
     try:
