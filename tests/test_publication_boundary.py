@@ -726,3 +726,15 @@ def test_tables_too_small_to_fit_get_one_refusal_without_a_count(tmp_path, args)
     assert not re.search(r"\bgot \d", a["refused"]), a["refused"]
     if args[0] == "release":  # two rows, still below --min-rows: the same refusal
         refused_alike(a, run(tmp_path / "two", two, args, "s.parquet"), "two rows")
+
+
+def test_ledger_and_audit_gate_publish_the_same_bytes_for_every_neighbour(tmp_path, table):
+    """The ledger line and the audit gate's result are public: neither may depend on a record."""
+    args = ["synthesize", "--synthesizer", "privbayes", "--epsilon", "1", "--min-rows", MIN_ROWS]
+    args += ["--ledger", "pub/ledger.jsonl", "--lifetime-epsilon", "3", "--audit-gate", "20"]
+    base = run(tmp_path / "D", table, args, "s.parquet")
+    assert "refused" not in base, base.get("refused")
+    assert "ledger.jsonl" in base["public"] and "audit_gate" in json.loads(base["stdout"])
+    for kind in SAME_SIZE:  # privbayes: bounded neighbours
+        other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
+        check_neighbour(base, other, kind, bounded=True)

@@ -71,8 +71,9 @@ class ClaimAuditResult(Result):
         The test's threshold on the statistic.
     seed : int
         The public seed the runs were spawned from.
-    seconds : float
-        Wall-clock time of the runs.
+    seconds : float or None
+        Wall-clock time of the runs; None where the result is published with a run on real
+        data (the audit gate), whose timings belong to the private run record.
     reason : str or None
         Why a bound is None.
     measurement_ceiling : float or None
@@ -111,7 +112,7 @@ class ClaimAuditResult(Result):
     tpr_lower: float
     threshold: float
     seed: int
-    seconds: float
+    seconds: float | None
     reason: str | None = None
     threshold_rule: str = "split"
     measurement_ceiling: float | None = None
