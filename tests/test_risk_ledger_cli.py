@@ -141,3 +141,22 @@ def test_public_report_takes_the_worst_case_audit(files, tmp_path):
     page = out.read_text(encoding="utf-8")
     assert 'id="fig-risk"' in page and "Worst-case audit:" in page
     assert "correctly detects at most 2.72 in 100" in page
+
+
+def test_a_run_that_fails_after_reserving_leaves_its_reservation_counted(
+    files, tmp_path, monkeypatch
+):
+    import synthcert.workflows.synthesize as workflow
+
+    ledger = tmp_path / "l.jsonl"
+
+    def crash(*args, **kwargs):
+        raise MemoryError("out of memory while fitting")
+
+    monkeypatch.setattr(workflow, "synthesize", crash)
+    failed = synthesize(files, tmp_path / "a.csv", "--ledger", str(ledger))
+    assert failed.exit_code != 0 and not (tmp_path / "a.csv").exists()
+    total = _json(["ledger", "show", str(ledger), "--json"])
+    assert (total["entries"], total["reserved"], total["total"]["epsilon"]) == (1, 1, 1.0)
+    shown = " ".join(runner.invoke(app, ["ledger", "show", str(ledger)]).output.split())
+    assert "of which reserved" in shown and "stopped before recording" in shown

@@ -19,12 +19,16 @@ from synthcert.privacy.claims import (
 from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
 from synthcert.privacy.ledger import (
     LEDGER_FIELDS,
+    RESERVATION,
     append_claim,
     check_lifetime,
+    commit_claim,
     compose,
     epsilon_at,
+    ledger_entry,
     ledger_total,
     read_ledger,
+    reserve_claim,
 )
 
 
@@ -162,3 +166,54 @@ def test_a_malformed_line_is_refused(tmp_path):
         read_ledger(path)
     with pytest.raises(DataError, match="holds no entry"):
         ledger_total(tmp_path / "missing.jsonl")
+
+
+def test_a_reservation_counts_until_committed_and_a_concurrent_run_cannot_pass(tmp_path):
+    path = tmp_path / "l.jsonl"
+    append_claim(path, pure())
+    token = reserve_claim(path, pure(), epsilon=2.5)  # run A: 1 + 1 <= 2.5
+    assert ledger_total(path).reserved == 1 and ledger_total(path).total.epsilon == 2.0
+    before = path.read_bytes()
+    with pytest.raises(BudgetError, match="ε = 3"):  # run B, started before A recorded
+        reserve_claim(path, pure(), epsilon=2.5)
+    assert path.read_bytes() == before
+    smaller = pure(0.5)
+    commit_claim(path, token, smaller)  # A's actual claim replaces its reservation
+    total = ledger_total(path)
+    assert (total.entries, total.reserved, total.total.epsilon) == (2, 0, 1.5)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert all(RESERVATION not in json.loads(line) for line in lines)
+    # the committed line is an ordinary entry, in the reservation's place
+    assert [json.loads(line) for line in lines] == [ledger_entry(pure()), ledger_entry(smaller)]
+    # a reservation that is gone (ledger rewritten by hand) is appended instead
+    commit_claim(path, "not-a-token", pure(0.25))
+    assert ledger_total(path).total.epsilon == 1.75
+
+
+def test_a_run_that_stops_after_reserving_stays_counted(tmp_path):
+    path = tmp_path / "l.jsonl"
+    reserve_claim(path, pure(), epsilon=1.5)  # the run is killed before recording
+    total = ledger_total(path)
+    assert (total.entries, total.reserved, total.total.epsilon) == (1, 1, 1.0)
+    with pytest.raises(BudgetError):
+        reserve_claim(path, pure(), epsilon=1.5)
+
+
+def _reserve_one(path: str) -> bool:
+    try:
+        reserve_claim(path, pure(), epsilon=3.5)
+    except BudgetError:
+        return False
+    return True
+
+
+def test_concurrent_runs_reserve_no_more_than_the_lifetime_budget(tmp_path):
+    """Eight processes reserve ε = 1 each at once under a lifetime ε = 3.5: exactly three pass
+    (without the locked check-and-reserve, all eight could pass the check before any wrote)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    path = str(tmp_path / "l.jsonl")
+    with ProcessPoolExecutor(4) as pool:
+        passed = list(pool.map(_reserve_one, [path] * 8))
+    assert sum(passed) == 3
+    assert ledger_total(path).total.epsilon == 3.0 and ledger_total(path).reserved == 3

@@ -70,7 +70,11 @@ def ledger_show(
         emit_json(result)
         return
     total = result.total
-    rows = [("releases", result.entries), ("rule", total.conversion or "-"),
+    rows = [("releases", result.entries)]
+    if result.reserved:
+        rows.append(("of which reserved", f"{result.reserved} (runs still running or stopped "
+                     "before recording: counted at their planned claim)"))  # fmt: skip
+    rows += [("rule", total.conversion or "-"),
             ("neighbouring", total.neighboring), ("privacy model", total.model)]  # fmt: skip
     if total.epsilon is not None:
         rows.append(("total (epsilon, delta)", f"({total.epsilon:.6g}, {total.delta:.3g})"))

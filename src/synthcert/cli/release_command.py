@@ -56,6 +56,7 @@ from synthcert.cli.ledger_command import (
 )
 
 if TYPE_CHECKING:
+    from synthcert.privacy.claims import PrivacyClaim
     from synthcert.run_record import RunRecord
     from synthcert.workflows.release import ReleaseResult
 
@@ -214,12 +215,17 @@ def release_command(
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     # privacy ledger (synthcert ledger show): checked before any data is read
     policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
-    policy.check(lambda: planned_release_claim(budget), budget.neighboring)
+
+    def planned() -> PrivacyClaim:
+        return planned_release_claim(budget)
+
+    policy.check(planned, budget.neighboring)
     gate = None
     if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
         from synthcert.workflows.audit_gate import release_audit_gate
 
         gate = release_audit_gate(sch, budget, runs=audit_gate_runs)
+    reservation = policy.reserve(planned)  # checked again and reserved, atomically
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 
@@ -258,7 +264,7 @@ def release_command(
             command=shlex.join(["synthcert", *sys.argv[1:]]),
             claim_audit=gate,
         )
-    policy.record(result.certificate.claim)  # after the rows and certificate were written
+    policy.record(result.certificate.claim, reservation)  # after rows and certificate
     if show_private:
         show_private_record(result.record)
     if json_out:

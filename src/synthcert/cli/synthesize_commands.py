@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -53,6 +53,9 @@ from synthcert.cli.ledger_command import (
     ledger_policy,
 )
 from synthcert.cli.release_command import show_private_record
+
+if TYPE_CHECKING:
+    from synthcert.privacy.claims import PrivacyClaim
 
 SynthParamOpt = Annotated[
     list[str] | None,
@@ -245,15 +248,17 @@ def synthesize_command(
     bins_share = run.get("dp_bins")
     # privacy ledger (synthcert ledger show): checked before any data is read
     policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
-    policy.check(
-        lambda: planned_synthesis_claim(synthesizer, sch, budget, params),
-        lambda: neighboring_of(synthesizer),
-    )
+
+    def planned() -> PrivacyClaim:
+        return planned_synthesis_claim(synthesizer, sch, budget, params)
+
+    policy.check(planned, lambda: neighboring_of(synthesizer))
     gate = None
     if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
         from synthcert.workflows.audit_gate import audit_gate
 
         gate = audit_gate(synthesizer, sch, budget, params, runs=audit_gate_runs)
+    reservation = policy.reserve(planned)  # checked again and reserved, atomically
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
@@ -286,7 +291,7 @@ def synthesize_command(
             command=command_line(),
             claim_audit=gate,
         )
-    policy.record(result.summary.claim)  # after the rows were written
+    policy.record(result.summary.claim, reservation)  # after the rows were written
     if show_private:
         show_private_record(result.record)
     summary = result.summary

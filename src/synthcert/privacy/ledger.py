@@ -6,8 +6,16 @@ privacy figures, its model and neighbouring relation, the rows released and the 
 names; never n, a timing, a path, a seed, an assumption's value or a warning's text). An append
 takes a lock beside the file, writes the whole new ledger to a temporary file in the same
 folder, fsyncs it and renames it over the old one (``os.replace``): a reader sees the old
-ledger or the new one, never a torn line, and a refused or failed run leaves it byte for byte
-as it was.
+ledger or the new one, never a torn line, and a refused run leaves it byte for byte as it was.
+
+Two runs of one table may start at the same time. So that both cannot pass the lifetime check
+before either writes, a run *reserves* its planned claim (:func:`reserve_claim`): under the
+lock it composes the ledger with the planned claim, checks the lifetime budget and appends the
+planned claim as a reserved line (the line also holds ``"reservation"``, a random token that
+says nothing about the data). When its output is written the run replaces that line by its
+actual claim, never larger (:func:`commit_claim`). A run that stops after reserving (an error,
+a kill) leaves its reservation in the ledger, counted at the planned claim: it may have read
+the data.
 
 Composition (:func:`compose`), every entry being a DP guarantee under one neighbouring relation:
 
@@ -33,6 +41,7 @@ import fcntl
 import json
 import math
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -47,6 +56,8 @@ LEDGER_FIELDS = (
     "n_out", "conversion", "mechanisms", "claim_schema_version",
 )  # fmt: skip
 """The claim fields a ledger line holds (public by construction; nothing else is written)."""
+RESERVATION = "reservation"
+"""The key of a reserved line's token (:func:`reserve_claim`)."""
 RELATIONS = {"unbounded": "unbounded", "bounded": "bounded", "bounded-direct": "bounded"}
 
 
@@ -63,8 +74,9 @@ def ledger_entry(claim: PrivacyClaim) -> dict:
     return {k: doc[k] for k in LEDGER_FIELDS}
 
 
-def read_ledger(path: str | os.PathLike) -> tuple[PrivacyClaim, ...]:
-    """The claims of a ledger file (none when it does not exist yet).
+def read_entries(path: str | os.PathLike) -> tuple[tuple[PrivacyClaim, str | None], ...]:
+    """The claims of a ledger file with their reservation tokens (None: a finished run's claim;
+    no entry when the file does not exist yet).
 
     Raises
     ------
@@ -80,13 +92,27 @@ def read_ledger(path: str | os.PathLike) -> tuple[PrivacyClaim, ...]:
             continue
         try:
             doc = json.loads(line)
-            if not isinstance(doc, dict) or set(doc) - set(LEDGER_FIELDS):
+            if not isinstance(doc, dict):
+                raise DataError("not a ledger entry (not a JSON object)")
+            token = doc.pop(RESERVATION, None)
+            if set(doc) - set(LEDGER_FIELDS) or not (token is None or isinstance(token, str)):
                 raise DataError("not a ledger entry (unknown or missing fields)")
-            out.append(PrivacyClaim.from_dict(doc))
+            out.append((PrivacyClaim.from_dict(doc), token))
         except (json.JSONDecodeError, DataError, TypeError, ValueError) as exc:
             msg = f"line {number} of the ledger {str(p)!r} is not a claim: {exc}"
             raise DataError(msg) from exc
     return tuple(out)
+
+
+def read_ledger(path: str | os.PathLike) -> tuple[PrivacyClaim, ...]:
+    """The claims of a ledger file, reserved ones included (none when it does not exist yet).
+
+    Raises
+    ------
+    DataError
+        A line is not a claim a ledger holds (its number is named).
+    """
+    return tuple(claim for claim, _ in read_entries(path))
 
 
 @contextlib.contextmanager
@@ -100,6 +126,38 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _line(claim: PrivacyClaim, token: str | None = None) -> bytes:
+    doc = ledger_entry(claim)
+    if token is not None:
+        doc[RESERVATION] = token
+    return (json.dumps(doc, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _replace_file(p: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``p``, fsync it and rename it over ``p``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _lines(p: Path) -> list[bytes]:
+    return p.read_bytes().splitlines(keepends=True) if p.exists() else []
+
+
+def _with_newline(lines: list[bytes]) -> list[bytes]:
+    if lines and not lines[-1].endswith(b"\n"):
+        lines[-1] += b"\n"
+    return lines
+
+
 def append_claim(path: str | os.PathLike, claim: PrivacyClaim) -> Path:
     """Append ``claim`` to the ledger atomically (lock, temporary file, fsync, ``os.replace``).
 
@@ -110,23 +168,70 @@ def append_claim(path: str | os.PathLike, claim: PrivacyClaim) -> Path:
     """
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(ledger_entry(claim), sort_keys=True) + "\n"
     with _locked(p):
-        old = p.read_bytes() if p.exists() else b""
-        if old and not old.endswith(b"\n"):
-            old += b"\n"
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(old + line.encode("utf-8"))
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        _replace_file(p, b"".join([*_with_newline(_lines(p)), _line(claim)]))
     return p
+
+
+def reserve_claim(
+    path: str | os.PathLike,
+    planned: PrivacyClaim,
+    *,
+    epsilon: float | None,
+    delta: float | None = None,
+) -> str:
+    """Check the lifetime budget and reserve ``planned`` in one step under the ledger's lock.
+
+    The check is :func:`check_lifetime`'s; when it passes, ``planned`` is appended as a reserved
+    line, so a run started at the same time composes with it. Replace the line by the run's
+    actual claim with :func:`commit_claim`.
+
+    Returns
+    -------
+    str
+        The reservation's token (random; it says nothing about the data).
+
+    Raises
+    ------
+    BudgetError, ParameterError
+        As :func:`check_lifetime`; the ledger is then unchanged.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(8)
+    with _locked(p):
+        check_lifetime(p, planned, epsilon=epsilon, delta=delta)
+        _replace_file(p, b"".join([*_with_newline(_lines(p)), _line(planned, token)]))
+    return token
+
+
+def commit_claim(path: str | os.PathLike, token: str, claim: PrivacyClaim) -> Path:
+    """Replace the reserved line ``token`` by the run's actual ``claim`` (appended when the
+    reservation is no longer there), atomically under the lock."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(p):
+        lines = _with_newline(_lines(p))
+        mine = [i for i, t in enumerate(_tokens(lines)) if t == token]
+        if mine:
+            lines[mine[0]] = _line(claim)
+        else:
+            lines.append(_line(claim))
+        _replace_file(p, b"".join(lines))
+    return p
+
+
+def _tokens(lines: list[bytes]) -> list[str | None]:
+    """The reservation token of each line (None: none, or not a JSON object)."""
+    out: list[str | None] = []
+    for raw in lines:
+        try:
+            doc = json.loads(raw)
+        except json.JSONDecodeError:
+            doc = None
+        token = doc.get(RESERVATION) if isinstance(doc, dict) else None
+        out.append(token if isinstance(token, str) else None)
+    return out
 
 
 def _rho(claim: PrivacyClaim) -> float | None:
@@ -285,13 +390,17 @@ class LedgerTotal(Result):
     Attributes
     ----------
     entries : int
-        Releases recorded.
+        Releases recorded, reserved ones included.
     total : PrivacyClaim
         Their composition (:func:`compose`); its ``risk`` is the label.
+    reserved : int
+        Entries that are reservations (:func:`reserve_claim`) of runs that are still running or
+        stopped before recording their claim: counted at their planned claim.
     """
 
     entries: int
     total: PrivacyClaim
+    reserved: int = 0
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -307,10 +416,11 @@ def ledger_total(path: str | os.PathLike) -> LedgerTotal:
     DataError
         The file is missing or malformed.
     """
-    claims = read_ledger(path)
-    if not claims:
+    entries = read_entries(path)
+    if not entries:
         raise DataError(f"the ledger {str(path)!r} does not exist or holds no entry")
-    return LedgerTotal(len(claims), compose(claims))
+    reserved = sum(token is not None for _, token in entries)
+    return LedgerTotal(len(entries), compose([c for c, _ in entries]), reserved)
 
 
 def check_lifetime(
@@ -413,15 +523,19 @@ def recorded(claim: PrivacyClaim) -> PrivacyClaim:
 
 __all__ = [
     "LEDGER_FIELDS",
+    "RESERVATION",
     "LedgerTotal",
     "append_claim",
     "check_lifetime",
     "check_relation",
+    "commit_claim",
     "compose",
     "epsilon_at",
     "ledger_entry",
     "ledger_total",
     "planned_budget_claim",
+    "read_entries",
     "read_ledger",
     "recorded",
+    "reserve_claim",
 ]

@@ -1,10 +1,14 @@
-"""The privacy-ledger step of ``release`` and ``synthesize``: check before reading, record after.
+"""The privacy-ledger step of ``release`` and ``synthesize``: check and reserve before reading,
+record after.
 
 Before any data is read, the claim the run will at most make is planned from public quantities
 (its requested budget: :func:`planned_synthesis_claim`, :func:`planned_release_claim`) and
-checked against the ledger's lifetime budget (:func:`synthcert.privacy.ledger.check_lifetime`);
-after the output is written, the run's actual claim (never larger) is appended. A refused run
-leaves the ledger byte for byte as it was.
+checked against the ledger's lifetime budget (:func:`synthcert.privacy.ledger.check_lifetime`).
+Just before the data is read (after the audit gate) the check is made again and the planned
+claim reserved in the ledger in one locked step
+(:func:`synthcert.privacy.ledger.reserve_claim`), so that two runs started at the same time
+cannot both pass; after the output is written, the run's actual claim (never larger) replaces
+the reservation. A refused run leaves the ledger byte for byte as it was.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ from synthcert.privacy.ledger import (
     append_claim,
     check_lifetime,
     check_relation,
+    commit_claim,
     planned_budget_claim,
+    reserve_claim,
 )
 from synthcert.workflows.job_inputs import Budget
 
@@ -64,26 +70,46 @@ class LedgerPolicy:
 
         Without a lifetime budget a run whose claim cannot be planned (a release sized by
         ``--n-out``) is checked for its neighbouring relation only. Returns the total the ledger
-        would reach (None when not computed).
+        would reach (None when not computed). Nothing is written: :meth:`reserve` does.
         """
         if self.path is None:
             return None
-        if self.epsilon is None and self.delta is None:
-            try:
-                claim = planned()
-            except ParameterError:
-                check_relation(
-                    self.path, neighboring if isinstance(neighboring, str) else neighboring()
-                )
-                return None
-            return check_lifetime(self.path, claim, epsilon=None)
-        return check_lifetime(self.path, planned(), epsilon=self.epsilon, delta=self.delta)
+        claim = self._planned(planned)
+        if claim is None:
+            relation = neighboring if isinstance(neighboring, str) else neighboring()
+            check_relation(self.path, relation)
+            return None
+        return check_lifetime(self.path, claim, epsilon=self.epsilon, delta=self.delta)
 
-    def record(self, claim: PrivacyClaim) -> Path | None:
-        """Append the run's public claim (after its output was written)."""
+    def reserve(self, planned: Callable[[], PrivacyClaim]) -> str | None:
+        """Just before reading the data: check again and reserve the planned claim in the ledger
+        (one locked step), so a run started at the same time composes with it. Returns the
+        reservation's token (None: no ledger, or a claim that cannot be planned and so is
+        appended by :meth:`record` after the run)."""
         if self.path is None:
             return None
-        return append_claim(self.path, claim)
+        claim = self._planned(planned)
+        if claim is None:
+            return None
+        return reserve_claim(self.path, claim, epsilon=self.epsilon, delta=self.delta)
+
+    def record(self, claim: PrivacyClaim, token: str | None = None) -> Path | None:
+        """Record the run's public claim (after its output was written): it replaces the
+        reservation ``token``, or is appended."""
+        if self.path is None:
+            return None
+        if token is None:
+            return append_claim(self.path, claim)
+        return commit_claim(self.path, token, claim)
+
+    def _planned(self, planned: Callable[[], PrivacyClaim]) -> PrivacyClaim | None:
+        """The planned claim; None when it cannot be planned and no lifetime budget needs it."""
+        if self.epsilon is None and self.delta is None:
+            try:
+                return planned()
+            except ParameterError:
+                return None
+        return planned()
 
 
 def planned_synthesis_claim(
