@@ -11,7 +11,7 @@ from synthcert.data.io import read_table, write_table
 from synthcert.errors import DataError, ParameterError
 from synthcert.utility.evaluate import evaluate as measure
 from synthcert.workflows import Execution, TableSource
-from synthcert.workflows.evaluate import evaluate
+from synthcert.workflows.evaluate import run_evaluation
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def tables(tmp_path_factory):
 def test_writes_the_figures_it_returns(tables, tmp_path):
     root, _, fake = tables
     schema = demo_schema()
-    run = evaluate(
+    run = run_evaluation(
         root / "real.csv", TableSource(root / "fake.parquet"), schema, out=tmp_path / "ev"
     )
     names = [p.rsplit("/", 1)[1] for p in run.files]
@@ -48,8 +48,8 @@ def test_writes_the_figures_it_returns(tables, tmp_path):
 def test_on_an_engine_only_the_streamed_figures_and_json(tables, tmp_path):
     root, _, _ = tables
     schema = demo_schema()
-    memory = evaluate(root / "real.csv", root / "fake.parquet", schema, binning="public")
-    run = evaluate(
+    memory = run_evaluation(root / "real.csv", root / "fake.parquet", schema, binning="public")
+    run = run_evaluation(
         root / "real.csv", root / "fake.parquet", schema, out=tmp_path / "s",
         execution=Execution(engine="dask"), report=tmp_path / "r.html",
     )  # fmt: skip
@@ -59,7 +59,7 @@ def test_on_an_engine_only_the_streamed_figures_and_json(tables, tmp_path):
         assert run.evaluation.columns[name].l1 == pytest.approx(col.l1, abs=1e-12)
     assert "do not publish" in (tmp_path / "r.html").read_text().lower()
     with pytest.raises(ParameterError, match="efficacy"):
-        evaluate(root / "real.csv", root / "fake.parquet", schema, target="age",
+        run_evaluation(root / "real.csv", root / "fake.parquet", schema, target="age",
                  execution=Execution(engine="dask"))  # fmt: skip
 
 
@@ -69,8 +69,8 @@ def test_outputs_never_overwrite_an_input(tables, tmp_path):
     copy = tmp_path / "columns.csv"
     copy.write_bytes((root / "real.csv").read_bytes())
     with pytest.raises(DataError, match="is the input file"):
-        evaluate(copy, root / "fake.parquet", schema, out=tmp_path)
+        run_evaluation(copy, root / "fake.parquet", schema, out=tmp_path)
     assert copy.read_bytes() == (root / "real.csv").read_bytes()
     assert not (tmp_path / "evaluation.json").exists()  # refused before any work
     with pytest.raises(DataError, match="held-out"):
-        evaluate(root / "real.csv", root / "fake.parquet", schema, target="age")
+        run_evaluation(root / "real.csv", root / "fake.parquet", schema, target="age")

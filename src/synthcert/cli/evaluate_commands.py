@@ -106,14 +106,14 @@ def evaluate_command(
     """
     from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
-    from synthcert.workflows.evaluate import evaluate
+    from synthcert.workflows.evaluate import run_evaluation
     from synthcert.workflows.job_inputs import Execution, TableSource
 
     sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
     folder, internal = internal_outputs(private_dir, out, report)
     engine_name, address = merge_scheduler(engine, scheduler)
     opts = sch.read_options()
-    run = evaluate(
+    run = run_evaluation(
         TableSource(real, csv=opts),
         TableSource(synth, csv=opts),
         sch,

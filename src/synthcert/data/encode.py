@@ -303,6 +303,18 @@ def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
     )
 
 
+def clipped_typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
+    """:func:`typed_frame` of a model's sampled values: numbers clipped to the public bounds
+    first (NaN = missing), then integers rounded and category codes (-1 = missing) typed."""
+    out: dict[str, np.ndarray] = {}
+    for col in schema.columns:
+        values = data[col.name]
+        if isinstance(col, NumericColumn):
+            values = np.clip(np.asarray(values, dtype=np.float64), col.lower, col.upper)
+        out[col.name] = values
+    return typed_frame(schema, out)
+
+
 class Encoder:
     """Maps frames to [-1,1]^d and back, following a :class:`Schema`.
 

@@ -44,11 +44,11 @@ from synthcert.data.discretize import (
 from synthcert.data.encode import (
     MissingPolicy,
     category_codes,
+    clipped_typed_frame,
     missing_policy_for,
     numeric_values,
     prepare_table,
 )
-from synthcert.data.encode import typed_frame as encoded_typed_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.audit_hook import record_measurement
@@ -353,18 +353,6 @@ class BetaMarginal:
         """F^{-1}(u) interpolated on Phi(z) at 4,097 points |z| <= 8 and at 0 and 1: within
         1e-5 x scale of ``ppf`` for u in [Phi(-8), Phi(8)] (tested), ~50x faster."""
         return np.interp(u, *self._grid)
-
-
-def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
-    """A frame in the schema's dtypes: numbers clipped to the public bounds (NaN = missing),
-    integers rounded, category codes (-1 = missing) as their declared type."""
-    out: dict[str, np.ndarray] = {}
-    for col in schema.columns:
-        values = data[col.name]
-        if isinstance(col, NumericColumn):
-            values = np.clip(np.asarray(values, dtype=np.float64), col.lower, col.upper)
-        out[col.name] = values
-    return encoded_typed_frame(schema, out)
 
 
 class GaussianCopulaSynthesizer(DPSynthesizer):
@@ -748,7 +736,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 data[col.name] = np.where(absent, np.nan, values.astype(np.float64))
             else:
                 data[col.name] = np.where(absent, -1, values)
-        return typed_frame(self.schema, data)
+        return clipped_typed_frame(self.schema, data)
 
     def _invert(self, col, marginal: np.ndarray | BetaMarginal, u: np.ndarray) -> np.ndarray:
         """Values (NaN: missing) or codes (-1: missing) at the marginal's quantile u."""

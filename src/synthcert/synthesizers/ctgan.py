@@ -55,7 +55,13 @@ import numpy as np
 import pandas as pd
 
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
-from synthcert.data.encode import MissingPolicy, category_codes, numeric_values, prepare_frame
+from synthcert.data.encode import (
+    MissingPolicy,
+    category_codes,
+    clipped_typed_frame,
+    numeric_values,
+    prepare_frame,
+)
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.claims import PrivacyClaim
@@ -69,7 +75,6 @@ from synthcert.seeding import (
     torch_seeds,
 )
 from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
-from synthcert.synthesizers.copula import typed_frame
 from synthcert.synthesizers.ctgan_missing import (
     MISSING_LEVEL,
     PATTERN_BUDGET_SHARE,
@@ -585,7 +590,8 @@ class CTGANSynthesizer(DPSynthesizer):
         if self.epsilon is None:
             self.model_.set_random_state(self._random_states(seed))
             if n == 0:  # ctgan cannot sample no rows
-                return typed_frame(self.schema, {c.name: np.empty(0) for c in self.schema.columns})
+                empty = {c.name: np.empty(0) for c in self.schema.columns}
+                return clipped_typed_frame(self.schema, empty)
             if not self._pattern_names():
                 return self._typed(self.model_.sample(n))
             return self._typed(self._sample_patterns(n, seed))
@@ -641,4 +647,4 @@ class CTGANSynthesizer(DPSynthesizer):
                 if col.name in absent:
                     x = np.where(absent[col.name], np.nan, x)
                 data[col.name] = x
-        return typed_frame(self.schema, data)
+        return clipped_typed_frame(self.schema, data)

@@ -178,7 +178,7 @@ def run_aim_step(
     from synthcert.data.io import write_table, write_text
     from synthcert.data.schema import Schema
     from synthcert.workflows.audit_gate import audit_gate
-    from synthcert.workflows.evaluate import evaluate
+    from synthcert.workflows.evaluate import run_evaluation
     from synthcert.workflows.job_inputs import Budget
     from synthcert.workflows.synthesize import synthesize
 
@@ -197,7 +197,7 @@ def run_aim_step(
         params=dict(AIM_PARAMS), report=report, internal_report=private / "internal_report.html",
         private_record=private / "run_record.json", command=command, claim_audit=gate,
     )  # fmt: skip
-    evaluation = evaluate(
+    evaluation = run_evaluation(
         table_path, synthetic, schema, out=private / "evaluation", command=command
     )
     return result, gate, evaluation, report

@@ -40,7 +40,7 @@ class EvaluationRun(Result):
     files: tuple[str, ...] = field(default_factory=tuple)
 
 
-def evaluate(
+def run_evaluation(
     real: Table,
     synthetic: Table,
     schema: Schema,
@@ -106,8 +106,8 @@ def evaluate(
 
     Examples
     --------
-    >>> from synthcert.workflows.evaluate import evaluate
-    >>> run = evaluate("real.csv", "synthetic.csv", schema, out="evaluation/")  # doctest: +SKIP
+    >>> from synthcert.workflows.evaluate import run_evaluation
+    >>> run = run_evaluation("real.csv", "fake.csv", schema, out="evaluation/")  # doctest: +SKIP
     >>> run.files[0]  # doctest: +SKIP
     'evaluation/evaluation.json'
     """
@@ -211,4 +211,4 @@ def write_evaluation(
     return files
 
 
-__all__ = ["EvaluationRun", "evaluate", "write_evaluation"]
+__all__ = ["EvaluationRun", "run_evaluation", "write_evaluation"]
