@@ -249,6 +249,8 @@ def main() -> None:
                     help="AIM and MWEM-PGM mirror-descent iterations")  # fmt: skip
     ap.add_argument("--no-black-box", dest="black_box", action="store_false",
                     help="skip the black-box rows of aim and mwem-pgm")  # fmt: skip
+    ap.add_argument("--save-scores", default=None, metavar="DIR",
+                    help="write each pgm case's scores to DIR/NAME.npz")  # fmt: skip
     ap.add_argument("--pgm", nargs="*", default=None,
                     help="of the pgm case, only these (aim, mwem-pgm)")  # fmt: skip
     ap.add_argument("--only", nargs="*", default=None,
@@ -277,6 +279,9 @@ def main() -> None:
             row(f"anchor, {name} (1, 1e-2), white-box (measurement ceiling "
                 f"{_num(r.measurement_ceiling)})", r.epsilon_lower_bound, r.mu_lower_bound,
                 r.mu_ceiling, r.claimed_mu, r.runs, sec, mu=True)  # fmt: skip
+            if args.save_scores:  # public: scores of fits on the auditor's own tables
+                np.savez(f"{args.save_scores}/{name}.npz", in_scores=audit.scores[0],
+                         out_scores=audit.scores[1])  # fmt: skip
             if args.black_box:
                 bb = black_box_of(audit)
                 row(f"anchor, {name} (1, 1e-2), black-box, same runs", bb.epsilon_lower_bound,
