@@ -34,7 +34,9 @@ from synthcert.audit.claim.estimate import (
     box_corner,
     ceiling,
     epsilon_at_corner,
+    estimate_bounds,
     evaluate_test,
+    fisher_bounds,
 )
 from synthcert.audit.claim.events import event_pld, randomized_response
 from synthcert.audit.claim.run import run_claim_audit
@@ -62,15 +64,32 @@ def row(case: str, lb, mu_lb, ceil, claim, runs: int, seconds: float, *, mu: boo
 
 
 def synth_case(name: str, runs: int, workers: int, *, statistic=None, epsilon=1.0, **kw):
+    result, _, seconds = synth_audit(name, runs, workers, statistic=statistic, epsilon=epsilon,
+                                     **kw)  # fmt: skip
+    return result, seconds
+
+
+def synth_audit(name: str, runs: int, workers: int, *, statistic=None, epsilon=1.0,
+                samples=None, **kw):  # fmt: skip
+    """(result, ClaimAudit, seconds) of one audit; ``samples`` rows per fit (default: 1000 for
+    the black-box statistic, else none)."""
     delta = 1e-2 if name in ("aim", "mwem-pgm") else None
     params = PGM if name in ("aim", "mwem-pgm") else {}
     start = time.perf_counter()
-    result = run_claim_audit(
+    audit = run_claim_audit(
         name, kw.pop("schema", None), epsilon=epsilon, delta=delta, params=params, runs=runs,
         design=kw.pop("design", "anchor"), workers=workers, statistic=statistic,
-        samples=1000 if statistic == "black-box" else 0, **kw,
-    ).result  # fmt: skip
-    return result, time.perf_counter() - start
+        samples=(1000 if statistic == "black-box" else 0) if samples is None else samples, **kw,
+    )  # fmt: skip
+    return audit.result, audit, time.perf_counter() - start
+
+
+def black_box_of(audit, seed: int = 0):
+    """The black-box bound of the same runs (their second score column), as audit-claim's
+    black-box statistic computes it: split-half test, μ bound (Gaussian claim)."""
+    ins, outs = audit.scores
+    return estimate_bounds(ins[:, 1], outs[:, 1], delta=audit.result.delta, gaussian=True,
+                           seed=seed)  # fmt: skip
 
 
 def mechanism_case(draw: Callable[[int, np.random.Generator], float], runs: int, curve, *,
@@ -231,6 +250,10 @@ def main() -> None:
                     help="AIM and MWEM-PGM mirror-descent iterations")  # fmt: skip
     ap.add_argument("--no-black-box", dest="black_box", action="store_false",
                     help="skip the black-box rows of aim and mwem-pgm")  # fmt: skip
+    ap.add_argument("--save-scores", default=None, metavar="DIR",
+                    help="write each pgm case's scores to DIR/NAME.npz")  # fmt: skip
+    ap.add_argument("--pgm", nargs="*", default=None,
+                    help="of the pgm case, only these (aim, mwem-pgm)")  # fmt: skip
     ap.add_argument("--only", nargs="*", default=None,
                     help="cases: pgm, pure, single, mg, twins, schema")  # fmt: skip
     args = ap.parse_args()
@@ -248,18 +271,39 @@ def main() -> None:
             row(f"anchor, {name} eps=1 (measurement ceiling {_num(r.measurement_ceiling)})",
                 r.epsilon_lower_bound, None, r.ceiling, r.claimed_epsilon, r.runs, sec)  # fmt: skip
     if "pgm" in only:
-        for name in ("aim", "mwem-pgm"):
-            for stat in ("white-box", "black-box") if args.black_box else ("white-box",):
-                r, sec = synth_case(name, args.runs, args.workers, statistic=stat)
-                row(f"anchor, {name} (1, 1e-2), {stat}", r.epsilon_lower_bound,
-                    r.mu_lower_bound, r.mu_ceiling, r.claimed_mu, r.runs, sec, mu=True)  # fmt: skip
-                if stat == "white-box" and r.claimed_mu:
-                    # even a mechanism exactly at the claim's mu (every step Gaussian, the
-                    # selections included) is not provable above this with these runs
-                    best = ceiling(gdp_tradeoff(r.claimed_mu), runs=r.runs, delta=r.delta,
-                                   gaussian=True, split=False)  # fmt: skip
-                    reach(f"{name} at the claim's mu {r.claimed_mu:.3f}", best,
-                          0.8 * r.claimed_mu, "mu")  # fmt: skip
+        names = [n for n in ("aim", "mwem-pgm") if n in (args.pgm or ("aim", "mwem-pgm"))]
+        for name in names:
+            # one set of runs, both scores: white-box (test fixed a priori) and black-box
+            # (split-half test on the same runs' synthetic rows)
+            r, audit, sec = synth_audit(name, args.runs, args.workers, statistic="white-box",
+                                        samples=1000 if args.black_box else 0)  # fmt: skip
+            row(f"anchor, {name} (1, 1e-2), white-box (measurement ceiling "
+                f"{_num(r.measurement_ceiling)})", r.epsilon_lower_bound, r.mu_lower_bound,
+                r.mu_ceiling, r.claimed_mu, r.runs, sec, mu=True)  # fmt: skip
+            if r.fpr == r.fpr:  # the same a-priori test and runs, Fisher's region instead
+                n = r.runs
+                f_eps, f_mu = fisher_bounds(round(r.fpr * n), n, round(r.tpr * n), n,
+                                            delta=r.delta)  # fmt: skip
+                row(f"anchor, {name} (1, 1e-2), white-box, Fisher region (not audit-claim's)",
+                    f_eps, f_mu, r.mu_ceiling, r.claimed_mu, r.runs, sec, mu=True)  # fmt: skip
+            if args.save_scores:  # public: scores of fits on the auditor's own tables
+                np.savez(f"{args.save_scores}/{name}.npz", in_scores=audit.scores[0],
+                         out_scores=audit.scores[1])  # fmt: skip
+            if args.black_box:
+                bb = black_box_of(audit)
+                row(f"anchor, {name} (1, 1e-2), black-box, same runs", bb.epsilon_lower_bound,
+                    bb.mu_lower_bound, r.mu_ceiling, r.claimed_mu, r.runs, sec,
+                    mu=True)  # fmt: skip
+            if r.claimed_mu:
+                # even a mechanism exactly at the claim's mu (every step Gaussian, the
+                # selections included) is not provable above this with these runs
+                best = ceiling(gdp_tradeoff(r.claimed_mu), runs=r.runs, delta=r.delta,
+                               gaussian=True, split=False)  # fmt: skip
+                print(f"|   {name}: a {r.claimed_mu:.3f}-GDP mechanism (the claim, tight) "
+                      f"proves {best:.3f} in expectation at these runs | | | | | | | | |",
+                      flush=True)  # fmt: skip
+                reach(f"{name} at the claim's mu {r.claimed_mu:.3f}", best,
+                      0.8 * r.claimed_mu, "mu")  # fmt: skip
     if "twins" in only:
         twins(args.twin_runs, args.workers, args.reps, args.twins, args.twin_design)
     if "schema" in only:

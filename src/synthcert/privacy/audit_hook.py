@@ -13,7 +13,7 @@ a release. Recording does not change the fit: no random number is drawn and no v
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal
@@ -64,6 +64,22 @@ class Selection:
     is the index drawn. The auditor pairs the choices of two fits (one per table of a pair,
     same seed) step by step while their histories agree, which gives the step's exact pair of
     distributions (for the ceiling of the audit).
+
+    When the score is an L1 error of a model's estimate of count tables (AIM, MWEM+PGM:
+    ``s_c = weights_c · ||x_c − model_c||_1 − offsets_c``, with ``x_c`` the table's counts of
+    the marginal on the columns ``queries[c]``, axes in that order, and ``model_c`` the model's
+    estimate, a function of earlier noisy measurements only), the fit also hands those terms:
+    the auditor then recomputes the scores on *both* tables of a pair and knows the step's
+    exact pair of distributions from one fit, at its own history.
+
+    Attributes
+    ----------
+    queries : tuple of tuple of str
+        Per candidate, the columns of its marginal (empty: the scores are all there is).
+    model : tuple of numpy.ndarray
+        Per candidate, the model's estimate of that marginal (flattened in clique order).
+    weights, offsets : numpy.ndarray or None
+        Per candidate, the weight and the offset of the score.
     """
 
     name: str
@@ -71,6 +87,10 @@ class Selection:
     sensitivity: float
     scores: np.ndarray
     chosen: int
+    queries: tuple[tuple[str, ...], ...] = ()
+    model: tuple[np.ndarray, ...] = ()
+    weights: np.ndarray | None = None
+    offsets: np.ndarray | None = None
 
 
 _TAP: ContextVar[list[NoisyMeasurement | Selection] | None] = ContextVar(
@@ -137,18 +157,31 @@ def record_measurement(
 
 
 def record_selection(
-    name: str, epsilon: float, sensitivity: float, scores: np.ndarray, chosen: int
+    name: str,
+    epsilon: float,
+    sensitivity: float,
+    scores: np.ndarray,
+    chosen: int,
+    *,
+    queries: Sequence[Sequence[str]] = (),
+    model: Sequence[np.ndarray] = (),
+    weights: np.ndarray | None = None,
+    offsets: np.ndarray | None = None,
 ) -> None:
     """Hand one exponential-mechanism choice to the auditor, if one is recording.
 
     Parameters
     ----------
-    name, epsilon, sensitivity, scores, chosen
-        As in :class:`Selection`; the scores are copied.
+    name, epsilon, sensitivity, scores, chosen, queries, model, weights, offsets
+        As in :class:`Selection`; the arrays are copied.
     """
     seen = _TAP.get()
     if seen is None:
         return
+
+    def copy(a: np.ndarray | None) -> np.ndarray | None:
+        return None if a is None else np.array(a, dtype=np.float64, copy=True).ravel()
+
     seen.append(
         Selection(
             name,
@@ -156,6 +189,10 @@ def record_selection(
             float(sensitivity),
             np.array(scores, dtype=np.float64, copy=True),
             int(chosen),
+            tuple(tuple(str(c) for c in q) for q in queries),
+            tuple(np.array(m, dtype=np.float64, copy=True).ravel() for m in model),
+            copy(weights),
+            copy(offsets),
         )
     )
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from synthcert.errors import AssumptionError, NumericalError
 from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.privacy.audit_hook import record_selection
 from synthcert.privacy.mechanisms import exponential_mechanism, gaussian_mechanism
 from synthcert.synthesizers._pgm_backend import load_mbi
 from synthcert.synthesizers._pgm_estimation import (
@@ -164,16 +165,22 @@ def admissible(
 
 
 def l1_errors(
-    candidates: Sequence[Clique], answers: dict[Clique, np.ndarray], calib: CalibratedTree
+    candidates: Sequence[Clique],
+    answers: dict[Clique, np.ndarray],
+    calib: CalibratedTree,
+    model: Sequence[np.ndarray] | None = None,
 ) -> np.ndarray:
     """||p_r(D) - p_r(theta)||_1 for each candidate, in counts.
+
+    ``model``: the model's marginals on the candidates (``calib.project_many``), if already
+    projected.
 
     Raises
     ------
     NumericalError
         When a model marginal is not finite (named by its public clique, never its value).
     """
-    model = calib.project_many(candidates)
+    model = calib.project_many(candidates) if model is None else model
     errors = np.array(
         [np.abs(answers[r] - m).sum() for r, m in zip(candidates, model, strict=True)]
     )
@@ -300,12 +307,17 @@ def run_aim(
         cand = admissible(candidates, est, state, limit)
         w = np.array([weights[r] for r in cand])
         bias = SQRT_2_OVER_PI * sigma * np.array([cells(sizes, r) for r in cand])
-        scores = w * (l1_errors(cand, answers, state.calib) - bias)  # type: ignore[arg-type]
-        r = cand[
-            exponential_mechanism(
-                scores, sensitivity, eps, rng=rng, accountant=accountant, name="exponential:select"
-            )
-        ]
+        model = state.calib.project_many(cand)  # type: ignore[union-attr]
+        scores = w * (l1_errors(cand, answers, state.calib, model) - bias)  # type: ignore[arg-type]
+        i = exponential_mechanism(
+            scores, sensitivity, eps, rng=rng, accountant=accountant, name="exponential:select"
+        )
+        # auditor only (privacy/audit_hook.py; no-op otherwise): scores = w |x - model|_1 - w bias
+        record_selection(
+            "exponential:select", eps, sensitivity, scores, i,
+            queries=cand, model=model, weights=w, offsets=w * bias,
+        )  # fmt: skip
+        r = cand[i]
         before = state.calib.project(r)  # type: ignore[union-attr]
         measure_gaussian(
             est, state, r, answers[r], sigma,
@@ -381,7 +393,8 @@ def run_mwem(
                 assumption="some candidate marginal fits max_model_size * t / T",
                 admissible="a larger max_model_size, or fewer rounds",
             )
-        err = l1_errors(cand, answers, state.calib)
+        model = state.calib.project_many(cand)
+        err = l1_errors(cand, answers, state.calib, model)
         if rho is None:
             if err.max() <= 1e-6 * n:
                 if round_iters != pgm_iters:  # the final estimate, as after the last round
@@ -390,12 +403,17 @@ def run_mwem(
             r = cand[int(np.argmax(err))]
             est.measure(state, r, answers[r], 1.0)
         else:
-            scores = err - np.array([cells(sizes, c) for c in cand], dtype=np.float64)
-            r = cand[
-                exponential_mechanism(
-                    scores, 1.0, eps, rng=rng, accountant=accountant, name="exponential:select"
-                )
-            ]
+            size = np.array([cells(sizes, c) for c in cand], dtype=np.float64)
+            scores = err - size
+            i = exponential_mechanism(
+                scores, 1.0, eps, rng=rng, accountant=accountant, name="exponential:select"
+            )
+            # auditor only (privacy/audit_hook.py; no-op otherwise): scores = |x - model|_1 - d_r
+            record_selection(
+                "exponential:select", eps, 1.0, scores, i,
+                queries=cand, model=model, weights=np.ones(len(cand)), offsets=size,
+            )  # fmt: skip
+            r = cand[i]
             measure_gaussian(
                 est,
                 state,

@@ -318,3 +318,49 @@ def test_jeffreys_variant_is_narrower_and_near_nominal():
     assert cp.epsilon_lower_bound <= jf.epsilon_lower_bound < 1.0
     with pytest.raises(ParameterError):
         estimate_bounds(ins, outs, delta=0.0, interval="wald")
+
+
+@pytest.mark.parametrize("kind", ["gdp", "rr"])
+def test_fisher_region_rejects_a_tight_truth_at_most_at_the_stated_rate(kind):
+    """Fisher's combination (estimate.fisher_bounds): on a pair whose test sits exactly on the
+    true trade-off curve (a 0.5-GDP threshold test; randomized response at ε = 1), the truth
+    is rejected (the bound exceeds it) in at most 1 − confidence of the audits."""
+    from synthcert.audit.claim.estimate import _fisher_rejects, fisher_level
+
+    runs, reps, c = 300, 800, fisher_level(0.95)
+    if kind == "gdp":
+        mu, thr = 0.5, 1.0
+        a_true, t_true = stats.norm.sf(thr), stats.norm.sf(thr - mu)
+
+        def curve(a):
+            return stats.norm.cdf(stats.norm.ppf(a) + mu)
+    else:
+        e = 1.0
+        a_true, t_true = 1.0 / (1.0 + np.exp(e)), np.exp(e) / (1.0 + np.exp(e))
+
+        def curve(a):
+            return np.minimum(np.minimum(np.exp(e) * a, 1.0 - np.exp(-e) * (1.0 - a)), 1.0)
+
+    rng = np.random.default_rng(31)
+    fps, tps = rng.binomial(runs, a_true, reps), rng.binomial(runs, t_true, reps)
+    over = sum(
+        _fisher_rejects(int(f), runs, int(t), runs, curve, c) for f, t in zip(fps, tps, strict=True)
+    )
+    allowed = reps * 0.05 + 3.0 * np.sqrt(reps * 0.05 * 0.95)
+    print(f"\nfisher {kind}: truth rejected in {over} of {reps} (allowed {allowed:.0f})")
+    assert over <= allowed
+
+
+def test_fisher_bounds_are_tighter_than_the_box_on_the_same_counts():
+    from synthcert.audit.claim.estimate import fisher_bounds
+
+    runs, mu = 2000, 0.6
+    fp = int(0.1 * runs)
+    tp = int(stats.norm.cdf(stats.norm.ppf(0.1) + mu) * runs)
+    box = evaluate_test(
+        np.r_[np.ones(tp), np.zeros(runs - tp)], np.r_[np.ones(fp), np.zeros(runs - fp)],
+        threshold=0.5, direction=1, delta=0.0, gaussian=True,
+    )  # fmt: skip
+    eps, mu_lb = fisher_bounds(fp, runs, tp, runs, delta=0.0)
+    assert box.mu_lower_bound < mu_lb < mu
+    assert box.epsilon_lower_bound < eps

@@ -19,7 +19,9 @@ pair it was run on. Each noisy measurement a fit recorded (the auditing hook,
   distributions are equal, as PrivBayes's on the anchor, where every candidate scores alike
   on both tables, reveals nothing and is left out); otherwise a ``LaplaceDpEvent`` of noise
   multiplier 1/ε, an ε-DP step. (The least favourable ε-DP step is randomized response; a
-  Laplace step is the accountants' usual stand-in.)
+  Laplace step is the accountants' usual stand-in.) A choice whose scores the auditor can
+  recompute on both tables (AIM's, MWEM+PGM's: :func:`scored_choice_events`) is taken
+  exactly, at the reference fit's history, with no pairing.
 
 DP-SGD (DP-CTGAN) is ``SelfComposed(PoissonSampled(q, Gaussian(z)), steps)`` from its fitted
 sampling rate, noise multiplier and steps, with the Gaussian of its missingness-pattern
@@ -36,7 +38,12 @@ from typing import Any
 
 import numpy as np
 
-from synthcert.audit.claim.statistics import PairCodes, measurement_means
+from synthcert.audit.claim.statistics import (
+    PairCodes,
+    exponential_log_pmf,
+    measurement_means,
+    selection_log_pmfs,
+)
 from synthcert.privacy.audit_hook import NoisyMeasurement, Selection
 
 
@@ -51,11 +58,31 @@ class ChoicePairEvent:
 
 
 def _exponential_log_pmf(sel: Selection) -> dict[int, float]:
-    """log Pr[c] = ε s_c / (2Δ) − log Σ_j exp(ε s_j / (2Δ)) (the exponential mechanism)."""
-    z = sel.epsilon * np.asarray(sel.scores, dtype=np.float64) / (2.0 * sel.sensitivity)
-    z = z - z.max()
-    logp = z - math.log(float(np.exp(z).sum()))
+    """log Pr[c] of the exponential mechanism on the recorded scores, by candidate index."""
+    logp = exponential_log_pmf(sel.epsilon, sel.sensitivity, sel.scores)
     return {i: float(v) for i, v in enumerate(logp)}
+
+
+def scored_choice_events(
+    selections: Sequence[Selection], codes: PairCodes
+) -> tuple[list[Any], int] | None:
+    """Exact events of one fit's choices when every one can be scored on both tables
+    (:func:`~synthcert.audit.claim.statistics.selection_log_pmfs`: AIM's and MWEM+PGM's), each
+    at that fit's history; None otherwise. Same form as :func:`paired_choice_events`."""
+    events: list[Any] = []
+    for sel in selections:
+        pmfs = selection_log_pmfs(sel, codes)
+        if pmfs is None:
+            return None
+        log_out, log_in = pmfs
+        if not np.allclose(log_in, log_out, rtol=0, atol=1e-12):
+            events.append(
+                ChoicePairEvent(
+                    {i: float(v) for i, v in enumerate(log_in)},
+                    {i: float(v) for i, v in enumerate(log_out)},
+                )
+            )
+    return events, len(selections)
 
 
 def paired_choice_events(
@@ -223,5 +250,6 @@ __all__ = [
     "pair_event",
     "paired_choice_events",
     "randomized_response",
+    "scored_choice_events",
     "selection_events",
 ]

@@ -66,12 +66,14 @@ class AuditSetup:
 
 @dataclass(frozen=True)
 class ClaimAudit:
-    """What :func:`run_claim_audit` returns: the public result, the claim it tested, and the
-    dp-accounting event of the mechanism's noise steps on the pair (None if unknown)."""
+    """What :func:`run_claim_audit` returns: the public result, the claim it tested, the
+    dp-accounting event of the mechanism's noise steps on the pair (None if unknown), and the
+    runs' scores (in, out; columns white-box, black-box) for a second look at the same runs."""
 
     result: ClaimAuditResult
     claim: PrivacyClaim
     event: Any | None
+    scores: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def fits_from_counts(synth: Any) -> bool:
@@ -154,11 +156,11 @@ def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence])
     cache: dict[Any, Any] = {}
     for i, seed in enumerate(seeds):
         fit_seed, sample_seed = seed.spawn(2)
-        synth, measurements = fit_once(setup, side, fit_seed, cache)
+        synth, measurements, choices = fit_recorded(setup, side, fit_seed, cache)
         if codes is None:
             disc = pair_discretizer(synth, setup.pair)
             codes = PairCodes.of(disc, setup.pair)
-        out[i, 0] = white_box_score(measurements, codes, setup.reference)
+        out[i, 0] = white_box_score(measurements, codes, setup.reference, choices)
         if setup.samples > 0:  # samples=0: white-box only, no rows drawn
             rows = synth.sample(setup.samples, seed=sample_seed)
             out[i, 1] = black_box_score(rows, setup.pair, disc, codes)
@@ -256,16 +258,23 @@ def reference_values(
 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], Any, list[NoisyMeasurement]]:
     """Two reference fits (D, D'): exact values of the non-count measurements by name, and the
     fitted D' model and its measurements (for the claim and the ceiling's event)."""
+    return reference_fits(setup, seed)[:3]
+
+
+def reference_fits(
+    setup: AuditSetup, seed: np.random.SeedSequence
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], Any, list[NoisyMeasurement], list[Selection]]:
+    """:func:`reference_values`, also returning the D' fit's exponential-mechanism choices."""
     out_seed, in_seed = seed.spawn(2)
     _, seen_out = fit_once(setup, 0, out_seed)
-    synth_in, seen_in = fit_once(setup, 1, in_seed)
+    synth_in, seen_in, choices_in = fit_recorded(setup, 1, in_seed)
     exact_out = {m.name: m.true for m in seen_out if m.axes is None}
     reference = {
         m.name: (exact_out[m.name], m.true)
         for m in seen_in
         if m.axes is None and m.name in exact_out and exact_out[m.name].shape == m.true.shape
     }
-    return reference, synth_in, seen_in
+    return reference, synth_in, seen_in, choices_in
 
 
 def claimed(claim: PrivacyClaim, claimed_epsilon: float | None) -> PrivacyClaim:
@@ -436,6 +445,7 @@ def run_claim_audit(
         measurement_events,
         pair_event,
         paired_choice_events,
+        scored_choice_events,
     )
     from synthcert.synthesizers.base import constructor_params
     from synthcert.synthesizers.registry import get_info
@@ -460,7 +470,7 @@ def run_claim_audit(
         params["min_rows"] = len(pair.without)
     setup = AuditSetup(synthesizer, float(epsilon), delta, params, pair, samples)
     _, _, ref_seed = run_seeds(seed, runs)
-    reference, synth_in, seen_in = reference_values(setup, ref_seed)
+    reference, synth_in, seen_in, choices_in = reference_fits(setup, ref_seed)
     setup = replace(setup, reference=reference)
     claim = claimed(synth_in.privacy_claim(len(pair.with_canary)), claimed_epsilon)
     if claim.epsilon is None or claim.model == "none":
@@ -488,7 +498,7 @@ def run_claim_audit(
         rng = np.random.default_rng(
             np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20))
         )
-        sim_in, sim_out = simulate_white_box(seen_in, codes, reference, SIMULATED, rng)
+        sim_in, sim_out = simulate_white_box(seen_in, codes, reference, SIMULATED, rng, choices_in)
         t, direction = a_priori_test(
             sim_in, sim_out, runs=runs, delta=delta_claim, confidence=confidence,
             gaussian=gaussian,
@@ -503,8 +513,14 @@ def run_claim_audit(
             gaussian=gaussian, seed=int(seed),
         )  # fmt: skip
     rule = "a-priori" if chosen == "white-box" else "split"
-    same = np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20 + 1))
-    choices = paired_choice_events(fit_recorded(setup, 1, same)[2], fit_recorded(setup, 0, same)[2])
+    # the choices' exact events: from the D' reference fit when their scores can be recomputed
+    # on both tables (AIM, MWEM+PGM), else from two same-seed fits while their histories agree
+    choices = scored_choice_events(choices_in, codes)
+    if choices is None:
+        same = np.random.SeedSequence(ref_seed.entropy, spawn_key=(*ref_seed.spawn_key, 2**20 + 1))
+        choices = paired_choice_events(
+            fit_recorded(setup, 1, same)[2], fit_recorded(setup, 0, same)[2]
+        )
     event = pair_event(synth_in, seen_in, codes, reference, choices)
     ceil, mu_ceil, why = _ceilings(
         event, runs, delta_claim, confidence, gaussian, split=rule == "split"
@@ -538,7 +554,7 @@ def run_claim_audit(
         threshold_rule=rule,
     )
     result = replace(result, measurement_ceiling=meas_mu_ceil if gaussian else meas_ceil)
-    return ClaimAudit(result, claim, event)
+    return ClaimAudit(result, claim, event, (in_scores, out_scores))
 
 
 def _result(
@@ -602,6 +618,7 @@ __all__ = [
     "fit_once",
     "fit_recorded",
     "gaussian_release_audit",
+    "reference_fits",
     "reference_values",
     "run_chunk",
     "run_claim_audit",

@@ -16,9 +16,20 @@ A score is larger when the fit looks like it saw the canary (D', IN).
   - Gaussian noise of standard deviation sigma:
     ``sum_c ((y_c - mu0_c)^2 - (y_c - mu1_c)^2) / (2 sigma^2)``, linear in y.
 
-  For measurements that do not adapt to the data this sum is the Neyman–Pearson statistic of
-  the pair; selections (the exponential mechanism) are not scored. Its law is known from the
-  declared noise, so :func:`simulate_white_box` can draw it to fix the test a priori.
+  - a selection by the exponential mechanism whose scores the auditor can recompute on both
+    tables (AIM's and MWEM+PGM's: an L1 error of the model's estimate of a marginal, the model
+    a function of earlier noisy measurements, :class:`~synthcert.privacy.audit_hook.Selection`)
+    contributes ``log Pr[chosen | D'] - log Pr[chosen | D]``, Pr[c] ∝ exp(ε s_c / (2Δ)).
+    Selections known by their scores on the fitted table only (PrivBayes's) are not scored.
+
+  The likelihood of a fit's whole transcript factorises over its steps, each step's law given
+  the earlier ones; the sum over every step is therefore the log-likelihood ratio of the
+  transcript, the Neyman–Pearson statistic of the pair (Neyman & Pearson 1933), adaptive steps
+  included. For AIM and MWEM+PGM the Gaussian part is exactly N(±ρ_m, 2ρ_m) on each side,
+  ρ_m = Σ 1/(2σ_i²) the measurements' budget: the sigmas adapt, but their total does not.
+  Its law is known from the declared noise, so :func:`simulate_white_box` can draw it to fix
+  the test a priori. (The recorded noisy values are the mechanism's output: post-processing
+  settings such as ``pgm_iters`` change which later steps are taken, never a step's score.)
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ from synthcert.audit.claim.design import NeighbourPair
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer, numeric_bin_codes
 from synthcert.data.encode import numeric_values
 from synthcert.data.schema import CategoricalColumn, NumericColumn
-from synthcert.privacy.audit_hook import NoisyMeasurement
+from synthcert.privacy.audit_hook import NoisyMeasurement, Selection
 
 STATISTICS = ("white-box", "black-box")
 DEFAULT_SAMPLES = 1000  # synthetic rows drawn per fit for the black-box statistic
@@ -55,6 +66,7 @@ class PairCodes:
     with_canary: np.ndarray
     canary: np.ndarray
     cards: tuple[int, ...]
+    names: tuple[str, ...] = ()  # the columns, in the order of the codes' axes
 
     @classmethod
     def of(cls, discretizer: Discretizer, pair: NeighbourPair) -> PairCodes:
@@ -64,6 +76,7 @@ class PairCodes:
             discretizer.transform(pair.with_canary),
             discretizer.transform(pair.canary)[0],
             tuple(discretizer.cardinalities),
+            tuple(pair.schema.names),
         )
 
     def counts(self, side: int, axes: Sequence[int]) -> np.ndarray:
@@ -134,6 +147,40 @@ def measurement_means(
     return found
 
 
+def exponential_log_pmf(epsilon: float, sensitivity: float, scores: np.ndarray) -> np.ndarray:
+    """log Pr[c] = ε s_c / (2Δ) − log Σ_j exp(ε s_j / (2Δ)): the exponential mechanism's law
+    (McSherry & Talwar 2007; thesis Def. 2.3.15), in floating point (the sampler's rational
+    exponents differ from it by rounding only)."""
+    z = float(epsilon) * np.asarray(scores, dtype=np.float64) / (2.0 * float(sensitivity))
+    z = z - z.max()
+    return z - math.log(float(np.exp(z).sum()))
+
+
+def selection_log_pmfs(sel: Selection, codes: PairCodes) -> tuple[np.ndarray, np.ndarray] | None:
+    """(log Pr[· | D], log Pr[· | D']) of one selection at its fit's history, or None when its
+    scores cannot be recomputed on both tables (no L1-error terms, an unknown column, or a
+    model marginal not of the codes' shape).
+
+    The score of candidate c on a table is ``weights_c · ||x_c − model_c||_1 − offsets_c``
+    (:class:`~synthcert.privacy.audit_hook.Selection`), ``x_c`` its counts on the pair's codes.
+    """
+    if not sel.queries or sel.weights is None or sel.offsets is None:
+        return None
+    if any(a not in codes.names for q in sel.queries for a in q):
+        return None
+    sides = []
+    for side in (0, 1):
+        errors = np.empty(len(sel.queries))
+        for j, (q, est) in enumerate(zip(sel.queries, sel.model, strict=True)):
+            x = codes.counts(side, [codes.names.index(a) for a in q]).ravel()
+            if x.size != est.size:
+                return None
+            errors[j] = np.abs(x - est).sum()
+        scores = sel.weights * errors - sel.offsets
+        sides.append(exponential_log_pmf(sel.epsilon, sel.sensitivity, scores))
+    return sides[0], sides[1]
+
+
 def _llr(noise: str, scale: float, y: np.ndarray, mu0: np.ndarray, mu1: np.ndarray) -> np.ndarray:
     """log p(y | D') - log p(y | D) summed over the last axis of ``y`` (module docstring)."""
     if noise == "laplace":
@@ -165,15 +212,20 @@ def simulate_white_box(
     reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
     size: int,
     rng: np.random.Generator,
+    selections: Sequence[Selection] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``size`` draws per side of :func:`white_box_score` for fits that take ``measurements``.
+    """``size`` draws per side of :func:`white_box_score` for fits that take ``measurements``
+    and make ``selections`` (one reference fit's transcript).
 
     Each measurement's moving values (``mu0 != mu1``; the others add exactly 0) are redrawn as
-    ``mu_side + noise`` from the declared noise law, and the summed log-likelihood ratio is
-    computed as for a real fit. This is the statistic's law on the pair when the fits take
-    these measurements (an adaptive synthesizer's other fits may take others). It is used to
-    fix the test *before* the runs that evaluate it, so it must come from a seed of its own;
-    whether it is exact only affects the power of the audit, never its validity.
+    ``mu_side + noise`` from the declared noise law, each scored selection's choice is redrawn
+    from its law on the side (:func:`selection_log_pmfs`, at the reference fit's history), and
+    the summed log-likelihood ratio is computed as for a real fit. This is the statistic's law
+    on the pair when the fits take these steps (an adaptive synthesizer's other fits take
+    others: for AIM and MWEM+PGM the Gaussian part's law is the same, the selections' nearly
+    so). It is used to fix the test *before* the runs that evaluate it, so it must come from a
+    seed of its own; whether it is exact only affects the power of the audit, never its
+    validity.
 
     Returns
     -------
@@ -196,6 +248,14 @@ def simulate_white_box(
                 hi = min(size, lo + step)
                 y = mu + _noise(m, (hi - lo, mu.size), rng)
                 acc[lo:hi] += _llr(m.noise, m.scale, y, mu0, mu1)
+    for sel in selections:
+        pmfs = selection_log_pmfs(sel, codes)
+        if pmfs is None:
+            continue
+        llr = pmfs[1] - pmfs[0]
+        for acc, logp in ((ins, pmfs[1]), (outs, pmfs[0])):
+            p = np.exp(logp)
+            acc += llr[rng.choice(p.size, size=size, p=p / p.sum())]
     return ins, outs
 
 
@@ -203,13 +263,19 @@ def white_box_score(
     measurements: Sequence[NoisyMeasurement],
     codes: PairCodes,
     reference: Mapping[str, tuple[np.ndarray, np.ndarray]],
+    selections: Sequence[Selection] = (),
 ) -> float:
-    """The summed log-likelihood ratio of the measurements that move between D and D'."""
+    """The summed log-likelihood ratio of the measurements that move between D and D' and of
+    the selections whose law is known on both tables (module docstring)."""
     total = 0.0
     for m in measurements:
         means = measurement_means(m, codes, reference)
         if means is not None:
             total += log_likelihood_ratio(m, *means)
+    for sel in selections:
+        pmfs = selection_log_pmfs(sel, codes)
+        if pmfs is not None:
+            total += float(pmfs[1][sel.chosen] - pmfs[0][sel.chosen])
     return total
 
 
@@ -245,11 +311,13 @@ __all__ = [
     "STATISTICS",
     "PairCodes",
     "black_box_score",
+    "exponential_log_pmf",
     "in_canary_cell",
     "log_likelihood_ratio",
     "measurement_means",
     "pair_discretizer",
     "pgm_measurements",
+    "selection_log_pmfs",
     "simulate_white_box",
     "white_box_score",
 ]
