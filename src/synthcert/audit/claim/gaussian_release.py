@@ -61,8 +61,8 @@ it overstates the pair's ε(δ) by 0.025 (1.794 against 1.769 at 10⁻⁵), and 
 n_out·d ≈ 4,300 it reports 3.1 for a pair whose ε(δ) is 0.20, above the certificate. Beyond
 ``PROFILE_LIMIT`` = 500 composed losses (n_out·d) that interval makes the profiles and the
 trade-off curve of the ceiling slow (tens of seconds at 2,000, minutes beyond), so they, the
-ceiling and the gaps are left out (None, with ``profile_reason``) rather than reported wrong. A test checks the profile's trade-off curve against Monte Carlo (d = 1 and
-d = 2).
+ceiling and the gaps are left out (None, with ``profile_reason``) rather than reported
+wrong. A test checks the profile's trade-off curve against Monte Carlo (d = 1 and d = 2).
 """
 
 from __future__ import annotations
