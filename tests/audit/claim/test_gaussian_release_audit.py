@@ -230,3 +230,22 @@ def test_profiles_are_left_out_with_a_reason_beyond_the_limit():
     assert a.pair_epsilon is None and a.ceiling is None and a.theorem_pair_epsilon is None
     assert a.gap_runs is None and "not reported" in a.profile_reason
     assert a.epsilon_lower_bound is not None
+
+
+def test_audit_claim_takes_the_dimension_and_can_skip_the_profiles():
+    """``run_claim_audit("gaussian", params={"d": 2, ...})``: the claim is the certificate at
+    d = 2; ``profiles=False`` (the release gate) leaves the ceiling None with the reason."""
+    from synthcert.audit.claim.run import run_claim_audit
+
+    params = {"n": N, "d": 2, "sigma": SIGMA, "n_out": 10}
+    full = run_claim_audit("gaussian", None, epsilon=None, delta=DELTA, params=params, runs=50)
+    cert = account(N, 2, SIGMA, n_out=10, delta=DELTA)
+    assert full.result.claimed_epsilon == pytest.approx(float(cert.epsilon), rel=1e-9)
+    assert full.result.ceiling is not None and full.result.ceiling < full.result.claimed_epsilon
+    bare = run_claim_audit(
+        "gaussian", None, epsilon=None, delta=DELTA, params={**params, "profiles": False}, runs=50
+    )
+    assert bare.result.ceiling is None and "profiles=False" in bare.result.reason
+    assert bare.result.epsilon_lower_bound == full.result.epsilon_lower_bound  # same runs
+    with pytest.raises(ParameterError, match="takes --param n, d, sigma"):
+        run_claim_audit("gaussian", None, epsilon=None, params={"rows": 3}, runs=50)
