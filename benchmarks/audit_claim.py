@@ -9,8 +9,9 @@ Cases (each audited on a pair built from a public domain, white-box unless said)
   against the ceiling;
 * the project's single mechanisms at epsilon = 1 (discrete Laplace count, Gaussian count at
   delta = 1e-5, exponential mechanism over two candidates), scored by their output;
-* the certified Gaussian release on the theorem's worst pair (helper module
-  ``gaussian_release``, when present);
+* the certified Gaussian release M_G on its worst pair, d = 1 and the release gate's d = 2
+  pair, at K = 5,000, 10^5 and 10^6 releases per side (``--mg-runs``, ``--mg-dims``), against
+  the pair's exact eps(delta) (target: lb >= 0.8 x exact) and the certificate;
 * over-spending twins: privbayes run at epsilon = 4 audited against a claim of 1, the share of
   repetitions flagging a violation;
 * a user's schema: privbayes at epsilon = 1 on the public Adult schema (14 columns).
@@ -189,21 +190,24 @@ def single_mechanisms(runs: int) -> None:
     reach("exponential", ceil, 0.75)
 
 
-def gaussian_release_case() -> None:
-    try:
-        from synthcert.audit.claim import gaussian_release
-    except ImportError:
-        print("| M_G on the worst pair | (gaussian_release not available) | | | | | | | |")
-        return
-    start = time.perf_counter()
-    out = gaussian_release.audit_gaussian_release()  # type: ignore[attr-defined]
-    d = out.to_dict() if hasattr(out, "to_dict") else dict(out)
-    lb = d.get("epsilon_lower_bound")
-    exact = d.get("exact_epsilon") or d.get("pair_epsilon")
-    claim, runs = d.get("certificate_epsilon"), int(d.get("runs", 0))
-    seconds = time.perf_counter() - start
-    row("M_G, worst pair (vs exact eps(delta))", lb, d.get("mu_lower_bound"), exact, claim,
-        runs, seconds)  # fmt: skip
+def gaussian_release_case(runs: list[int], dims: list[int]) -> None:
+    """M_G on its worst pair (n = n_out = 50, sigma = 0.3, delta = 1e-2), d = 1 and the release
+    gate's d >= 2 pair, at each K in ``runs`` releases per side (one batched draw per side).
+    The row's ceiling column is the estimator's ceiling, its claim the certificate; the case
+    names the pair's exact eps(delta) and lb / exact against the target 0.8 (issue 26)."""
+    from synthcert.audit.claim.gaussian_release import audit_gaussian_release
+
+    for d in dims:
+        for k in runs:
+            start = time.perf_counter()
+            out = audit_gaussian_release(n=50, d=d, sigma=0.3, n_out=50, delta=1e-2, runs=k)
+            seconds = time.perf_counter() - start
+            lb, exact = out.epsilon_lower_bound, out.pair_epsilon
+            row(f"M_G d={d}, worst pair (exact eps(delta) {_num(exact)}, lb/exact "
+                f"{_ratio(lb, exact)}, theorem pair {_num(out.theorem_pair_epsilon)})", lb,
+                None, out.ceiling, out.certificate_epsilon, k, seconds)  # fmt: skip
+            if exact is not None and out.ceiling is not None:
+                reach(f"M_G d={d} at K={k}", out.ceiling, 0.8 * exact)
 
 
 def twins(runs: int, workers: int, reps: int, names: list[str], design: str) -> None:
@@ -254,6 +258,9 @@ def main() -> None:
                     help="write each pgm case's scores to DIR/NAME.npz")  # fmt: skip
     ap.add_argument("--pgm", nargs="*", default=None,
                     help="of the pgm case, only these (aim, mwem-pgm)")  # fmt: skip
+    ap.add_argument("--mg-runs", default="5000,100000,1000000",
+                    help="releases per side of the M_G rows (comma-separated)")  # fmt: skip
+    ap.add_argument("--mg-dims", default="1,2", help="encoded dimensions of the M_G rows")
     ap.add_argument("--only", nargs="*", default=None,
                     help="cases: pgm, pure, single, mg, twins, schema")  # fmt: skip
     args = ap.parse_args()
@@ -264,7 +271,8 @@ def main() -> None:
     if "single" in only:
         single_mechanisms(args.runs)
     if "mg" in only:
-        gaussian_release_case()
+        gaussian_release_case([int(float(k)) for k in args.mg_runs.split(",")],
+                              [int(d) for d in args.mg_dims.split(",")])  # fmt: skip
     if "pure" in only:
         for name in ("privbayes", "gaussian-copula"):
             r, sec = synth_case(name, args.runs, args.workers)

@@ -101,10 +101,53 @@ def test_release_gate_audits_the_release_configuration_and_passes_an_honest_one(
     assert result.claimed_epsilon == pytest.approx(float(cert.epsilon), rel=1e-6)
 
 
+# a numeric column, a nullable one (value and missingness indicator) and a three-level
+# categorical one (two dummies): encoded dimension 5
+MIXED = Schema(
+    (
+        NumericColumn("x", 0.0, 10.0),
+        NumericColumn("y", 0.0, 1.0, nullable=True),
+        CategoricalColumn("c", ("a", "b", "c")),
+    )
+)
+
+
+def test_release_gate_audits_a_release_of_several_columns_and_passes_an_honest_one():
+    """d ≥ 2: the pair lives in [-1, 1]^d of the schema's encoding; the claim tested is the
+    certificate at exactly (n, d, σ, n_out, δ)."""
+    from synthcert.privacy.budget import account
+
+    two = Schema((NumericColumn("x", 0.0, 1.0), CategoricalColumn("c", ("a", "b"))))
+    for schema, d in ((two, 2), (MIXED, 5)):
+        budget = Budget(sigma=0.3, min_rows=120, n_out=60, delta=1e-2)
+        result = release_audit_gate(schema, budget, runs=100)
+        cert = account(n=120, d=d, sigma=0.3, n_out=60, delta=1e-2)
+        assert not result.violation and result.runs == 100 and result.synthesizer == "gaussian"
+        assert result.claimed_epsilon == pytest.approx(float(cert.epsilon), rel=1e-6)
+        assert result.epsilon_lower_bound is not None
+        assert result.epsilon_lower_bound <= result.claimed_epsilon
+
+
+def test_release_gate_refuses_a_twin_whose_noise_is_far_below_the_certificates(monkeypatch):
+    """A broken twin in d = 2: the sampler draws with a thousandth of the fitted spread (the
+    certificate still assumes N(mu, Sigma)); at a configuration whose certificate is ε ≈ 1
+    the same gate that passes the honest release refutes the twin."""
+    import synthcert.synthesizers.gaussian as gaussian_module
+
+    two = Schema((NumericColumn("x", 0.0, 1.0), CategoricalColumn("c", ("a", "b"))))
+    budget = Budget(sigma=0.3, min_rows=2000, epsilon=1.0, delta=1e-2)
+    honest = release_audit_gate(two, budget, runs=100)
+    assert not honest.violation and honest.claimed_epsilon == pytest.approx(1.0, abs=1e-3)
+    original = gaussian_module.gaussian_factor
+    monkeypatch.setattr(gaussian_module, "gaussian_factor", lambda cov: 1e-3 * original(cov))
+    with pytest.raises(BudgetError, match=r"refutes the claim ε = 0.99\d* .*measured ε ≥ \d"):
+        release_audit_gate(two, budget, runs=100)
+
+
 def test_release_gate_refuses_what_its_design_cannot_represent():
-    two = Schema((NumericColumn("x", 0.0, 1.0), NumericColumn("y", 0.0, 1.0)))
-    with pytest.raises(ParameterError, match="d = 1"):
-        release_audit_gate(two, Budget(sigma=0.3, min_rows=50, n_out=50), runs=10)
+    wide = Schema(tuple(NumericColumn(f"x{j}", 0.0, 1.0) for j in range(12)))
+    with pytest.raises(ParameterError, match="cannot audit this release.*margin"):
+        release_audit_gate(wide, Budget(sigma=0.3, min_rows=30, n_out=5), runs=10)
     with pytest.raises(ParameterError, match="ridge"):
         release_audit_gate(NUMERIC, Budget(ridge=1.0, min_rows=50, n_out=50), runs=10)
     with pytest.raises(ParameterError, match="add/remove"):
@@ -137,6 +180,56 @@ def test_release_with_the_gate_refuses_before_writing_and_reports_when_it_passes
 
     monkeypatch.setattr(run_module, "run_claim_audit", understated)
     bad = runner.invoke(app, [*release_args(tmp_path, "bad.csv"), "--audit-gate", "100"])
+    text = " ".join(bad.output.split())
+    assert bad.exit_code == 2 and "refutes the claim" in text and "measured ε ≥" in text, text
+    assert not (tmp_path / "bad.csv").exists()
+
+
+def test_release_with_the_gate_on_three_columns_end_to_end(tmp_path, monkeypatch):
+    """The CLI on a numeric, a nullable numeric and a categorical column (d = 5): the gate
+    passes the honest release and reports the audit of (n, d = 5, σ, n_out, δ); a twin whose
+    sampler draws with a thousandth of the fitted spread is refused, writing nothing."""
+    import synthcert.audit.claim.run as run_module
+    import synthcert.synthesizers.gaussian as gaussian_module
+
+    (tmp_path / "s.json").write_text(MIXED.to_json())
+    rng = np.random.default_rng(1)
+    # values near the bounds and a third missing: every encoded variance is well above the
+    # neighbour margin of sigma = 0.3 at d = 5
+    xs = 10 * rng.integers(0, 2, 2100) + rng.uniform(-0.5, 0.5, 2100).clip(0, 10)
+    ys = rng.integers(0, 2, 2100).astype(float)
+    cs = rng.choice(list("abc"), 2100)
+    lines = [
+        f"{x:.4f},{'' if i % 3 == 0 else f'{y:.1f}'},{c}"
+        for i, (x, y, c) in enumerate(zip(xs, ys, cs, strict=True))
+    ]
+    (tmp_path / "t.csv").write_text("x,y,c\n" + "\n".join(lines) + "\n")
+    seen = []
+    original = run_module.run_claim_audit
+
+    def spy(*a, **kwargs):
+        seen.append(kwargs["params"])
+        return original(*a, **kwargs)
+
+    monkeypatch.setattr(run_module, "run_claim_audit", spy)
+
+    def args(out: str) -> list[str]:
+        return ["release", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json"),
+                "--out", str(tmp_path / out), "--sigma", "0.3", "--min-rows", "2000",
+                "--epsilon", "1", "--delta", "1e-2", "--audit-gate", "100"]  # fmt: skip
+
+    ok = runner.invoke(app, [*args("ok.csv"), "--json"])
+    assert ok.exit_code == 0, ok.output
+    doc = json.loads(ok.stdout)
+    gate = doc["audit_gate"]
+    assert gate["violation"] is False and gate["runs"] == 100 and gate["synthesizer"] == "gaussian"
+    assert gate["claimed_epsilon"] <= doc["epsilon"] + 1e-9 and doc["epsilon"] <= 1.0
+    assert seen[0]["d"] == 5 and seen[0]["n"] == 2000 and seen[0]["n_out"] == doc["n_out"]
+    assert (tmp_path / "ok.csv").exists()
+
+    factor = gaussian_module.gaussian_factor
+    monkeypatch.setattr(gaussian_module, "gaussian_factor", lambda cov: 1e-3 * factor(cov))
+    bad = runner.invoke(app, args("bad.csv"))
     text = " ".join(bad.output.split())
     assert bad.exit_code == 2 and "refutes the claim" in text and "measured ε ≥" in text, text
     assert not (tmp_path / "bad.csv").exists()

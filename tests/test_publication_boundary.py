@@ -738,3 +738,17 @@ def test_ledger_and_audit_gate_publish_the_same_bytes_for_every_neighbour(tmp_pa
     for kind in SAME_SIZE:  # privbayes: bounded neighbours
         other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
         check_neighbour(base, other, kind, bounded=True)
+
+
+@pytest.mark.slow  # a minute: ten releases with their gate
+def test_release_audit_gate_publishes_the_same_bytes_for_every_neighbour(tmp_path, table):
+    """release --audit-gate on the four-column schema (d = 5): the gate's result is built from
+    public quantities only (n = --min-rows, d, sigma, n_out, delta), so every neighbour
+    publishes the same bytes."""
+    args = [*RELEASES["release-unbounded"], "--audit-gate", "20"]
+    base = run(tmp_path / "D", table, args, "s.parquet")
+    assert "refused" not in base, base.get("refused")
+    assert json.loads(base["stdout"])["audit_gate"]["runs"] == 20
+    for kind in ALL:
+        other = run(tmp_path / kind, neighbour(table, kind), args, "s.parquet")
+        check_neighbour(base, other, kind, bounded=False)

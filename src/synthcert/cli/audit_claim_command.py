@@ -37,7 +37,7 @@ def audit_claim_command(
             "--synthesizer",
             help="Registry name of a DP synthesizer: privbayes, gaussian-copula, mwem-pgm, aim, "
             "ctgan; or gaussian (the certified release on the theorem's worst pair, --param "
-            "n=, sigma=, n_out=; no --epsilon).",
+            "n=, d=, sigma=, n_out=; no --epsilon).",
         ),
     ],
     epsilon: Annotated[

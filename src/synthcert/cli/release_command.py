@@ -144,7 +144,8 @@ def release_command(
             help="Before reading any data, audit the certificate on the worst pair of this "
             "exact public configuration (audit-claim --synthesizer gaussian) with RUNS releases "
             "per side (e.g. 200); refuse if it refutes the certificate, else put its result in "
-            "--json and on the public report. One numeric column only (docs/risk.md).",
+            "--json and on the public report. Any schema: the pair has its encoded dimension "
+            "(docs/risk.md).",
         ),
     ] = None,
 ) -> None:

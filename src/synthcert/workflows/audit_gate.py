@@ -109,19 +109,25 @@ def release_audit_gate(
 
     The audit design of the certified release (:mod:`synthcert.audit.claim.gaussian_release`)
     is built from public quantities only: n = ``min_rows`` (the table size the certificate is
-    evaluated at, Theorem 3.1 at n − 1), the declared σ, n_out (``budget.n_out``, or the largest
-    number of rows the budget ε allows at these public quantities, as ``release`` sizes it, or
-    ``min_rows``), δ (default 1/min_rows², as ``release``) and add/remove neighbours. Its pair is
-    one column in [−1, 1], the encoded range of a numeric column: the design represents a
-    release exactly only when the schema is one numeric column (d = 1; in d ≥ 2 the canary's
-    other coordinates move the covariance too, docs/risk.md). Every other configuration is
-    refused, rather than audited on a configuration that is not the release's. The claim tested
-    is the certificate at (n, d = 1, σ, n_out, δ) with α optimised, never above the release's.
+    evaluated at, Theorem 3.1 at n − 1), the schema's encoded dimension d (numeric columns,
+    the dummies of categorical ones and the indicators of nullable ones, as the release
+    encodes them), the declared σ, n_out (``budget.n_out``, or the largest number of rows the
+    budget ε allows at these public quantities, as ``release`` sizes it, or ``min_rows``), δ
+    (default 1/min_rows², as ``release``) and add/remove neighbours. Its pair lives in the
+    encoded cube [−1, 1]^d, where the release fits and samples (decoding is post-processing):
+    one extreme coordinate at the synthesizer's neighbour margin, d − 1 orthogonal ones, and a
+    canary at +1 on the extreme coordinate and at the mean on the others. Configurations the
+    design does not cover (a ridge, ``--sigma data``, bounded neighbours, no ``min_rows``, a
+    fixed α) are refused rather than audited on a configuration that is not the release's.
+    The claim tested is the certificate at (n, d, σ, n_out, δ) with α optimised, never above
+    the release's. The gate needs only the bound: the pair's exact profile and the ceiling
+    (``audit-claim --synthesizer gaussian --param d=D``) are not computed, so its ``ceiling``
+    is None.
 
     Parameters
     ----------
     schema : Schema
-        The public schema: one numeric column.
+        The public schema (only its encoded dimension enters the pair).
     budget : Budget
         A declared σ, ``min_rows``, unbounded neighbours, no ridge; ``n_out`` or ``epsilon``.
     runs : int, default 200
@@ -139,10 +145,11 @@ def release_audit_gate(
     BudgetError
         The audit's lower bound (or its confidence box) lies above the certificate.
     ParameterError
-        A configuration the design cannot represent, or fewer than 2 runs.
+        A configuration the design cannot represent (including a margin no n-row design in
+        [−1, 1]^d meets), or fewer than 2 runs.
     """
     from synthcert.audit.claim.run import run_claim_audit
-    from synthcert.data.schema import NumericColumn
+    from synthcert.errors import AssumptionError
     from synthcert.privacy.budget import max_records
     from synthcert.synthesizers.gaussian import default_delta
 
@@ -157,36 +164,32 @@ def release_audit_gate(
         why = "it needs the public table size --min-rows"
     elif budget.alpha is not None:
         why = "it tests an (epsilon, delta) certificate with alpha optimised, not a fixed alpha"
-    elif (
-        len(schema.columns) != 1
-        or not isinstance(schema.columns[0], NumericColumn)
-        or schema.encoded_dim != 1
-    ):
-        why = (
-            f"its pair has one numeric column (d = 1) and this schema has "
-            f"{len(schema.columns)} column(s), encoded dimension {schema.encoded_dim}: in d >= 2 "
-            "the design does not represent the release (docs/risk.md)"
-        )
     if why is not None:
         raise ParameterError(f"release --audit-gate cannot audit this release: {why}")
     if int(runs) < 2:
         raise ParameterError(f"--audit-gate needs at least 2 runs, got {runs}")
     n, sigma = int(budget.min_rows), float(budget.sigma)  # type: ignore[arg-type]
+    d = int(schema.encoded_dim)
     delta = default_delta(n) if budget.delta is None else float(budget.delta)
     n_out = budget.n_out
     if n_out is None and budget.epsilon is not None:
         allowed = max_records(
-            n, 1, sigma, neighboring="unbounded", epsilon=float(budget.epsilon), delta=delta,
+            n, d, sigma, neighboring="unbounded", epsilon=float(budget.epsilon), delta=delta,
             conversion=budget.conversion,
         )  # fmt: skip
         if allowed.max_records < 1:
             raise BudgetError(f"the budget ε = {budget.epsilon:g} allows no record at all")
         n_out = int(allowed.max_records)
     n_out = n if n_out is None else int(n_out)
-    result = run_claim_audit(
-        "gaussian", None, epsilon=None, delta=delta,
-        params={"n": n, "sigma": sigma, "n_out": n_out}, runs=int(runs), seed=int(seed),
-    ).result  # fmt: skip
+    try:
+        result = run_claim_audit(
+            "gaussian", None, epsilon=None, delta=delta,
+            params={"n": n, "d": d, "sigma": sigma, "n_out": n_out, "profiles": False},
+            runs=int(runs),
+            seed=int(seed),
+        ).result  # fmt: skip
+    except AssumptionError as exc:  # public quantities only: n, d, σ
+        raise ParameterError(f"release --audit-gate cannot audit this release: {exc}") from exc
     return _refuse_if_refuted(result, "the certified release")
 
 

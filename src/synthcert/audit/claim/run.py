@@ -342,19 +342,20 @@ def gaussian_release_audit(
 
     M_G adds no noise: its privacy comes from sampling, and its audit (helper module
     :mod:`synthcert.audit.claim.gaussian_release`) fits the real synthesizer on a pair built at
-    a small public n (one column in [-1, 1]) and scores each release by its log-likelihood
-    ratio, the optimal test there. ``params`` may set ``n``, ``sigma`` and ``n_out``; the
+    a small public n (d coordinates in [-1, 1]) and scores each release by its log-likelihood
+    ratio, the optimal test there. ``params`` may set ``n``, ``d``, ``sigma``, ``n_out`` and
+    ``profiles`` (False: no exact profile, no ceiling); the
     claim is the release's certificate at ``delta`` (default 1e-2), and the ceiling is computed
-    from the pair's exact privacy profile.
+    from the pair's exact privacy profile (None, with the reason, where it is not).
     """
     from synthcert.audit.claim.gaussian_release import audit_gaussian_release
     from synthcert.privacy.claims import GUARANTEE
 
-    allowed = {"n", "sigma", "n_out"}
+    allowed = {"n", "d", "sigma", "n_out", "profiles"}
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise ParameterError(
-            f"the gaussian release audit takes --param n, sigma, n_out; got {unknown}"
+            f"the gaussian release audit takes --param n, d, sigma, n_out, profiles; got {unknown}"
         )
     d = 1e-2 if delta is None else float(delta)
     start = time.perf_counter()
@@ -370,12 +371,12 @@ def gaussian_release_audit(
         neighbouring="unbounded",
         statistic="black-box",
         claimed_mu=None,
-        ceiling=float(g.ceiling),
+        ceiling=g.ceiling,
         mu_ceiling=None,
         runs=runs,
         seed=seed,
         seconds=seconds,
-        reason=g.estimate.reason,
+        reason=g.estimate.reason or g.profile_reason,
     )
     return ClaimAudit(result, claim, None)
 
