@@ -21,6 +21,7 @@ from synthcert.privacy.record_accountant import (
     RecordCount,
     RecordEvent,
     account_records,
+    budget_kind,
     count_within_dp,
     count_within_rdp,
     empty_range,
@@ -77,6 +78,24 @@ def test_refusals_say_why():
         account_records(_linear(0.1), 3)
     with pytest.raises(AssumptionError, match="n_out"):
         account_records(_linear(0.1), -1, alpha=2.0)
+
+
+@pytest.mark.parametrize(
+    ("sizing", "match"),
+    [
+        ({"alpha": 4.0, "epsilon_rdp": 1.0, "epsilon": 1.0}, "not both"),
+        ({"epsilon_rdp": 1.0}, "needs its order"),
+        ({"alpha": 4.0, "epsilon_rdp": -1.0}, "≥ 0"),
+        ({"delta": 1e-6}, "give a budget"),
+        ({}, "give a budget"),
+    ],
+)
+def test_both_releases_refuse_a_malformed_budget_alike(sizing, match):
+    for release in ("mg:unbounded", "ridge:unbounded"):
+        with pytest.raises(AssumptionError, match=match):
+            _release(release)[2](**sizing)
+    assert budget_kind(4.0, 1.0, None, None) == "rdp"
+    assert budget_kind(None, None, 1.0, 1e-6) == budget_kind(4.0, None, 1.0, 1e-6) == "dp"
 
 
 def test_search_curve_chooses_and_per_record_certifies():

@@ -12,7 +12,7 @@ from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
-from synthcert.privacy.conversion import Conversion, check_conversion
+from synthcert.privacy.conversion import Conversion
 from synthcert.privacy.gaussian_release import (
     DEFAULT_BOUNDED_METHOD,
     Method,
@@ -21,11 +21,13 @@ from synthcert.privacy.gaussian_release import (
     equation_text,
     record_event,
 )
-from synthcert.privacy.parameters import check_delta, check_epsilon
 from synthcert.privacy.record_accountant import (
     RecordCount,
     account_records,
+    budget_kind,
+    check_dp_budget,
     check_dp_request,
+    check_rdp_budget,
     count_within_dp,
     count_within_rdp,
 )
@@ -114,8 +116,7 @@ def max_records_rdp(
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> RecordBudget:
     """Largest n_out with n_out·ε_α(n) ≤ ε_RDP (seed 000 Prop. 2.5; thesis Table 5.2, floored)."""
-    if not epsilon_rdp >= 0:
-        raise AssumptionError("the RDP budget must be ≥ 0", assumption="ε ≥ 0")
+    check_rdp_budget(epsilon_rdp)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_rdp(event, alpha, epsilon_rdp)
     return _record_budget(count, n, d, sigma, neighboring, epsilon_rdp)
@@ -140,9 +141,7 @@ def max_records_dp(
     of records allowed is (ε − offset)/ε_α; it is maximised continuously over α in log(α−1)
     (:func:`~synthcert.privacy.record_accountant.count_within_dp`).
     """
-    check_epsilon(epsilon)
-    check_delta(delta, pure=False)
-    check_conversion(conversion)
+    check_dp_budget(epsilon, delta, conversion)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_dp(event, epsilon, delta, conversion, alpha)
     return _record_budget(count, n, d, sigma, neighboring, epsilon, delta, conversion)
@@ -204,19 +203,11 @@ def max_records(
     >>> max_records(10**6, 6, 0.01, alpha=4.0, epsilon_rdp=1.0).max_records  # Table 5.2: 1.72e5
     172222
     """
-    if epsilon_rdp is not None:
-        if epsilon is not None or delta is not None:
-            raise AssumptionError("give either (alpha, epsilon_rdp) or (epsilon, delta), not both")
-        if alpha is None:
-            raise AssumptionError("an RDP budget needs its order alpha", assumption="α given")
+    if budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion) == "rdp":
         return max_records_rdp(
             n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, variant=variant,
             method=method,
         )  # fmt: skip
-    if epsilon is None or delta is None:
-        raise AssumptionError(
-            "give a budget: (alpha, epsilon_rdp) or (epsilon, delta)", assumption="a budget"
-        )
     return max_records_dp(
         n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion,
         variant=variant, alpha=alpha, method=method,

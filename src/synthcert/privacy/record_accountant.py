@@ -33,7 +33,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -49,7 +49,7 @@ from synthcert.privacy.conversion import (
     optimal_dp,
     rdp_to_dp,
 )
-from synthcert.privacy.parameters import check_delta
+from synthcert.privacy.parameters import check_delta, check_epsilon
 
 Curve = Callable[[np.ndarray], np.ndarray]
 C = TypeVar("C")
@@ -149,6 +149,54 @@ class RecordAccount(Result):
     def feasible(self) -> bool:
         """True when a certificate is given."""
         return self.reason is None
+
+
+def check_rdp_budget(epsilon_rdp: float) -> None:
+    """Refuse an RDP budget below 0 (or NaN)."""
+    if not epsilon_rdp >= 0:
+        raise AssumptionError("the RDP budget must be ≥ 0", assumption="ε ≥ 0")
+
+
+def check_dp_budget(epsilon: float, delta: float, conversion: str) -> None:
+    """Refuse a malformed (ε, δ) budget or conversion (:mod:`synthcert.privacy.parameters`)."""
+    check_epsilon(epsilon)
+    check_delta(delta, pure=False)
+    check_conversion(conversion)
+
+
+def budget_kind(
+    alpha: float | None,
+    epsilon_rdp: float | None,
+    epsilon: float | None,
+    delta: float | None,
+    conversion: str = "ckm",
+) -> Literal["rdp", "dp"]:
+    """Which budget a sizing was given: ``"rdp"`` for (alpha, epsilon_rdp), ``"dp"`` for
+    (epsilon, delta, with alpha optional); exactly one, and well formed.
+
+    Raises
+    ------
+    AssumptionError
+        Both budgets or none, an RDP budget without its order, or a malformed value.
+    ParameterError
+        An ε, δ or conversion outside its range.
+    """
+    if epsilon_rdp is not None:
+        if epsilon is not None or delta is not None:
+            raise AssumptionError(
+                "give either (alpha, epsilon_rdp) or (epsilon, delta), not both",
+                assumption="one budget",
+            )
+        if alpha is None:
+            raise AssumptionError("an RDP budget needs its order alpha", assumption="α given")
+        check_rdp_budget(epsilon_rdp)
+        return "rdp"
+    if epsilon is None or delta is None:
+        raise AssumptionError(
+            "give a budget: (alpha, epsilon_rdp) or (epsilon, delta)", assumption="a budget"
+        )
+    check_dp_budget(epsilon, delta, conversion)
+    return "dp"
 
 
 def check_dp_request(alpha: float | None, delta: float | None, conversion: str) -> None:
@@ -317,8 +365,11 @@ __all__ = [
     "RecordEvent",
     "account_records",
     "best_order",
+    "budget_kind",
     "certify_order",
+    "check_dp_budget",
     "check_dp_request",
+    "check_rdp_budget",
     "compose",
     "count_within_dp",
     "count_within_rdp",

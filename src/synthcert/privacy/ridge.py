@@ -46,18 +46,17 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
-from synthcert.privacy.conversion import Conversion, check_conversion
+from synthcert.privacy.conversion import Conversion
 from synthcert.privacy.numerics import log1p_minus_x
 from synthcert.privacy.parameters import (
     DP_RELATIONS,
     NeighbouringLike,
-    check_delta,
-    check_epsilon,
     check_neighbouring,
 )
 from synthcert.privacy.record_accountant import (
     RecordEvent,
     account_records,
+    budget_kind,
     count_within_dp,
     count_within_rdp,
     require_feasible,
@@ -454,28 +453,12 @@ def max_records_ridge(
     15073
     """
     event = ridge_event(n, d, rho, neighboring)
-    rdp = epsilon_rdp is not None
-    if rdp == (epsilon is not None or delta is not None):
-        raise AssumptionError(
-            "give exactly one budget: (alpha, epsilon_rdp) or (epsilon, delta)",
-            assumption="one budget",
-        )
+    kind = budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion)
+    rdp = kind == "rdp"
     if rdp:
-        if alpha is None or not epsilon_rdp >= 0:
-            raise AssumptionError(
-                "an RDP budget needs its order alpha and epsilon_rdp ≥ 0",
-                assumption="α given, ε_RDP ≥ 0",
-            )
-        count = count_within_rdp(event, alpha, float(epsilon_rdp))
-        budget, kind = float(epsilon_rdp), "rdp"
+        count, budget = count_within_rdp(event, alpha, float(epsilon_rdp)), float(epsilon_rdp)
     else:
-        if epsilon is None or delta is None:
-            raise AssumptionError("an (ε, δ) budget needs ε and δ", assumption="ε > 0, 0 < δ < 1")
-        check_epsilon(epsilon)
-        check_delta(delta, pure=False)
-        check_conversion(conversion)
-        count = count_within_dp(event, epsilon, delta, conversion, alpha)
-        budget, kind = float(epsilon), "dp"
+        count, budget = count_within_dp(event, epsilon, delta, conversion, alpha), float(epsilon)
     fields = count.fields()
     if not count.feasible:  # a refused ridged budget states no order and no cost per record
         fields["epsilon_rdp_per_record"] = None
