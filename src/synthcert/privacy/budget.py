@@ -22,7 +22,7 @@ from synthcert.privacy.gaussian_release import (
     record_event,
 )
 from synthcert.privacy.record_accountant import (
-    RecordCount,
+    BudgetFields,
     account_records,
     budget_kind,
     check_dp_budget,
@@ -34,7 +34,7 @@ from synthcert.privacy.record_accountant import (
 
 
 @dataclass(frozen=True)
-class RecordBudget(Result):
+class RecordBudget(BudgetFields):
     """Largest n_out whose cost stays within the budget (floor, never rounded up).
 
     Attributes
@@ -49,17 +49,6 @@ class RecordBudget(Result):
         False with ``reason`` when no certificate exists.
     """
 
-    max_records: int
-    alpha: float
-    epsilon_rdp_per_record: float
-    epsilon_spent: float
-    budget_epsilon: float
-    budget_delta: float | None
-    budget_kind: str
-    conversion: str | None
-    neighboring: str
-    n: int
-    d: int
     sigma: float
     feasible: bool = True
     reason: str | None = None
@@ -79,31 +68,6 @@ class RecordBudget(Result):
         )  # fmt: skip
 
 
-def _record_budget(
-    count: RecordCount,
-    n: int,
-    d: int,
-    sigma: float,
-    neighboring: str,
-    budget_epsilon: float,
-    budget_delta: float | None = None,
-    conversion: str | None = None,
-) -> RecordBudget:
-    """The count of :mod:`~synthcert.privacy.record_accountant` with the budget it answers."""
-    dp = budget_delta is not None
-    return RecordBudget(
-        **count.fields(),
-        budget_epsilon=float(budget_epsilon),
-        budget_delta=float(budget_delta) if dp else None,
-        budget_kind="dp" if dp else "rdp",
-        conversion=conversion if dp else None,
-        neighboring=neighboring,
-        n=int(n),
-        d=int(d),
-        sigma=float(sigma),
-    )
-
-
 def max_records_rdp(
     n: int,
     d: int,
@@ -119,7 +83,9 @@ def max_records_rdp(
     check_rdp_budget(epsilon_rdp)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_rdp(event, alpha, epsilon_rdp)
-    return _record_budget(count, n, d, sigma, neighboring, epsilon_rdp)
+    return RecordBudget.from_count(
+        count, epsilon_rdp, None, None, neighboring, n, d, sigma=float(sigma)
+    )
 
 
 def max_records_dp(
@@ -144,7 +110,9 @@ def max_records_dp(
     check_dp_budget(epsilon, delta, conversion)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_dp(event, epsilon, delta, conversion, alpha)
-    return _record_budget(count, n, d, sigma, neighboring, epsilon, delta, conversion)
+    return RecordBudget.from_count(
+        count, epsilon, delta, conversion, neighboring, n, d, sigma=float(sigma)
+    )
 
 
 def max_records(

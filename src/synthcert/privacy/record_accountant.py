@@ -33,7 +33,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -290,6 +290,51 @@ class RecordCount(Result):
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
+@dataclass(frozen=True)
+class BudgetFields(Result):
+    """The fields a sized release states, whatever its mechanism: a :class:`RecordCount` with
+    the budget it answers (its kind, ε, δ and conversion), the relation and the table's n, d.
+    :class:`~synthcert.privacy.budget.RecordBudget` adds σ, the ridge's ``RidgeBudget`` ρ.
+    """
+
+    max_records: int
+    alpha: float
+    epsilon_rdp_per_record: float
+    epsilon_spent: float
+    budget_epsilon: float
+    budget_delta: float | None
+    budget_kind: str  # "rdp" or "dp"
+    conversion: str | None
+    neighboring: str
+    n: int
+    d: int
+
+    @classmethod
+    def from_count(
+        cls,
+        count: RecordCount,
+        budget_epsilon: float,
+        budget_delta: float | None,
+        conversion: str | None,
+        neighboring: str,
+        n: int,
+        d: int,
+        **fields: object,
+    ) -> Self:
+        """The budget of ``count``; ``fields`` adds the mechanism's own (and may restate one)."""
+        dp = budget_delta is not None
+        return cls(
+            **{**count.fields(), **fields},
+            budget_epsilon=float(budget_epsilon),
+            budget_delta=float(budget_delta) if dp else None,
+            budget_kind="dp" if dp else "rdp",
+            conversion=conversion if dp else None,
+            neighboring=neighboring,
+            n=int(n),
+            d=int(d),
+        )
+
+
 def _refused(alpha: float, reason: str) -> RecordCount:
     """No certificate exists, so no record can be released: 0 records, with the reason."""
     return RecordCount(0, alpha, math.inf, 0.0, feasible=False, reason=reason)
@@ -360,6 +405,7 @@ def count_within_dp(
 
 
 __all__ = [
+    "BudgetFields",
     "RecordAccount",
     "RecordCount",
     "RecordEvent",

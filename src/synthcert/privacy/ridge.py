@@ -54,6 +54,7 @@ from synthcert.privacy.parameters import (
     check_neighbouring,
 )
 from synthcert.privacy.record_accountant import (
+    BudgetFields,
     RecordEvent,
     account_records,
     budget_kind,
@@ -380,20 +381,12 @@ def require_ridge(cert: RidgeCertificate) -> RidgeCertificate:
 # sizing a release
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RidgeBudget(Result):
-    """Largest number of ridged records within a budget (a floor, never rounded up)."""
+class RidgeBudget(BudgetFields):
+    """Largest number of ridged records within a budget (a floor, never rounded up); a refusal
+    states no order and no cost per record (None)."""
 
-    max_records: int
     alpha: float | None
     epsilon_rdp_per_record: float | None
-    epsilon_spent: float
-    budget_epsilon: float
-    budget_delta: float | None
-    budget_kind: str  # "rdp" or "dp"
-    conversion: str | None
-    neighboring: str
-    n: int
-    d: int
     rho: float
     feasible: bool
     reason: str | None
@@ -453,28 +446,19 @@ def max_records_ridge(
     15073
     """
     event = ridge_event(n, d, rho, neighboring)
-    kind = budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion)
-    rdp = kind == "rdp"
+    rdp = budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion) == "rdp"
     if rdp:
         count, budget = count_within_rdp(event, alpha, float(epsilon_rdp)), float(epsilon_rdp)
     else:
         count, budget = count_within_dp(event, epsilon, delta, conversion, alpha), float(epsilon)
-    fields = count.fields()
-    if not count.feasible:  # a refused ridged budget states no order and no cost per record
-        fields["epsilon_rdp_per_record"] = None
-        if not math.isfinite(count.alpha):
-            fields["alpha"] = None
-    return RidgeBudget(
-        **fields,
-        budget_epsilon=budget,
-        budget_delta=None if rdp else float(delta),
-        budget_kind=kind,
-        conversion=None if rdp else conversion,
-        neighboring=neighboring,
-        n=int(n),
-        d=int(d),
-        rho=float(rho),
-    )
+    refused = {}  # a refused ridged budget states no cost per record, and no order unless given
+    if not count.feasible:
+        alpha_out = count.alpha if math.isfinite(count.alpha) else None
+        refused = {"epsilon_rdp_per_record": None, "alpha": alpha_out}
+    return RidgeBudget.from_count(
+        count, budget, None if rdp else delta, conversion, neighboring, n, d,
+        rho=float(rho), **refused,
+    )  # fmt: skip
 
 
 __all__ = [
