@@ -512,21 +512,16 @@ class DomainBudget(Result):
         num: list[tuple[str, float, int]], cat: list[tuple[str, float, int]]
     ) -> list[str]:
         """One line per kind of column: the range of what they need."""
+        kinds = (
+            (num, "numeric columns: bounds reliable from about", "rows"),
+            (cat, "category lists: a category needs about", "records to be kept"),
+        )
         lines = []
-        if num:
-            rows = sorted(r for _, _, r in num)
-            lines.append(
-                f"{len(num)} numeric columns: bounds reliable from about {rows[0]:,}"
-                + (f" to {rows[-1]:,}" if rows[-1] != rows[0] else "")
-                + " rows"
-            )
-        if cat:
-            ts = sorted(t for _, _, t in cat)
-            lines.append(
-                f"{len(cat)} category lists: a category needs about {ts[0]:,}"
-                + (f" to {ts[-1]:,}" if ts[-1] != ts[0] else "")
-                + " records to be kept"
-            )
+        for cols, what, unit in kinds:
+            if cols:
+                vals = sorted(v for _, _, v in cols)
+                span = f"{vals[0]:,}" + (f" to {vals[-1]:,}" if vals[-1] != vals[0] else "")
+                lines.append(f"{len(cols)} {what} {span} {unit}")
         return lines
 
 

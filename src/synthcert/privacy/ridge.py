@@ -46,23 +46,21 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
-from synthcert.privacy.calibrate import floor_within
-from synthcert.privacy.conversion import (
-    Conversion,
-    check_conversion,
-    conversion_offset,
-    log_alpha_search,
-    optimal_dp,
-    rdp_to_dp,
-)
-from synthcert.privacy.gaussian_release import compose
+from synthcert.privacy.conversion import Conversion
 from synthcert.privacy.numerics import log1p_minus_x
 from synthcert.privacy.parameters import (
     DP_RELATIONS,
     NeighbouringLike,
-    check_delta,
-    check_epsilon,
     check_neighbouring,
+)
+from synthcert.privacy.record_accountant import (
+    BudgetFields,
+    RecordEvent,
+    account_records,
+    budget_kind,
+    count_within_dp,
+    count_within_rdp,
+    require_feasible,
 )
 
 RidgeNeighboring = NeighbouringLike  # the ridged theorems know add/remove and replacement
@@ -244,6 +242,21 @@ def ridge_epsilon_per_record(
     return np.where(np.isfinite(eps) & (eps >= 0), eps, np.inf)
 
 
+def ridge_event(n: float, d: float, rho: float, neighboring: str = "unbounded") -> RecordEvent:
+    """The RDP of one ridged record for tables of at least ``n`` rows, as a custom event.
+
+    Theorem R1 (unbounded) or R2 (bounded) on 1 < α < :func:`ridge_alpha_limit`; the α search,
+    composition, conversion and floors are :mod:`synthcert.privacy.record_accountant`.
+    """
+    _check(n, d, rho, neighboring)
+    lim = ridge_alpha_limit(n, d, rho, neighboring)
+    return RecordEvent(
+        per_record=lambda a: ridge_epsilon_per_record(a, n, d, rho, neighboring),
+        alpha_max=lim,
+        refusal=lambda alpha: _refusal(alpha, lim),
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # certificates
 # --------------------------------------------------------------------------------------------
@@ -335,55 +348,24 @@ def certify_ridge(
     >>> cert.unconditional, round(cert.epsilon_rdp, 6)
     (True, 0.006634)
     """
-    _check(n, d, rho, neighboring)
+    event = ridge_event(n, d, rho, neighboring)
     n_out = int(n) if n_out is None else int(n_out)
-    if n_out < 0:
-        raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
-    if delta is not None:
-        check_delta(delta, pure=False)
-        check_conversion(conversion)
-    if alpha is None and delta is None:
-        raise AssumptionError(
-            "without alpha, delta is required: α is then chosen to minimise ε of (ε, δ)-DP",
-            assumption="alpha or delta given",
-            admissible="give alpha, or delta in (0, 1)",
-        )
-    lim = ridge_alpha_limit(n, d, rho, neighboring)
-
-    def curve(a: np.ndarray) -> np.ndarray:
-        return compose(ridge_epsilon_per_record(a, n, d, rho, neighboring), n_out)
-
-    if alpha is None:
-        alpha = 1.0 + (lim - 1.0) / 2.0 if n_out == 0 else optimal_dp(
-            curve, float(delta), lim, conversion=conversion
-        ).alpha  # fmt: skip
-    alpha = float(alpha)
-    reason = _refusal(alpha, lim)
-    per = math.inf
-    if reason is None:
-        per = float(ridge_epsilon_per_record(alpha, n, d, rho, neighboring))
-        if not math.isfinite(per):
-            reason = "the bound is infinite at this order (numerical edge of the admissible range)"
-    feasible = reason is None
-    total = float(compose(per, n_out)) if feasible else None
-    eps_dp = None
-    if feasible and delta is not None:
-        eps_dp = 0.0 if n_out == 0 else float(rdp_to_dp(alpha, total, delta, conversion))
+    acc = account_records(event, n_out, alpha=alpha, delta=delta, conversion=conversion)
     return RidgeCertificate(
         neighboring=neighboring,
         n=int(n),
         d=int(d),
         rho=float(rho),
-        alpha=alpha if math.isfinite(alpha) else None,
+        alpha=acc.alpha if acc.alpha is not None and math.isfinite(acc.alpha) else None,
         n_out=n_out,
-        epsilon_rdp=total,
-        epsilon_rdp_per_record=per if feasible else None,
+        epsilon_rdp=acc.epsilon_rdp,
+        epsilon_rdp_per_record=acc.epsilon_rdp_per_record,
         delta=None if delta is None else float(delta),
-        epsilon=eps_dp,
+        epsilon=acc.epsilon,
         conversion=None if delta is None else conversion,
-        feasible=feasible,
-        reason=reason,
-        alpha_max=lim,
+        feasible=acc.feasible,
+        reason=acc.reason,
+        alpha_max=event.alpha_max,
         equation=EQUATIONS[neighboring],
         unconditional=True,
         assumptions=public_assumptions(int(n), int(d), float(rho), neighboring),
@@ -392,33 +374,19 @@ def certify_ridge(
 
 def require_ridge(cert: RidgeCertificate) -> RidgeCertificate:
     """Return ``cert`` if feasible, else raise AssumptionError naming the violated condition."""
-    if not cert.feasible:
-        raise AssumptionError(
-            f"no ridged certificate: {cert.reason}",
-            assumption=cert.equation,
-            admissible=f"1 < α < {cert.alpha_max:.6g}",
-        )
-    return cert
+    return require_feasible(cert, "ridged")
 
 
 # --------------------------------------------------------------------------------------------
 # sizing a release
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RidgeBudget(Result):
-    """Largest number of ridged records within a budget (a floor, never rounded up)."""
+class RidgeBudget(BudgetFields):
+    """Largest number of ridged records within a budget (a floor, never rounded up); a refusal
+    states no order and no cost per record (None)."""
 
-    max_records: int
     alpha: float | None
     epsilon_rdp_per_record: float | None
-    epsilon_spent: float
-    budget_epsilon: float
-    budget_delta: float | None
-    budget_kind: str  # "rdp" or "dp"
-    conversion: str | None
-    neighboring: str
-    n: int
-    d: int
     rho: float
     feasible: bool
     reason: str | None
@@ -477,82 +445,20 @@ def max_records_ridge(
     >>> max_records_ridge(10**4, 2, 0.1, alpha=4.0, epsilon_rdp=1.0).max_records
     15073
     """
-    _check(n, d, rho, neighboring)
-    lim = ridge_alpha_limit(n, d, rho, neighboring)
-    rdp = epsilon_rdp is not None
-    if rdp == (epsilon is not None or delta is not None):
-        raise AssumptionError(
-            "give exactly one budget: (alpha, epsilon_rdp) or (epsilon, delta)",
-            assumption="one budget",
-        )
+    event = ridge_event(n, d, rho, neighboring)
+    rdp = budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion) == "rdp"
     if rdp:
-        if alpha is None or not epsilon_rdp >= 0:
-            raise AssumptionError(
-                "an RDP budget needs its order alpha and epsilon_rdp ≥ 0",
-                assumption="α given, ε_RDP ≥ 0",
-            )
-        budget, kind = float(epsilon_rdp), "rdp"
+        count, budget = count_within_rdp(event, alpha, float(epsilon_rdp)), float(epsilon_rdp)
     else:
-        if epsilon is None or delta is None:
-            raise AssumptionError("an (ε, δ) budget needs ε and δ", assumption="ε > 0, 0 < δ < 1")
-        check_epsilon(epsilon)
-        check_delta(delta, pure=False)
-        check_conversion(conversion)
-        budget, kind = float(epsilon), "dp"
-
-    def refused(why: str, a: float | None) -> RidgeBudget:
-        return RidgeBudget(0, a, None, 0.0, budget, None if rdp else float(delta),
-                           kind, None if rdp else conversion, neighboring, int(n), int(d),
-                           float(rho), False, why)  # fmt: skip
-
-    def per_record(a: np.ndarray) -> np.ndarray:
-        return ridge_epsilon_per_record(a, n, d, rho, neighboring)
-
-    if not rdp and alpha is None:
-
-        def neg_records(a: np.ndarray) -> np.ndarray:
-            per = per_record(a)
-            room = epsilon - conversion_offset(a, delta, conversion)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return -np.where(np.isfinite(per) & (per > 0), room / per, -np.inf)
-
-        best, alpha = log_alpha_search(neg_records, 1.0 + 1e-6, lim)
-        if not math.isfinite(best):
-            return refused("no admissible order gives a finite bound", None)
-    alpha = float(alpha)
-    why = _refusal(alpha, lim)
-    if why is not None:
-        return refused(why, alpha)
-    per = float(per_record(np.array([alpha]))[0])
-    if not math.isfinite(per):
-        return refused("the bound is infinite at this order", alpha)
-    if rdp:
-        k = floor_within(budget, per, lambda k: k * per <= budget)
-        spent = k * per
-    else:
-
-        def within(k: int) -> bool:
-            return float(rdp_to_dp(alpha, k * per, delta, conversion)) <= epsilon
-
-        room = epsilon - float(conversion_offset(alpha, delta, conversion))
-        k = floor_within(room, per, within)
-        spent = float(rdp_to_dp(alpha, k * per, delta, conversion))
-    return RidgeBudget(
-        max_records=int(k),
-        alpha=alpha,
-        epsilon_rdp_per_record=per,
-        epsilon_spent=spent,
-        budget_epsilon=budget,
-        budget_delta=None if rdp else float(delta),
-        budget_kind=kind,
-        conversion=None if rdp else conversion,
-        neighboring=neighboring,
-        n=int(n),
-        d=int(d),
-        rho=float(rho),
-        feasible=True,
-        reason=None,
-    )
+        count, budget = count_within_dp(event, epsilon, delta, conversion, alpha), float(epsilon)
+    refused = {}  # a refused ridged budget states no cost per record, and no order unless given
+    if not count.feasible:
+        alpha_out = count.alpha if math.isfinite(count.alpha) else None
+        refused = {"epsilon_rdp_per_record": None, "alpha": alpha_out}
+    return RidgeBudget.from_count(
+        count, budget, None if rdp else delta, conversion, neighboring, n, d,
+        rho=float(rho), **refused,
+    )  # fmt: skip
 
 
 __all__ = [
@@ -565,5 +471,6 @@ __all__ = [
     "require_ridge",
     "ridge_alpha_limit",
     "ridge_epsilon_per_record",
+    "ridge_event",
     "ridge_terms",
 ]

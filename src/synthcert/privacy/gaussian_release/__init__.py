@@ -36,6 +36,7 @@ from synthcert.privacy.gaussian_release.certificate import (
     epsilon_per_record,
     equation_text,
     infeasibility_reason,
+    record_event,
     require,
     theorem_n,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "epsilon_unbounded",
     "equation_text",
     "infeasibility_reason",
+    "record_event",
     "require",
     "theorem31_components",
     "theorem31_terms",

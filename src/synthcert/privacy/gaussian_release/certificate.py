@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
-from synthcert.privacy.bounded_exact import epsilon_bounded_exact, exact_alpha_limit
+from synthcert.privacy.bounded_exact import SEARCH_RTOL, epsilon_bounded_exact, exact_alpha_limit
 from synthcert.privacy.gaussian_release.assumptions import (
     DEFAULT_BOUNDED_METHOD,
     EQUATIONS,
@@ -40,6 +40,7 @@ from synthcert.privacy.gaussian_release.theorem31 import (
     epsilon_unbounded,
     unbounded_alpha_limit,
 )
+from synthcert.privacy.record_accountant import RecordEvent, compose, require_feasible
 
 
 def alpha_limit(
@@ -156,11 +157,6 @@ def epsilon_per_record(
     if neighboring == "bounded":
         return np.asarray(epsilon_bounded(alpha, n, d, sigma, variant=variant), dtype=float)
     return np.asarray(epsilon_bounded_direct(alpha, n, d, sigma), dtype=float)
-
-
-def compose(epsilon_rdp: ArrayLike, n_out: ArrayLike) -> np.ndarray:
-    """Proposition 2.5 (seed 000): n_out independent records cost n_out·ε at the same α."""
-    return np.asarray(n_out, dtype=float) * np.asarray(epsilon_rdp, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -362,15 +358,49 @@ def certify(
     )
 
 
+def record_event(
+    n: int,
+    d: int,
+    sigma: float,
+    neighboring: Neighboring = "unbounded",
+    *,
+    variant: Variant = "corrected",
+    method: Method = DEFAULT_BOUNDED_METHOD,
+) -> RecordEvent:
+    """The inherent RDP of one record of M_G on a table of n records, as a custom event.
+
+    The theorem of the relation at :func:`theorem_n` (Theorem 3.1 at n−1 for add/remove), its
+    admissible orders (:func:`alpha_limit`) and refusals (:func:`infeasibility_reason`); the
+    exact bounded certificate searches α on bounds certified to ``SEARCH_RTOL`` (faster,
+    slightly larger) and certifies the chosen α to full precision. What follows (composition,
+    α search, conversion, floors) is :mod:`synthcert.privacy.record_accountant`. It raises
+    as :func:`certify` does for an unknown relation or method and a malformed n, d or σ.
+    """
+    check_neighboring(neighboring)
+    check_method(method)
+    _check_inputs(n, d, sigma)
+    m = theorem_n(n, neighboring)
+
+    def per_record(a: np.ndarray, rtol: float | None = None) -> np.ndarray:
+        return epsilon_per_record(
+            a, m, d, sigma, neighboring, variant=variant, method=method, rtol=rtol
+        )
+
+    def refusal(alpha: float) -> str | None:
+        return infeasibility_reason(alpha, m, d, sigma, neighboring, variant=variant, method=method)
+
+    coarse = neighboring == "bounded" and method == "exact"
+    return RecordEvent(
+        per_record=per_record,
+        alpha_max=alpha_limit(m, d, sigma, neighboring, method),
+        refusal=refusal,
+        search=(lambda a: per_record(a, SEARCH_RTOL)) if coarse else None,
+    )
+
+
 def require(cert: RDPCertificate) -> RDPCertificate:
     """Return ``cert`` if feasible, else raise AssumptionError naming the violated assumption."""
-    if not cert.feasible:
-        raise AssumptionError(
-            f"no RDP certificate: {cert.reason}",
-            assumption=cert.equation,
-            admissible=f"1 < α < {cert.alpha_max:.6g}",
-        )
-    return cert
+    return require_feasible(cert, "RDP")
 
 
 __all__ = [
@@ -381,6 +411,7 @@ __all__ = [
     "epsilon_per_record",
     "equation_text",
     "infeasibility_reason",
+    "record_event",
     "require",
     "theorem_n",
 ]
