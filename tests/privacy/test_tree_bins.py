@@ -296,3 +296,43 @@ def test_schema_file_round_trip():
     )
     again = Schema.from_dict({"columns": [column_to_dict(done)]}).numeric[0]
     assert again == done
+
+
+@pytest.mark.parametrize("name", ["mwem-pgm", "privbayes"])
+def test_synthesize_states_the_tree_bins_in_the_claim_and_the_ledger(tmp_path, name):
+    """Through the workflow: the claim is the requested epsilon with the bins' mechanism and
+    share; MWEM-PGM stays rho-zCDP with rho within the budget's, PrivBayes pure epsilon; the
+    private ledger holds one bins entry per column, their total the declared share."""
+    import json
+
+    from synthcert import Budget, synthesize
+
+    src = tmp_path / "in.csv"
+    frame(600).to_csv(src, index=False)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "private").mkdir()
+    params = {"rounds": 2, "pgm_iters": 10} if name == "mwem-pgm" else {}
+    result = synthesize(
+        src, SCHEMA, name, tmp_path / "out" / "s.csv", Budget(epsilon=1.0, delta=1e-6, n_out=50),
+        seed=3, params=params, dp_bins=0.1, dp_tree=True,
+        private_record=tmp_path / "private" / "record.json",
+    )  # fmt: skip
+    claim = result.summary.claim
+    assert claim.epsilon == 1.0
+    record = json.loads((tmp_path / "private" / "record.json").read_text())
+    bins = [e for e in record["ledger"] if e.get("step") == "bins"]
+    assert [e["mechanism"].rsplit(": ", 1)[1] for e in bins] == ["w", "h"]
+    (assumption,) = [a for a in claim.assumptions if a.name == "tree_bins"]
+    assert assumption.value["columns"] == ["w", "h"] and assumption.value["share"] == 0.1
+    if name == "mwem-pgm":
+        rho = rho_from_epsilon_delta(1.0, 1e-6)
+        assert claim.model == "zcdp" and GAUSSIAN_MECHANISM in claim.mechanisms
+        assert sum(e["rho"] for e in bins) == pytest.approx(0.1 * rho)
+        assert claim.rho <= rho * (1 + 1e-12) and claim.rho == pytest.approx(rho, rel=1e-6)
+        assert record["facts"]["spent"]["rho"] <= 0.9 * rho * (1 + 1e-6)
+    else:
+        assert claim.model == "pure-dp" and LAPLACE_MECHANISM in claim.mechanisms
+        assert sum(e["epsilon"] for e in bins) == pytest.approx(0.1)
+        assert record["facts"]["spent"]["epsilon"] <= 0.9 + 1e-9
+    rows = pd.read_csv(tmp_path / "out" / "s.csv")
+    assert rows["w"].between(0.0, 5e5).all() and rows["h"].between(0, 80).all()
