@@ -334,7 +334,9 @@ class TreeBins(Result):
     def compose(self, claim: PrivacyClaim) -> PrivacyClaim:
         """The claim of this step followed by the synthesizer, stated as the epsilon the step
         was given (checked not to be exceeded). Gaussian: rho_b + rho_s-zCDP (Bun & Steinke
-        2016, Lemma 2.3) converted at the synthesizer's delta; Laplace: (epsilon_b +
+        2016, Lemma 2.3), stated as the rho of that epsilon at the synthesizer's delta (the
+        requested budget, as a synthesizer states it), which the sum is checked not to exceed
+        (by more than the conversion's 1e-9 relative headroom); Laplace: (epsilon_b +
         epsilon_s, delta_s) by basic composition (thesis Prop. 2.3.16). Unchanged when the
         step did nothing."""
         if not self.columns:
@@ -356,7 +358,13 @@ class TreeBins(Result):
                     "Gaussian tree bins compose in zCDP: the synthesizer's claim needs rho",
                     assumption="a rho-zCDP synthesizer",
                 )
-            rho = float(claim.rho) + float(self.spent.rho or 0.0)
+            spent = float(claim.rho) + float(self.spent.rho or 0.0)
+            rho = rho_from_epsilon_delta(stated, float(claim.delta))
+            if spent > rho * (1.0 + 1e-9):
+                raise AssumptionError(
+                    f"the tree bins and the synthesizer spend rho {spent:.6g}, more than the "
+                    f"{rho:.6g} of the epsilon {stated:.6g} they were given"
+                )
             total = zcdp_epsilon(rho, float(claim.delta))
             mechanism = GAUSSIAN_MECHANISM
             extra: dict[str, object] = {"rho": rho}
