@@ -59,7 +59,6 @@ from synthcert.data.encode import numeric_values
 from synthcert.data.schema import DEFAULT_QUANTILE_BINS, Column, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.accountant import (
-    TOLERANCE,
     LedgerEntry,
     PrivacyAccountant,
     Spent,
@@ -68,6 +67,7 @@ from synthcert.privacy.accountant import (
 )
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
+from synthcert.privacy.quantile_bins import compose_basic
 
 DEPTH = 10  # 2^10 = 1024 public fine cells per column
 FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations counts as empty
@@ -352,39 +352,28 @@ class TreeBins(Result):
             f"dyadic histogram ({self.noise} noise) on a public grid within the column's bounds, "
             "paid from this share of the synthesizer's budget",
         )
-        if self.noise == "gaussian":
-            if claim.rho is None or not claim.delta:
-                raise AssumptionError(
-                    "Gaussian tree bins compose in zCDP: the synthesizer's claim needs rho",
-                    assumption="a rho-zCDP synthesizer",
-                )
-            spent = float(claim.rho) + float(self.spent.rho or 0.0)
-            rho = rho_from_epsilon_delta(stated, float(claim.delta))
-            if spent > rho * (1.0 + 1e-9):
-                raise AssumptionError(
-                    f"the tree bins and the synthesizer spend rho {spent:.6g}, more than the "
-                    f"{rho:.6g} of the epsilon {stated:.6g} they were given"
-                )
-            total = zcdp_epsilon(rho, float(claim.delta))
-            mechanism = GAUSSIAN_MECHANISM
-            extra: dict[str, object] = {"rho": rho}
-        else:
-            total = float(self.spent.epsilon) + float(claim.epsilon)
-            mechanism = LAPLACE_MECHANISM
-            delta = float(claim.delta or 0.0)
-            model = "pure-dp" if delta == 0.0 and claim.model == "pure-dp" else "approx-dp"
-            extra = {"rho": None, "model": model}
-        if total > stated + TOLERANCE:
+        if self.noise != "gaussian":
+            return compose_basic(
+                claim, self.spent.epsilon, stated, LAPLACE_MECHANISM, bins, "the tree bins"
+            )
+        if claim.rho is None or not claim.delta:
             raise AssumptionError(
-                f"the tree bins and the synthesizer spend epsilon {total:.6g}, more than the "
-                f"{stated:.6g} they were given"
+                "Gaussian tree bins compose in zCDP: the synthesizer's claim needs rho",
+                assumption="a rho-zCDP synthesizer",
+            )
+        spent = float(claim.rho) + float(self.spent.rho or 0.0)
+        rho = rho_from_epsilon_delta(stated, float(claim.delta))
+        if spent > rho * (1.0 + 1e-9):
+            raise AssumptionError(
+                f"the tree bins and the synthesizer spend rho {spent:.6g}, more than the "
+                f"{rho:.6g} of the epsilon {stated:.6g} they were given"
             )
         return replace(
             claim,
             epsilon=stated,
-            mechanisms=tuple(sorted({*claim.mechanisms, mechanism})),
+            rho=rho,
+            mechanisms=tuple(sorted({*claim.mechanisms, GAUSSIAN_MECHANISM})),
             assumptions=(*claim.assumptions, bins),
-            **extra,  # type: ignore[arg-type]
         )
 
 
