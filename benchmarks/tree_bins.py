@@ -88,8 +88,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shares", default="0.05,0.1")
     parser.add_argument("--seeds", default="0")
     parser.add_argument("--rows", type=int, default=None)
+    parser.add_argument("--configs", default=None, help="e.g. 'equal-width,tree 0.1,log'")
     args = parser.parse_args(argv)
     configs = ["equal-width", *(f"tree {s}" for s in args.shares.split(",")), "log"]
+    if args.configs:
+        configs = args.configs.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
     print("| dataset | synthesizer | bins | 2-way TV | mean abs dcorr | ML (AUC/RMSE) | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

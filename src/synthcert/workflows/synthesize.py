@@ -430,13 +430,15 @@ def synthesize(
         pub.timing("domain", time.perf_counter() - t0)
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
-    tree_wanted = tree_columns(schema, default=tree_default(synthesizer, dp_tree))
-    if tree_wanted and quantile_columns(schema, log_columns=dp_bins_log):
+    quantile_wanted = quantile_columns(schema, log_columns=dp_bins_log)
+    if tree_columns(schema) and quantile_wanted:
         raise AssumptionError(
             "dp-quantile and dp-tree bins in one run: choose one kind of DP bins",
             assumption="one DP binning step",
             admissible='"bins": "dp-tree" (or "dp-quantile") for every column that asks',
         )
+    by_default = not quantile_wanted and tree_default(synthesizer, dp_tree)
+    tree_wanted = tree_columns(schema, default=by_default)
     bins = quantile_bins_step(
         lambda: iter_table_chunks(input_path, csv=csv), schema, epsilon,
         share=None if tree_wanted else dp_bins,
@@ -444,7 +446,7 @@ def synthesize(
     )  # fmt: skip
     tree = run_tree_bins(
         input_path, csv, bins.schema, synthesizer, bins.synthesizer_epsilon, delta,
-        share=dp_bins if tree_wanted else None, dp_tree=dp_tree, seed=pub.seed,
+        share=dp_bins if tree_wanted else None, default=by_default, seed=pub.seed,
     )  # fmt: skip
     schema, epsilon = tree.schema, tree.synthesizer_epsilon
     accepted = accepted_params(synthesizer)
@@ -544,8 +546,11 @@ def synthesize(
     return SynthesisResult(summary, record, None if private_record is None else str(private_record))
 
 
-TREE_DEFAULT = False  # DP tree bins by default for the discretising DP synthesizers
-TREE_SYNTHESIZERS = frozenset({"aim", "mwem-pgm", "privbayes", "gaussian-copula"})
+TREE_DEFAULT = True  # DP tree bins by default for the synthesizers of TREE_SYNTHESIZERS
+# the zCDP ones, whose tree noise is Gaussian (L2 sensitivity sqrt(L)); measured better than
+# equal-width bins on Adult and California (benchmarks/tree_bins.py). PrivBayes and the copula
+# would pay Laplace noise of L1 sensitivity 2L: their tree bins stay opt-in ("dp-tree").
+TREE_SYNTHESIZERS = frozenset({"aim", "mwem-pgm"})
 
 
 def tree_default(synthesizer: str, dp_tree: bool | None) -> bool:
@@ -565,12 +570,13 @@ def run_tree_bins(
     delta: float | None,
     *,
     share: float | None,
-    dp_tree: bool | None,
+    default: bool,
     seed: Any,
 ) -> TreeBins:
     """:func:`~synthcert.privacy.tree_bins.tree_bins_step` in the synthesizer's privacy model
     (Gaussian noise composed in zCDP for a zCDP synthesizer, Laplace noise otherwise) and
-    under its neighbouring relation; the synthesizer's target delta for the zCDP route."""
+    under its neighbouring relation; the synthesizer's target delta for the zCDP route.
+    ``default``: also every numeric column without declared bins or log scale."""
     cls = get_info(synthesizer).load()
     zcdp = getattr(cls, "privacy_model", "") == "zcdp"
     target_delta = delta if delta is not None else getattr(cls, "default_delta", None)
@@ -578,7 +584,7 @@ def run_tree_bins(
         lambda: iter_table_chunks(input_path, csv=csv), schema, epsilon,
         target_delta if zcdp else None, share=share, noise="gaussian" if zcdp else "laplace",
         neighboring=str(getattr(cls, "neighboring", "unbounded")),
-        default=tree_default(synthesizer, dp_tree), seed=seed,
+        default=default, seed=seed,
     )  # fmt: skip
 
 
