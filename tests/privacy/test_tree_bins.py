@@ -337,3 +337,35 @@ def test_synthesize_states_the_tree_bins_in_the_claim_and_the_ledger(tmp_path, n
         assert record["facts"]["spent"]["epsilon"] <= 0.9 + 1e-9
     rows = pd.read_csv(tmp_path / "out" / "s.csv")
     assert rows["w"].between(0.0, 5e5).all() and rows["h"].between(0, 80).all()
+
+
+@pytest.mark.parametrize("dp_tree", [None, False])
+def test_mwem_pgm_gets_tree_bins_by_default(tmp_path, dp_tree):
+    """The default for AIM and MWEM-PGM: every numeric column without declared bins or a log
+    scale, DEFAULT_SHARE of the rho; ``dp_tree=False`` keeps the public equal-width bins."""
+    from synthcert import Budget, synthesize
+    from synthcert.privacy.tree_bins import DEFAULT_SHARE
+
+    schema = Schema(
+        (
+            NumericColumn("w", 0.0, 5e5),
+            NumericColumn("l", 0.0, 5e5, scale="log"),
+            NumericColumn("h", 0.0, 80.0, integer=True),
+        )
+    )
+    src = tmp_path / "in.csv"
+    frame(400).assign(l=lambda f: f["w"]).drop(columns="c").to_csv(src, index=False)
+    (tmp_path / "out").mkdir()
+    result = synthesize(
+        src, schema, "mwem-pgm", tmp_path / "out" / "s.csv",
+        Budget(epsilon=1.0, delta=1e-6, n_out=20), seed=4,
+        params={"rounds": 2, "pgm_iters": 10}, dp_tree=dp_tree,
+    )  # fmt: skip
+    claim = result.summary.claim
+    assert claim.model == "zcdp" and claim.rho == rho_from_epsilon_delta(1.0, 1e-6)
+    bins = [a for a in claim.assumptions if a.name == "tree_bins"]
+    if dp_tree is None:
+        assert bins[0].value["columns"] == ["w", "h"]
+        assert bins[0].value["share"] == DEFAULT_SHARE
+    else:
+        assert bins == [] and GAUSSIAN_MECHANISM not in claim.mechanisms
