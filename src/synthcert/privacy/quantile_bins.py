@@ -326,13 +326,22 @@ def compose_basic(
             f"{stated_epsilon:.6g} they were given"
         )
     delta = float(claim.delta or 0.0)
+    model = "pure-dp" if delta == 0.0 and claim.model == "pure-dp" else "approx-dp"
+    return with_bins(
+        claim, mechanism, assumption, model=model, epsilon=float(stated_epsilon), rho=None
+    )
+
+
+def with_bins(
+    claim: PrivacyClaim, mechanism: str, assumption: Assumption, **figures: object
+) -> PrivacyClaim:
+    """``claim`` with a bins step's mechanism and assumption added and its ``figures``
+    (model, epsilon, rho) replaced by the composed ones."""
     return replace(
         claim,
-        model="pure-dp" if delta == 0.0 and claim.model == "pure-dp" else "approx-dp",
-        epsilon=float(stated_epsilon),
-        rho=None,
         mechanisms=tuple(sorted({*claim.mechanisms, mechanism})),
         assumptions=(*claim.assumptions, assumption),
+        **figures,  # type: ignore[arg-type]
     )
 
 
@@ -467,4 +476,5 @@ __all__ = [
     "quantile_bins_step",
     "quantile_levels",
     "requested_columns",
+    "with_bins",
 ]

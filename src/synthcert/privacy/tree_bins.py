@@ -67,7 +67,7 @@ from synthcert.privacy.accountant import (
 )
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
-from synthcert.privacy.quantile_bins import compose_basic
+from synthcert.privacy.quantile_bins import compose_basic, with_bins
 
 DEPTH = 10  # 2^10 = 1024 public fine cells per column
 FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations counts as empty
@@ -368,13 +368,7 @@ class TreeBins(Result):
                 f"the tree bins and the synthesizer spend rho {spent:.6g}, more than the "
                 f"{rho:.6g} of the epsilon {stated:.6g} they were given"
             )
-        return replace(
-            claim,
-            epsilon=stated,
-            rho=rho,
-            mechanisms=tuple(sorted({*claim.mechanisms, GAUSSIAN_MECHANISM})),
-            assumptions=(*claim.assumptions, bins),
-        )
+        return with_bins(claim, GAUSSIAN_MECHANISM, bins, epsilon=stated, rho=rho)
 
 
 def tree_bins_step(
