@@ -42,7 +42,10 @@ SYNTHESIZE_PARAMS: dict[str, str] = {
     "domain_range": "COL=LO:HI, a PUBLIC range searched by private_domain's quantiles (repeatable)",
     "domain_share": "COL=SHARE, the fraction of the private_domain budget spent on COL "
     "(repeatable)",
-    "dp_bins": 'SHARE of --epsilon spent on DP quantile bin edges ("bins": "dp-quantile")',
+    "dp_bins": 'SHARE of --epsilon spent on DP quantile bin edges ("bins": "dp-quantile"), or '
+    'of the synthesizer\'s budget on DP tree bins ("bins": "dp-tree", dp_tree)',
+    "dp_tree": "true: DP tree bins for every numeric column without declared bins or log scale; "
+    "false: none but the declared ones",
     "dp_bins_log": 'true: DP quantile bins for every "scale": "log" column too',
     "allow_data_domain": "true: run on a domain read from the data (no guarantee is stated)",
 }

@@ -233,7 +233,7 @@ def synthesize_command(
         n_out=parse_count(str(run["n_out"])) if "n_out" in run else None,
         min_rows=parse_count(min_rows) if min_rows is not None else None,
     )
-    for key in ("allow_data_domain", "dp_bins_log"):
+    for key in ("allow_data_domain", "dp_bins_log", "dp_tree"):
         if not isinstance(run.get(key, False), bool):
             raise typer.BadParameter(f"--param {key} is true or false")
     _, record_path, internal_path = private_outputs(
@@ -285,6 +285,7 @@ def synthesize_command(
             domain_shares=parse_domain_shares(run.get("domain_share")),
             dp_bins=parse_float(str(bins_share)) if bins_share is not None else None,
             dp_bins_log=bool(run.get("dp_bins_log", False)),
+            dp_tree=None if run.get("dp_tree") is None else bool(run["dp_tree"]),
             report=report,
             internal_report=internal_path,
             private_record=record_path,

@@ -3,12 +3,14 @@
 Numeric columns are cut into equal-width bins over their public bounds (20 by default, as in
 the thesis, section 4.3), or equal-width bins of the public transform log(1 + x - lower) for a
 ``scale: log`` column, or the column's explicit ``bins`` edges (public, or DP quantiles of the
-column estimated by :mod:`synthcert.privacy.quantile_bins` and marked ``bins_source: dp``; a
-column still waiting for its DP edges has the public bins of its scale); categorical columns
-keep their categories. A nullable column has one more code, the last, for a missing value, so every
-discretised synthesizer models missingness as one more category (jointly with the other
-columns). Decoding draws a value uniformly within the bin (in the transformed scale for a log
-column; rounded for integer columns; dates back to datetimes), which is post-processing.
+column estimated by :mod:`synthcert.privacy.quantile_bins` or :mod:`synthcert.privacy.tree_bins`
+and marked ``bins_source: dp``; a column still waiting for its DP edges has the public bins of
+its scale); categorical columns keep their categories. A nullable column has one more code, the
+last, for a missing value, so every discretised synthesizer models missingness as one more
+category (jointly with the other columns). Decoding draws a value uniformly within the bin (in
+the transformed scale for a log column; rounded for integer columns; dates back to datetimes),
+or, for a column with DP ``cell_mass`` (tree bins), a public fine cell of the bin by its DP mass
+and then a value uniformly within that cell (:func:`cell_values`); both are post-processing.
 """
 
 from __future__ import annotations
@@ -81,11 +83,14 @@ def numeric_bin_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_
 def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Values in public bin ``b`` at relative position ``frac`` in [0, 1] (post-processing).
 
-    Continuous columns: uniform position within the bin (within the transformed bin of a log
+    A column with DP ``cell_mass`` (tree bins): :func:`cell_values`. Otherwise, continuous
+    columns: uniform position within the bin (within the transformed bin of a log
     column). Integer columns: the integers whose bin is ``b``, indexed by ``frac``, so rounding
     never moves a value to another bin; a bin holding no integer gives the integer nearest its
     midpoint.
     """
+    if col.cell_mass is not None and col.bins is not None:
+        return cell_values(col, b, frac)
     b = np.asarray(b, dtype=np.int64)
     frac = np.clip(np.asarray(frac, dtype=np.float64), 0.0, 1.0)
     edges = bin_edges(col, bins)
@@ -109,6 +114,83 @@ def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -
     lo, cnt = first[b], count[b]
     mid = np.rint((edges[b] + edges[b + 1]) / 2.0)
     return np.where(cnt >= 1, lo + np.minimum(np.floor(frac * cnt), cnt - 1), mid)
+
+
+def fine_edges(column: NumericColumn, cells: int) -> np.ndarray:
+    """The ``cells + 1`` edges of the column's public fine grid: equal width on its scale.
+
+    Equal width in x, or in t = log(1 + x - lower) for ``scale: log`` mapped back; the ends
+    are exactly the public bounds. Depends on the column's declaration and ``cells`` only.
+    """
+    t0, t1 = column.model_bounds
+    edges = column.from_model(np.linspace(t0, t1, int(cells) + 1))
+    edges[0], edges[-1] = column.lower, column.upper
+    return edges
+
+
+def fine_codes(x: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Fine cell of each value, [e_i, e_{i+1}) with the last cell closed; values outside the
+    bounds go to the end cells (clipped first, as :func:`numeric_bin_codes`); NaN gives -1."""
+    x = np.asarray(x, dtype=np.float64)
+    absent = np.isnan(x)
+    k = len(edges) - 1
+    x = np.clip(np.where(absent, edges[0], x), edges[0], edges[-1])
+    codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, k - 1)
+    return np.where(absent, -1, codes).astype(np.int64)
+
+
+def integer_range(column: NumericColumn, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, count) of the integers in each cell [e_i, e_{i+1}) (the last cell closed at
+    ``upper``) of an integer column; a cell may hold none (count 0)."""
+    first = np.maximum(np.ceil(edges[:-1]), math.ceil(column.lower))
+    stop = np.ceil(edges[1:])
+    stop[-1] = math.floor(column.upper) + 1.0
+    return first, np.maximum(stop - first, 0.0)
+
+
+def cell_capacity(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
+    """The public size of each fine cell: 1 (equal width on the column's scale), or the number
+    of integers it holds for an integer column."""
+    if column.integer:
+        return integer_range(column, edges)[1]
+    return np.ones(len(edges) - 1)
+
+
+def cell_values(column: NumericColumn, b: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    """Values in DP bin ``b`` of a column with ``cell_mass`` (post-processing).
+
+    The inverse CDF of the bin's piecewise-uniform law at ``frac``: with ``frac`` uniform on
+    [0, 1) this draws a fine cell of the bin with probability proportional to its mass, then a
+    value uniformly within the cell (on the column's scale; a uniform integer of the cell for
+    an integer column). A bin whose cells all have zero mass is decoded uniformly over its
+    cells' capacity (:func:`cell_capacity`). Every value lies within its bin and the bounds.
+    """
+    mass = np.asarray(column.cell_mass, dtype=np.float64)
+    edges = fine_edges(column, len(mass))
+    bins = np.asarray(column.bins, dtype=np.float64)
+    start = np.searchsorted(edges, bins)  # bins are fine edges (tree_bins)
+    cap = cell_capacity(column, edges)
+    mass = np.where(cap > 0, mass, 0.0)
+    per_bin = np.add.reduceat(mass, start[:-1])
+    owner = np.repeat(np.arange(len(bins) - 1), np.diff(start))
+    weight = np.where(per_bin[owner] > 0, mass, cap)
+    cum = np.concatenate([[0.0], np.cumsum(weight)])
+    b = np.asarray(b, dtype=np.int64)
+    u = np.clip(np.asarray(frac, dtype=np.float64), 0.0, np.nextafter(1.0, 0.0))
+    lo, hi = cum[start[b]], cum[start[b + 1]]
+    target = lo + u * (hi - lo)
+    i = np.searchsorted(cum, target, side="right") - 1
+    i = np.clip(i, start[b], start[b + 1] - 1)
+    w = weight[i]
+    v = np.clip(np.where(w > 0, (target - cum[i]) / np.where(w > 0, w, 1.0), u), 0.0, 1.0)
+    if column.integer:
+        first, count = integer_range(column, edges)
+        x = first[i] + np.minimum(np.floor(v * count[i]), np.maximum(count[i] - 1.0, 0.0))
+    else:
+        t = column.to_model(edges)
+        x = column.from_model(t[i] + v * (t[i + 1] - t[i]))
+    top = np.where(b + 1 == len(bins) - 1, bins[-1], np.nextafter(bins[b + 1], -np.inf))
+    return np.clip(x, bins[b], top)
 
 
 def value_cardinality(column: Column, bins: int = DEFAULT_BINS) -> int:

@@ -22,6 +22,7 @@ Source = Literal["public", "data"]
 Scale = Literal["linear", "log"]
 BinsSource = Literal["public", "dp"]
 DP_QUANTILE = "dp-quantile"  # the schema file's "bins" value asking for DP quantile bins
+DP_TREE = "dp-tree"  # ... asking for DP bins from a noisy dyadic histogram (privacy.tree_bins)
 CategoryType = Literal["string", "integer", "boolean"]
 DatetimeUnit = Literal["D", "s"]
 DEFAULT_QUANTILE_BINS = 20  # bins of a dp-quantile column without a bin_count
@@ -66,6 +67,11 @@ class NumericColumn(Result):
     budget (schema file: ``"bins": "dp-quantile", "bin_count": k``;
     :mod:`synthcert.privacy.quantile_bins`); until they are estimated the column has the
     public bins of its scale. Estimated edges are ``bins`` with ``bins_source="dp"``.
+    ``tree_bins`` = k asks for k DP bins of about equal noisy mass read off a noisy dyadic
+    histogram on the column's public fine grid (schema file: ``"bins": "dp-tree"``;
+    :mod:`synthcert.privacy.tree_bins`); their ``cell_mass`` is the histogram's post-processed
+    mass of every fine cell (a DP output), by which a value is decoded inside its bin
+    (:func:`synthcert.data.discretize.bin_values`).
     ``missing_share`` is the share of missing values that ``schema infer`` observed:
     data-derived, informative only, never read by a fit.
 
@@ -90,6 +96,8 @@ class NumericColumn(Result):
     missing_share: float | None = None
     quantile_bins: int | None = None
     bins_source: BinsSource = "public"
+    tree_bins: int | None = None
+    cell_mass: tuple[float, ...] | None = None
     nullable_source: Source | None = None  # None: the column's ``source``
     integer_source: Source | None = None
     kind_source: Source | None = None  # the kind itself (and a date's unit); None: public
@@ -138,8 +146,31 @@ class NumericColumn(Result):
                 f"column {self.name!r}: dp-quantile bins need a bin_count of at least 2 and no "
                 "explicit edges"
             )
+        if self.tree_bins is not None and (
+            self.bins is not None or self.quantile_bins is not None or int(self.tree_bins) < 2
+        ):
+            raise DataError(
+                f"column {self.name!r}: dp-tree bins need a bin_count of at least 2 and no "
+                "explicit edges"
+            )
         if self.bins_source not in ("public", "dp"):
             raise DataError(f"column {self.name!r}: bins_source must be 'public' or 'dp'")
+        if self.cell_mass is not None:
+            mass = tuple(float(m) for m in self.cell_mass)
+            object.__setattr__(self, "cell_mass", mass)
+            arr = np.asarray(mass)
+            cells = len(mass)
+            if (
+                self.bins is None
+                or cells < 2
+                or cells & (cells - 1)
+                or not np.all(np.isfinite(arr))
+                or np.any(arr < 0)
+            ):
+                raise DataError(
+                    f"column {self.name!r}: cell_mass needs DP bins and a power-of-two number "
+                    "of finite non-negative masses"
+                )
         _check_share(self.name, self.missing_share)
         if self.fill is not None:
             fill = float(self.fill)
@@ -514,6 +545,8 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "dtype": "string",
     "quantile_bins": None,
     "bins_source": "public",
+    "tree_bins": None,
+    "cell_mass": None,
     "fill": None,
 }
 FLAG_SOURCES = ("nullable_source", "integer_source", "kind_source")
@@ -542,9 +575,14 @@ def column_to_dict(col: Column) -> dict[str, Any]:
         if key in d and d[key] == default:
             d.pop(key)
     k = d.pop("quantile_bins", None)
+    tree = d.pop("tree_bins", None)
+    if d.get("cell_mass") is not None:
+        d["cell_mass"] = list(d["cell_mass"])
     out.update(d)
     if k is not None:
         out["bins"], out["bin_count"] = DP_QUANTILE, int(k)
+    if tree is not None:
+        out["bins"], out["bin_count"] = DP_TREE, int(tree)
     if col.missing_share is not None:
         out["missing_share_source"] = "data"
     return out
@@ -732,22 +770,29 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
         lo = _bound(spec, "lower", name, kind, unit)
         hi = _bound(spec, "upper", name, kind, unit)
         bins = spec.get("bins")
-        quantile_bins = None
+        quantile_bins = tree_bins = None
         if isinstance(bins, str):
-            if bins != DP_QUANTILE:
+            if bins not in (DP_QUANTILE, DP_TREE):
                 raise DataError(
-                    f"column {name!r}: bins is a list of public edges or {DP_QUANTILE!r}"
+                    f"column {name!r}: bins is a list of public edges, {DP_QUANTILE!r} or "
+                    f"{DP_TREE!r}"
                 )
             count = spec.get("bin_count", DEFAULT_QUANTILE_BINS)
             if isinstance(count, bool) or not isinstance(count, int):
                 raise DataError(
                     f"column {name!r}: 'bin_count' must be an integer, got {_shown(count)}"
                 )
-            quantile_bins, bins = count, None
+            if bins == DP_TREE:
+                tree_bins, bins = count, None
+            else:
+                quantile_bins, bins = count, None
         elif bins is not None:
             bins = [
                 _bound({"bins": b}, "bins", name, kind, unit) for b in _list(bins, "bins", name)
             ]
+        masses = spec.get("cell_mass")
+        if masses is not None:
+            masses = [_number(m, "cell_mass", name) for m in _list(masses, "cell_mass", name)]
         for key in ("scale", "bins_source"):
             if key in spec and not isinstance(spec[key], str):
                 raise DataError(f"column {name!r}: {key!r} must be text, got {_shown(spec[key])}")
@@ -758,6 +803,8 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             "bins": None if bins is None else tuple(bins),
             "missing_share": share,
             "quantile_bins": quantile_bins,
+            "tree_bins": tree_bins,
+            "cell_mass": None if masses is None else tuple(masses),
             "bins_source": spec.get("bins_source", "public"),
             **flags,
         }

@@ -289,13 +289,6 @@ class QuantileBins(Result):
             return claim
         if claim.epsilon is None or self.stated_epsilon is None or self.spent is None:
             raise AssumptionError("DP quantile bins need a DP synthesizer run with --epsilon")
-        total = self.spent.epsilon + float(claim.epsilon)
-        if total > self.stated_epsilon + TOLERANCE:
-            raise AssumptionError(
-                f"the quantile bins and the synthesizer spend epsilon {total:.6g}, more than "
-                f"the {self.stated_epsilon:.6g} they were given"
-            )
-        delta = float(claim.delta or 0.0)
         bins = Assumption(
             "quantile_bins",
             {"columns": list(self.columns), "share": self.share},
@@ -303,14 +296,53 @@ class QuantileBins(Result):
             "bin edges of these columns are DP quantiles (exponential mechanism on a public "
             "grid within the column's bounds) paid from this share of epsilon",
         )
-        return replace(
-            claim,
-            model="pure-dp" if delta == 0.0 and claim.model == "pure-dp" else "approx-dp",
-            epsilon=float(self.stated_epsilon),
-            rho=None,
-            mechanisms=tuple(sorted({*claim.mechanisms, BINS_MECHANISM})),
-            assumptions=(*claim.assumptions, bins),
+        return compose_basic(
+            claim, self.spent.epsilon, float(self.stated_epsilon), BINS_MECHANISM, bins,
+            "the quantile bins",
+        )  # fmt: skip
+
+
+def compose_basic(
+    claim: PrivacyClaim,
+    spent_epsilon: float,
+    stated_epsilon: float,
+    mechanism: str,
+    assumption: Assumption,
+    step: str,
+) -> PrivacyClaim:
+    """A pure-epsilon bins step followed by the synthesizer of ``claim``, by basic composition
+    (thesis Prop. 2.3.16): (epsilon_b + epsilon_s, delta_s), stated as ``stated_epsilon``,
+    which the two are checked not to exceed; no rho is stated.
+
+    Raises
+    ------
+    AssumptionError
+        If epsilon_b + epsilon_s exceeds ``stated_epsilon`` (``step`` names the bins step).
+    """
+    total = float(spent_epsilon) + float(claim.epsilon or 0.0)
+    if total > stated_epsilon + TOLERANCE:
+        raise AssumptionError(
+            f"{step} and the synthesizer spend epsilon {total:.6g}, more than the "
+            f"{stated_epsilon:.6g} they were given"
         )
+    delta = float(claim.delta or 0.0)
+    model = "pure-dp" if delta == 0.0 and claim.model == "pure-dp" else "approx-dp"
+    return with_bins(
+        claim, mechanism, assumption, model=model, epsilon=float(stated_epsilon), rho=None
+    )
+
+
+def with_bins(
+    claim: PrivacyClaim, mechanism: str, assumption: Assumption, **figures: object
+) -> PrivacyClaim:
+    """``claim`` with a bins step's mechanism and assumption added and its ``figures``
+    (model, epsilon, rho) replaced by the composed ones."""
+    return replace(
+        claim,
+        mechanisms=tuple(sorted({*claim.mechanisms, mechanism})),
+        assumptions=(*claim.assumptions, assumption),
+        **figures,  # type: ignore[arg-type]
+    )
 
 
 def quantile_bins_step(
@@ -436,6 +468,7 @@ __all__ = [
     "EdgeCounts",
     "QuantileBins",
     "base_measure",
+    "compose_basic",
     "dp_bin_edges",
     "edge_grid",
     "finish_edges",
@@ -443,4 +476,5 @@ __all__ = [
     "quantile_bins_step",
     "quantile_levels",
     "requested_columns",
+    "with_bins",
 ]

@@ -1,7 +1,9 @@
 """MWEM+PGM and AIM on Private-PGM (thesis section 2.4.2, Algorithms 4-6; Table 4.2).
 
 Columns are discretised with the shared :class:`~synthcert.data.discretize.Discretizer`
-(numeric columns in equal-width bins over their public bounds) and decoded within the bin.
+(numeric columns in equal-width bins over their public bounds, or the schema's bins: the
+``synthesize`` workflow gives undeclared numeric columns DP tree bins by default,
+:mod:`synthcert.privacy.tree_bins`) and decoded within the bin.
 With ``epsilon`` the whole fit is rho-zCDP with rho from (epsilon, delta) by the standard
 conversion (``rho_from_epsilon_delta``), spent exactly and recorded step by step in
 ``accountant``; neighbouring is unbounded (add or remove one record). Without ``epsilon`` the

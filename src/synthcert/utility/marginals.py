@@ -215,7 +215,10 @@ def quantile_schema(real: pd.DataFrame, schema: Schema, bins: int = DEFAULT_BINS
         if isinstance(col, NumericColumn):
             edges = quantile_edges(numeric_values(frame[col.name], col), col, bins)
             if edges is not None:
-                col = replace(col, bins=tuple(edges), quantile_bins=None, bins_source="public")
+                col = replace(
+                    col, bins=tuple(edges), quantile_bins=None, tree_bins=None, cell_mass=None,
+                    bins_source="public",
+                )  # fmt: skip
         columns.append(col)
     return replace(schema, columns=tuple(columns))
 

@@ -38,6 +38,9 @@ from synthcert.privacy.domain import (
     plan_budget,
 )
 from synthcert.privacy.quantile_bins import quantile_bins_step
+from synthcert.privacy.quantile_bins import requested_columns as quantile_columns
+from synthcert.privacy.tree_bins import TreeBins, tree_bins_step
+from synthcert.privacy.tree_bins import requested_columns as tree_columns
 from synthcert.results import SynthesisSummary
 from synthcert.run_record import RunRecord, today_utc
 from synthcert.seeding import seed_warning
@@ -263,6 +266,7 @@ def synthesize(
     domain_shares: dict[str, float] | None = None,
     dp_bins: float | None = None,
     dp_bins_log: bool = False,
+    dp_tree: bool | None = None,
     report: str | os.PathLike | None = None,
     internal_report: str | os.PathLike | None = None,
     private_record: str | os.PathLike | None = None,
@@ -316,7 +320,14 @@ def synthesize(
     dp_bins, dp_bins_log
         SHARE of epsilon spent on DP quantile bin edges of the columns declaring
         ``"bins": "dp-quantile"`` (and, with ``dp_bins_log``, of every ``"scale": "log"``
-        column); :mod:`synthcert.privacy.quantile_bins`.
+        column); :mod:`synthcert.privacy.quantile_bins`. For ``"bins": "dp-tree"`` columns
+        (and the default tree bins) SHARE of the synthesizer's budget
+        (:mod:`synthcert.privacy.tree_bins`; default
+        :data:`~synthcert.privacy.tree_bins.DEFAULT_SHARE`).
+    dp_tree
+        True: DP tree bins for every numeric column without declared bins or log scale; False:
+        only for ``"bins": "dp-tree"`` columns; None: :data:`TREE_DEFAULT` for the
+        discretising DP synthesizers (:data:`TREE_SYNTHESIZERS`).
     report, internal_report, private_record
         The public HTML report, the internal one, the private run record (mode 0600).
     command
@@ -419,11 +430,25 @@ def synthesize(
         pub.timing("domain", time.perf_counter() - t0)
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
+    quantile_wanted = quantile_columns(schema, log_columns=dp_bins_log)
+    if tree_columns(schema) and quantile_wanted:
+        raise AssumptionError(
+            "dp-quantile and dp-tree bins in one run: choose one kind of DP bins",
+            assumption="one DP binning step",
+            admissible='"bins": "dp-tree" (or "dp-quantile") for every column that asks',
+        )
+    by_default = not quantile_wanted and tree_default(synthesizer, dp_tree)
+    tree_wanted = tree_columns(schema, default=by_default)
     bins = quantile_bins_step(
-        lambda: iter_table_chunks(input_path, csv=csv), schema, epsilon, share=dp_bins,
+        lambda: iter_table_chunks(input_path, csv=csv), schema, epsilon,
+        share=None if tree_wanted else dp_bins,
         total_epsilon=split.epsilon if split else epsilon, log_columns=dp_bins_log, seed=pub.seed,
     )  # fmt: skip
-    schema, epsilon = bins.schema, bins.synthesizer_epsilon
+    tree = run_tree_bins(
+        input_path, csv, bins.schema, synthesizer, bins.synthesizer_epsilon, delta,
+        share=dp_bins if tree_wanted else None, default=by_default, seed=pub.seed,
+    )  # fmt: skip
+    schema, epsilon = tree.schema, tree.synthesizer_epsilon
     accepted = accepted_params(synthesizer)
     if "seed" in accepted and "seed" not in params:
         params["seed"] = fit_seed  # the fit's noise and choices: a child of the secret seed
@@ -477,7 +502,7 @@ def synthesize(
             if dp and neighboring == "bounded" and int(rows_used) != int(rows_in):
                 raise incomplete_rows_under_bounded(int(rows_in) - int(rows_used))
         n = output_rows(synth, neighboring, n_out, min_rows, rows_in, dp or streamed)
-        claim = bins.compose(synth.privacy_claim(n))
+        claim = bins.compose(tree.compose(synth.privacy_claim(n)))
         if estimate is not None and split is not None:
             claim = compose_claim(claim, estimate, split.epsilon, split.delta)
             public_rows = estimate.rows if neighboring == "bounded" else min_rows
@@ -497,7 +522,7 @@ def synthesize(
         pub.ledger.extend({"step": "domain", **e.to_dict()} for e in estimate.ledger)
         pub.facts["domain_spent"] = estimate.spent.to_dict()
         pub.facts["budget_split"] = split.to_dict()
-    pub.ledger.extend({"step": "bins", **e.to_dict()} for e in bins.ledger)
+    pub.ledger.extend({"step": "bins", **e.to_dict()} for e in (*bins.ledger, *tree.ledger))
     accountant = getattr(synth, "accountant", None)
     if accountant is not None:
         step = {"step": "synthesizer"} if estimate is not None else {}
@@ -519,6 +544,48 @@ def synthesize(
     if internal_report is not None:
         pub.internal_report(internal_report, certificate=summary, schema=schema)
     return SynthesisResult(summary, record, None if private_record is None else str(private_record))
+
+
+TREE_DEFAULT = True  # DP tree bins by default for the synthesizers of TREE_SYNTHESIZERS
+# the zCDP ones, whose tree noise is Gaussian (L2 sensitivity sqrt(L)); measured better than
+# equal-width bins on Adult and California (benchmarks/tree_bins.py). PrivBayes and the copula
+# would pay Laplace noise of L1 sensitivity 2L: their tree bins stay opt-in ("dp-tree").
+TREE_SYNTHESIZERS = frozenset({"aim", "mwem-pgm"})
+
+
+def tree_default(synthesizer: str, dp_tree: bool | None) -> bool:
+    """Whether numeric columns without declared bins get DP tree bins (public: the
+    synthesizer's name and the option)."""
+    if dp_tree is not None:
+        return bool(dp_tree)
+    return TREE_DEFAULT and synthesizer in TREE_SYNTHESIZERS
+
+
+def run_tree_bins(
+    input_path: Any,
+    csv: Any,
+    schema: Schema,
+    synthesizer: str,
+    epsilon: float | None,
+    delta: float | None,
+    *,
+    share: float | None,
+    default: bool,
+    seed: Any,
+) -> TreeBins:
+    """:func:`~synthcert.privacy.tree_bins.tree_bins_step` in the synthesizer's privacy model
+    (Gaussian noise composed in zCDP for a zCDP synthesizer, Laplace noise otherwise) and
+    under its neighbouring relation; the synthesizer's target delta for the zCDP route.
+    ``default``: also every numeric column without declared bins or log scale."""
+    cls = get_info(synthesizer).load()
+    zcdp = getattr(cls, "privacy_model", "") == "zcdp"
+    target_delta = delta if delta is not None else getattr(cls, "default_delta", None)
+    return tree_bins_step(
+        lambda: iter_table_chunks(input_path, csv=csv), schema, epsilon,
+        target_delta if zcdp else None, share=share, noise="gaussian" if zcdp else "laplace",
+        neighboring=str(getattr(cls, "neighboring", "unbounded")),
+        default=default, seed=seed,
+    )  # fmt: skip
 
 
 def values_filled(synth: Any, counts: Any = None) -> int | None:

@@ -1,0 +1,499 @@
+"""DP tree bins: bin edges and a decoding law from a noisy dyadic histogram on a public grid.
+
+A numeric column declared ``"bins": "dp-tree"`` (or, by default, every numeric column without
+declared bins or a declared log scale of a discretising DP synthesizer) gets k bins of about
+equal mass read off a noisy hierarchical histogram (Hay, Rastogi, Miklau & Suciu 2010), and the
+post-processed mass of every fine cell, by which a value is decoded inside its bin
+(:func:`synthcert.data.discretize.cell_values`): a fine cell by its mass, then uniformly within
+it, so a wide top bin that is mostly empty is not sampled uniformly.
+
+**The grid (public).** 2^L fine cells of equal width on the column's scale (x, or
+log(1 + x - lower) for a declared ``"scale": "log"``) between the public bounds
+(:func:`~synthcert.data.discretize.fine_edges`); L = :data:`DEPTH` by default. The histogram's
+levels l = 1..L hold the counts of the 2^l dyadic intervals of that grid; a value outside the
+bounds counts in an end cell (clipped, as the discretiser codes it), a missing value in none.
+
+**Sensitivity.** Adding or removing one record changes one count per level by 1: L1
+sensitivity L, L2 sensitivity sqrt(L). Replacing one record moves one unit per level from one
+count to another: L1 2L, L2 sqrt(2L). The step keeps the synthesizer's neighbouring relation
+(``neighboring`` of its class) and pays in the synthesizer's own privacy model:
+
+* a zCDP synthesizer (AIM, MWEM-PGM): discrete Gaussian noise on every level's counts,
+  rho_c-zCDP per column with sigma^2 = Delta_2^2 / (2 rho_c) (Canonne, Kamath & Steinke 2020,
+  Thm. 4); the step's rho_b = SHARE x rho is *added* to the synthesizer's rho (zCDP
+  composition, Bun & Steinke 2016, Lemma 2.3) and the synthesizer runs on rho - rho_b, so the
+  run's claim stays rho-zCDP with the requested (epsilon, delta) (:meth:`TreeBins.compose`);
+* any other DP synthesizer (PrivBayes and the DP copula, pure epsilon): discrete Laplace noise
+  with scale Delta_1 / epsilon_c, epsilon_c-DP per column; the step's epsilon_b = SHARE x
+  epsilon is added by basic composition (thesis Prop. 2.3.16).
+
+The budget is split equally over the columns. **Private**: the values and their counts.
+**Public**: the bounds, the scale, L, k, SHARE, the noise-floor rule, and the step's outputs
+(the noisy counts and everything computed from them, which is post-processing).
+
+**Post-processing.** (1) Constrained inference: the least-squares consistent tree of the noisy
+counts (Hay et al. 2010, Theorem 3, two passes per level-1 subtree; :func:`consistent_tree`).
+(2) Top-down allocation with a noise floor (:func:`allocate`): the root's mass is the sum of the
+level-1 estimates; a node passes its mass to its children in proportion to their estimates,
+counting a child whose estimate is below theta = :data:`FLOOR_SD` x the noise's standard
+deviation as empty; a node with both children below theta spreads its mass over its fine cells
+by their public capacity. A stretch of the grid whose noisy mass never clears the floor (the
+empty top of a long tail) thus gets no mass. (3) Bins (:func:`equal_mass_cuts`): cut the fine
+grid left to right where the running mass reaches the remaining mass over the remaining bins
+(at least theta), so atoms (a value held by most records) take one bin and the rest is split
+again; a last bin below theta is merged into its neighbour.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from synthcert._result import Result
+from synthcert.data.discretize import cell_capacity, fine_codes, fine_edges
+from synthcert.data.encode import numeric_values
+from synthcert.data.schema import DEFAULT_QUANTILE_BINS, Column, NumericColumn, Schema
+from synthcert.errors import AssumptionError, DataError, ParameterError
+from synthcert.privacy.accountant import (
+    LedgerEntry,
+    PrivacyAccountant,
+    Spent,
+    rho_from_epsilon_delta,
+    zcdp_epsilon,
+)
+from synthcert.privacy.claims import Assumption, PrivacyClaim
+from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
+from synthcert.privacy.quantile_bins import compose_basic, with_bins
+
+DEPTH = 10  # 2^10 = 1024 public fine cells per column
+FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations counts as empty
+DEFAULT_SHARE = 0.1  # share of the synthesizer's budget spent on default tree bins
+GAUSSIAN_MECHANISM = "Gaussian noise (dyadic histogram: DP tree bins)"
+LAPLACE_MECHANISM = "Laplace noise (dyadic histogram: DP tree bins)"
+Rng = np.random.Generator
+
+
+def level_counts(leaves: np.ndarray) -> np.ndarray:
+    """The counts of levels 1..L of the dyadic tree over 2^L leaf counts, level 1 first
+    (2 + 4 + ... + 2^L = 2^(L+1) - 2 counts); each level sums pairs of the one below."""
+    leaves = np.asarray(leaves)
+    depth = round(math.log2(len(leaves)))
+    if len(leaves) != 2**depth or depth < 1:
+        raise ParameterError(f"the leaves must be 2^L >= 2 counts, got {len(leaves)}")
+    levels = [leaves]
+    while len(levels[-1]) > 2:
+        levels.append(levels[-1].reshape(-1, 2).sum(axis=1))
+    return np.concatenate(levels[::-1])
+
+
+def split_levels(flat: np.ndarray) -> list[np.ndarray]:
+    """Inverse of the concatenation of :func:`level_counts`: [level 1, ..., level L]."""
+    out, start, size = [], 0, 2
+    while start < len(flat):
+        out.append(np.asarray(flat[start : start + size], dtype=np.float64))
+        start, size = start + size, size * 2
+    return out
+
+
+def sensitivity(depth: int, neighboring: str, norm: int) -> float:
+    """Sensitivity of the L = ``depth`` levels' counts: L1 L or 2L, L2 sqrt(L) or sqrt(2L)
+    (add/remove resp. replace-one; module docstring). The square root is rounded up."""
+    per_level = 2 if neighboring == "bounded" else 1
+    if norm == 1:
+        return float(per_level * depth)
+    root = math.sqrt(per_level * depth)
+    return math.nextafter(root, math.inf)
+
+
+def consistent_tree(levels: list[np.ndarray]) -> list[np.ndarray]:
+    """Least-squares consistent estimates of a noisy binary tree with equal noise per node
+    (Hay et al. 2010, Theorem 3), each level-1 node the root of its own subtree.
+
+    Bottom-up: z = h at the leaves; at height i, z(v) = (2^i - 2^(i-1)) / (2^i - 1) h(v) +
+    (2^(i-1) - 1) / (2^i - 1) (z(left) + z(right)). Top-down: hbar = z at level 1; below,
+    hbar(u) = z(u) + (hbar(parent) - z(u) - z(sibling)) / 2.
+    """
+    depth = len(levels)
+    z = [np.asarray(h, dtype=np.float64) for h in levels]
+    for lev in range(depth - 2, -1, -1):  # level index lev has height depth - lev
+        i = depth - lev
+        kids = z[lev + 1].reshape(-1, 2).sum(axis=1)
+        z[lev] = ((2.0**i - 2.0 ** (i - 1)) * z[lev] + (2.0 ** (i - 1) - 1.0) * kids) / (
+            2.0**i - 1.0
+        )
+    hbar = [z[0]]
+    for lev in range(1, depth):
+        pair = z[lev].reshape(-1, 2).sum(axis=1)
+        hbar.append(z[lev] + np.repeat((hbar[-1] - pair) / 2.0, 2))
+    return hbar
+
+
+def allocate(estimates: list[np.ndarray], capacity: np.ndarray, floor: float) -> np.ndarray:
+    """Fine-cell masses from a consistent tree, top-down with a noise floor (module docstring).
+
+    Parameters
+    ----------
+    estimates
+        Consistent estimates of levels 1..L (:func:`consistent_tree`).
+    capacity
+        Public size of each of the 2^L fine cells (:func:`~synthcert.data.discretize.
+        cell_capacity`); cells of capacity 0 (no integer) get no mass.
+    floor
+        theta: a child whose estimate is below it counts as empty.
+
+    Returns
+    -------
+    numpy.ndarray
+        Non-negative masses of the fine cells, summing to max(0, level-1 total); zero when
+        the total is not positive.
+    """
+    cap = np.asarray(capacity, dtype=np.float64)
+    mass = np.array([max(float(estimates[0].sum()), 0.0)])  # the root
+    spread = np.array([False])  # nodes whose mass is shared below them by capacity
+    for est in estimates:
+        w = np.where(est >= floor, est, 0.0).reshape(-1, 2)
+        node_cap = cap.reshape(len(est), -1).sum(axis=1).reshape(-1, 2)
+        spread = np.repeat(spread | (w.sum(axis=1) <= 0), 2)
+        by_mass = w / np.maximum(w.sum(axis=1), np.finfo(np.float64).tiny)[:, None]
+        by_cap = node_cap / np.maximum(node_cap.sum(axis=1), 1.0)[:, None]
+        mass = np.repeat(mass, 2) * np.where(spread, by_cap.ravel(), by_mass.ravel())
+    return np.where(cap > 0, mass, 0.0)
+
+
+def equal_mass_cuts(mass: np.ndarray, bins: int, floor: float) -> np.ndarray:
+    """Indices 0 = c_0 < c_1 < ... < c_m = 2^L of the fine edges that cut ``mass`` into at
+    most ``bins`` bins of about equal mass (module docstring, step 3).
+
+    Left to right, a bin closes at the first fine edge where its mass reaches
+    max(remaining mass / remaining bins, ``floor``); a last bin below ``floor`` is merged into
+    the one before it, unless two bins would be left. Without mass (a total of 0) the cuts split
+    the cells evenly; with one bin so far, a cut where the mass is halved makes two.
+    """
+    mass = np.asarray(mass, dtype=np.float64)
+    cells = len(mass)
+    if bins < 2:
+        raise ParameterError(f"tree bins need at least 2 bins, got {bins}")
+    if not mass.sum() > 0:
+        return np.unique(np.round(np.linspace(0, cells, bins + 1)).astype(np.int64))
+    cuts, acc, remaining, left = [0], 0.0, float(mass.sum()), bins
+    for i in range(cells - 1):
+        acc += mass[i]
+        if left > 1 and acc > 0 and acc >= max(remaining / left, floor):
+            cuts.append(i + 1)
+            remaining -= acc
+            acc, left = 0.0, left - 1
+    if len(cuts) > 2 and remaining < floor:
+        cuts.pop()  # the last bin is too light: merge it into the one before
+    if len(cuts) == 1:  # at least two bins: cut where the mass is halved
+        half = int(np.searchsorted(np.cumsum(mass), mass.sum() / 2.0)) + 1
+        cuts.append(min(max(half, 1), cells - 1))
+    cuts.append(cells)
+    return np.asarray(cuts, dtype=np.int64)
+
+
+def noise_sd(noise: str, depth: int, neighboring: str, budget: float) -> float:
+    """Standard deviation of one noisy count: sigma = Delta_2 / sqrt(2 rho) (Gaussian) or
+    sqrt(2) Delta_1 / epsilon (Laplace), as calibrated by the mechanisms (nominal)."""
+    if noise == "gaussian":
+        return sensitivity(depth, neighboring, 2) / math.sqrt(2.0 * budget)
+    return math.sqrt(2.0) * sensitivity(depth, neighboring, 1) / budget
+
+
+def tree_bin_column(
+    column: NumericColumn,
+    leaves: np.ndarray,
+    budget: float,
+    *,
+    noise: str,
+    neighboring: str,
+    bins: int,
+    rng: Rng,
+    accountant: PrivacyAccountant | None = None,
+) -> NumericColumn:
+    """One column's DP tree bins: noisy levels, consistent tree, allocation, cuts.
+
+    Parameters
+    ----------
+    column
+        The column (public bounds, scale, integer flag).
+    leaves
+        Counts of its values in the 2^L public fine cells (private).
+    budget
+        rho (``noise="gaussian"``) or epsilon (``"laplace"``) of this column.
+    noise
+        ``"gaussian"`` (rho-zCDP) or ``"laplace"`` (epsilon-DP).
+    neighboring
+        ``"unbounded"`` (add/remove) or ``"bounded"`` (replace one): the sensitivity.
+    bins
+        The number of bins asked for (public); fewer come out where mass is concentrated.
+    rng, accountant
+        Randomness, and the accountant that records the mechanism.
+
+    Returns
+    -------
+    NumericColumn
+        The column with DP ``bins`` (fine edges), ``cell_mass`` (probabilities) and
+        ``bins_source="dp"``.
+    """
+    leaves = np.asarray(leaves, dtype=np.float64)
+    depth = round(math.log2(len(leaves)))
+    flat = level_counts(leaves)
+    name = f"{GAUSSIAN_MECHANISM if noise == 'gaussian' else LAPLACE_MECHANISM}: {column.name}"
+    if noise == "gaussian":
+        noisy = gaussian_mechanism(
+            flat, sensitivity(depth, neighboring, 2), rho=budget, integer=True,
+            rng=rng, accountant=accountant, name=name,
+        )  # fmt: skip
+    elif noise == "laplace":
+        noisy = laplace_mechanism(
+            flat, sensitivity(depth, neighboring, 1), budget, integer=True,
+            rng=rng, accountant=accountant, name=name,
+        )  # fmt: skip
+    else:
+        raise ParameterError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
+    theta = FLOOR_SD * noise_sd(noise, depth, neighboring, budget)
+    edges = fine_edges(column, len(leaves))
+    cap = cell_capacity(column, edges)
+    mass = allocate(consistent_tree(split_levels(noisy)), cap, theta)
+    total = float(mass.sum())
+    cuts = equal_mass_cuts(mass, bins, theta)
+    prob = mass / total if total > 0 else cap / cap.sum()
+    return replace(
+        column,
+        bins=tuple(float(e) for e in edges[cuts]),
+        cell_mass=tuple(float(p) for p in prob),
+        tree_bins=None,
+        bins_source="dp",
+    )
+
+
+@dataclass
+class CellCounts:
+    """Counts of the requested columns in their public fine cells, chunk by chunk.
+    Private: never published."""
+
+    columns: tuple[NumericColumn, ...]
+    depth: int = DEPTH
+    edges: dict[str, np.ndarray] = field(init=False)
+    leaves: dict[str, np.ndarray] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.edges = {c.name: fine_edges(c, 2**self.depth) for c in self.columns}
+        self.leaves = {c.name: np.zeros(2**self.depth, dtype=np.int64) for c in self.columns}
+
+    def update(self, chunk: pd.DataFrame) -> CellCounts:
+        """Add one chunk (missing and unparsable values skipped, by public rule)."""
+        for col in self.columns:
+            if col.name not in chunk.columns:
+                raise DataError(f"the input has no column {col.name!r}")
+            codes = fine_codes(numeric_values(chunk[col.name], col), self.edges[col.name])
+            self.leaves[col.name] += np.bincount(codes[codes >= 0], minlength=2**self.depth)
+        return self
+
+
+def requested_columns(schema: Schema, *, default: bool = False) -> list[NumericColumn]:
+    """Columns that get tree bins: ``"bins": "dp-tree"``, and with ``default`` every numeric
+    column with no declared bins (explicit, dp-quantile) and a linear scale (a declared log
+    scale keeps its free public bins) except an integer column of at most that many integers
+    (equal-width bins already hold one value each), given :data:`~synthcert.data.schema.
+    DEFAULT_QUANTILE_BINS` bins."""
+    out = []
+    for c in schema.numeric:
+        if c.tree_bins is not None:
+            out.append(c)
+        elif default and c.bins is None and c.quantile_bins is None and c.scale == "linear":
+            values = math.floor(c.upper) - math.ceil(c.lower) + 1
+            if not (c.integer and values <= DEFAULT_QUANTILE_BINS):
+                out.append(replace(c, tree_bins=DEFAULT_QUANTILE_BINS))
+    return out
+
+
+@dataclass(frozen=True)
+class TreeBins(Result):
+    """The outcome of the tree-bins step: the schema with DP bins, the budget split, the
+    step's ledger (private) and totals. ``columns`` empty: the step did nothing.
+
+    ``noise`` is ``"gaussian"`` (the step spent ``budget`` = rho, composed with the
+    synthesizer's rho-zCDP) or ``"laplace"`` (``budget`` = epsilon, basic composition)."""
+
+    schema: Schema
+    columns: tuple[str, ...] = ()
+    share: float = 0.0
+    noise: str = "laplace"
+    budget: float = 0.0
+    stated_epsilon: float | None = None  # the step's and the synthesizer's epsilon together
+    synthesizer_epsilon: float | None = None
+    delta: float | None = None
+    ledger: tuple[LedgerEntry, ...] = ()
+    spent: Spent | None = None
+
+    def compose(self, claim: PrivacyClaim) -> PrivacyClaim:
+        """The claim of this step followed by the synthesizer, stated as the epsilon the step
+        was given (checked not to be exceeded). Gaussian: rho_b + rho_s-zCDP (Bun & Steinke
+        2016, Lemma 2.3), stated as the rho of that epsilon at the synthesizer's delta (the
+        requested budget, as a synthesizer states it), which the sum is checked not to exceed
+        (by more than the conversion's 1e-9 relative headroom); Laplace: (epsilon_b +
+        epsilon_s, delta_s) by basic composition (thesis Prop. 2.3.16). Unchanged when the
+        step did nothing."""
+        if not self.columns:
+            return claim
+        if claim.epsilon is None or self.stated_epsilon is None or self.spent is None:
+            raise AssumptionError("DP tree bins need a DP synthesizer run with --epsilon")
+        stated = float(self.stated_epsilon)
+        bins = Assumption(
+            "tree_bins",
+            {"columns": list(self.columns), "share": self.share, "cells": 2**DEPTH},
+            "dp-estimate",
+            "bin edges of these columns and the law of values within a bin come from a noisy "
+            f"dyadic histogram ({self.noise} noise) on a public grid within the column's bounds, "
+            "paid from this share of the synthesizer's budget",
+        )
+        if self.noise != "gaussian":
+            return compose_basic(
+                claim, self.spent.epsilon, stated, LAPLACE_MECHANISM, bins, "the tree bins"
+            )
+        if claim.rho is None or not claim.delta:
+            raise AssumptionError(
+                "Gaussian tree bins compose in zCDP: the synthesizer's claim needs rho",
+                assumption="a rho-zCDP synthesizer",
+            )
+        spent = float(claim.rho) + float(self.spent.rho or 0.0)
+        rho = rho_from_epsilon_delta(stated, float(claim.delta))
+        if spent > rho * (1.0 + 1e-9):
+            raise AssumptionError(
+                f"the tree bins and the synthesizer spend rho {spent:.6g}, more than the "
+                f"{rho:.6g} of the epsilon {stated:.6g} they were given"
+            )
+        return with_bins(claim, GAUSSIAN_MECHANISM, bins, epsilon=stated, rho=rho)
+
+
+def tree_bins_step(
+    chunks: Callable[[], Iterable[pd.DataFrame]],
+    schema: Schema,
+    epsilon: float | None,
+    delta: float | None,
+    *,
+    share: float | None,
+    noise: str,
+    neighboring: str,
+    default: bool = False,
+    seed: np.random.SeedSequence | None = None,
+) -> TreeBins:
+    """DP tree bins for every column that asks for them (or by default), before a fit.
+
+    Parameters
+    ----------
+    chunks
+        Called once, and only when some column is estimated: the input's chunks.
+    schema
+        The (public or DP) schema; its tree columns get DP ``bins`` and ``cell_mass``.
+    epsilon, delta
+        The synthesizer's (epsilon, delta) before this step (epsilon None: no DP, nothing is
+        read). ``delta`` is the synthesizer's target delta (Gaussian noise only).
+    share
+        The declared share in (0, 1) of the synthesizer's budget spent here: of its rho
+        (Gaussian) or epsilon (Laplace). None with ``default``: :data:`DEFAULT_SHARE`.
+    noise
+        ``"gaussian"`` for a zCDP synthesizer, ``"laplace"`` otherwise.
+    neighboring
+        The synthesizer's neighbouring relation (``"bounded"``: replace one).
+    default
+        Give tree bins to every numeric column without declared bins and a linear scale.
+    seed
+        The run's secret seed sequence; one child is spawned, only when the step runs.
+
+    Returns
+    -------
+    TreeBins
+        The new schema, the synthesizer's remaining epsilon, and the step's ledger.
+
+    Raises
+    ------
+    AssumptionError
+        Tree columns in a DP run without a share, or a share outside (0, 1).
+    """
+    if epsilon is None:
+        return TreeBins(schema=schema, synthesizer_epsilon=epsilon)
+    cols = requested_columns(schema, default=default)
+    if not cols:
+        return TreeBins(schema=schema, synthesizer_epsilon=epsilon)
+    names = tuple(c.name for c in cols)
+    if share is None:
+        if not default:
+            raise AssumptionError(
+                f"the schema asks for DP tree bins of {', '.join(names)}: declare the share "
+                "of the budget they cost with --param dp_bins=SHARE",
+                assumption="a declared share of the budget for DP tree bins",
+                admissible="--param dp_bins=0.1, or explicit public bins in the schema",
+            )
+        share = DEFAULT_SHARE
+    if not 0 < share < 1:
+        raise AssumptionError(
+            f"--param dp_bins={share} must lie in (0, 1)",
+            assumption="0 < SHARE < 1",
+            admissible="for example --param dp_bins=0.1",
+        )
+    counts = CellCounts(tuple(cols))
+    for chunk in chunks():
+        counts.update(chunk)
+    seq = seed if seed is not None else np.random.SeedSequence()
+    rng = np.random.default_rng(seq.spawn(1)[0])
+    if noise == "gaussian":
+        if delta is None:
+            raise AssumptionError("Gaussian tree bins need the synthesizer's delta")
+        rho = rho_from_epsilon_delta(float(epsilon), float(delta))
+        budget = float(share) * rho
+        rest = zcdp_epsilon(rho - budget, float(delta))
+        accountant = PrivacyAccountant(zcdp_epsilon(budget, float(delta)), float(delta))
+    else:
+        budget = float(share) * float(epsilon)
+        rest = float(epsilon) - budget
+        accountant = PrivacyAccountant(budget, None)
+    per_column = budget / len(cols)
+    done: dict[str, NumericColumn] = {}
+    for col in cols:
+        done[col.name] = tree_bin_column(
+            col, counts.leaves[col.name], per_column, noise=noise, neighboring=neighboring,
+            bins=int(col.tree_bins or DEFAULT_QUANTILE_BINS), rng=rng, accountant=accountant,
+        )  # fmt: skip
+    spent = accountant.check_within_budget()
+    if noise == "gaussian" and not (spent.rho or 0.0) <= budget * (1.0 + 1e-9):
+        raise AssumptionError(f"the tree bins spent rho {spent.rho}, more than {budget}")
+    new: list[Column] = [done.get(c.name, c) for c in schema.columns]
+    return TreeBins(
+        schema=replace(schema, columns=tuple(new)),
+        columns=names,
+        share=float(share),
+        noise=noise,
+        budget=budget,
+        stated_epsilon=float(epsilon),
+        synthesizer_epsilon=rest,
+        delta=delta,
+        ledger=accountant.ledger,
+        spent=spent,
+    )
+
+
+__all__ = [
+    "DEFAULT_SHARE",
+    "DEPTH",
+    "FLOOR_SD",
+    "GAUSSIAN_MECHANISM",
+    "LAPLACE_MECHANISM",
+    "CellCounts",
+    "TreeBins",
+    "allocate",
+    "consistent_tree",
+    "equal_mass_cuts",
+    "level_counts",
+    "noise_sd",
+    "requested_columns",
+    "sensitivity",
+    "split_levels",
+    "tree_bin_column",
+    "tree_bins_step",
+]

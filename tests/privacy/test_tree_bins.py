@@ -1,0 +1,371 @@
+"""DP tree bins (synthcert.privacy.tree_bins): sensitivity, accounting, decoding law, tails."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from synthcert.data.discretize import (
+    Discretizer,
+    bin_values,
+    cell_capacity,
+    fine_edges,
+    numeric_bin_codes,
+)
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, column_to_dict
+from synthcert.errors import AssumptionError
+from synthcert.privacy.accountant import rho_from_epsilon_delta, zcdp_epsilon
+from synthcert.privacy.claims import dp_claim
+from synthcert.privacy.tree_bins import (
+    GAUSSIAN_MECHANISM,
+    LAPLACE_MECHANISM,
+    CellCounts,
+    allocate,
+    consistent_tree,
+    equal_mass_cuts,
+    level_counts,
+    requested_columns,
+    sensitivity,
+    split_levels,
+    tree_bin_column,
+    tree_bins_step,
+)
+
+DEPTH = 6
+COL = NumericColumn("v", -5.0, 20.0)
+
+
+def tree_of(values: list[float | None], column: NumericColumn = COL) -> np.ndarray:
+    counts = CellCounts((column,), depth=DEPTH)
+    counts.update(pd.DataFrame({"v": pd.Series(values, dtype="float64")}))
+    return level_counts(counts.leaves["v"])
+
+
+values_st = st.lists(
+    st.one_of(st.none(), st.floats(-100.0, 100.0, allow_nan=False)), min_size=0, max_size=30
+)
+value_st = st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False))
+
+
+@settings(max_examples=80, deadline=None)
+@given(values_st, value_st, st.data())
+def test_one_record_changes_one_count_per_level(values, extra, data):
+    """Add/remove one record: every level changes by at most 1 in one count (L1 <= L, L2^2 <=
+    L); replace one: at most one unit moved per level (L1 <= 2L, L2^2 <= 2L). Missing values
+    and values outside the bounds (clipped to an end cell) included."""
+    base = tree_of(values)
+    added = tree_of([*values, extra])
+    diff = np.abs(added - base)
+    per_level = [lv.sum() for lv in split_levels(diff)]
+    assert all(d <= 1 for d in per_level)
+    assert diff.sum() <= sensitivity(DEPTH, "unbounded", 1)
+    assert np.sum(diff**2) <= sensitivity(DEPTH, "unbounded", 2) ** 2
+    if values:
+        i = data.draw(st.integers(0, len(values) - 1))
+        replaced = tree_of([*values[:i], extra, *values[i + 1 :]])
+        diff = np.abs(replaced - base)
+        assert all(lv.sum() <= 2 and lv.max(initial=0) <= 1 for lv in split_levels(diff))
+        assert diff.sum() <= sensitivity(DEPTH, "bounded", 1)
+        assert np.sum(diff**2) <= sensitivity(DEPTH, "bounded", 2) ** 2
+
+
+def test_sensitivities_are_the_stated_ones():
+    assert sensitivity(10, "unbounded", 1) == 10 and sensitivity(10, "bounded", 1) == 20
+    assert sensitivity(10, "unbounded", 2) ** 2 >= 10 and sensitivity(10, "bounded", 2) ** 2 >= 20
+    assert sensitivity(10, "bounded", 2) == pytest.approx(math.sqrt(20))
+
+
+def test_consistent_tree_is_consistent_and_exact_without_noise():
+    rng = np.random.default_rng(0)
+    leaves = rng.integers(0, 50, 2**DEPTH)
+    exact = split_levels(level_counts(leaves))
+    assert all(np.allclose(a, b) for a, b in zip(consistent_tree(exact), exact, strict=True))
+    noisy = [lv + rng.normal(0, 5, lv.shape) for lv in exact]
+    hbar = consistent_tree(noisy)
+    for parent, kids in itertools.pairwise(hbar):
+        assert np.allclose(parent, kids.reshape(-1, 2).sum(axis=1))
+
+
+def test_allocation_gives_no_mass_below_the_noise_floor():
+    """A stretch whose estimates stay below the floor gets nothing; the rest keeps its shape."""
+    leaves = np.zeros(2**DEPTH)
+    leaves[:8] = [100, 300, 500, 300, 100, 50, 20, 5]
+    est = split_levels(level_counts(leaves).astype(float))
+    mass = allocate(est, np.ones(2**DEPTH), floor=30.0)
+    assert mass.sum() == pytest.approx(leaves.sum())
+    assert np.all(mass[8:] == 0) and np.all(mass[:5] > 0)
+    cuts = equal_mass_cuts(mass, 4, 30.0)
+    assert cuts[0] == 0 and cuts[-1] == 2**DEPTH and np.all(np.diff(cuts) > 0)
+    assert len(cuts) - 1 <= 4
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        NumericColumn("w", 0.0, 1e6),
+        NumericColumn("w", 0.0, 1e6, scale="log"),
+        NumericColumn("w", 0.5, 90.0, integer=True),
+        NumericColumn("w", -3.0, 2000.0, integer=True, scale="log"),
+    ],
+    ids=["linear", "log", "integer", "integer-log"],
+)
+def test_decoding_stays_in_the_bounds_and_in_its_bin(column):
+    rng = np.random.default_rng(1)
+    x = np.clip(rng.lognormal(3, 1.5, 20_000) + column.lower, column.lower, column.upper)
+    counts = CellCounts((column,), depth=8)
+    counts.update(pd.DataFrame({"w": x}))
+    col = tree_bin_column(
+        column, counts.leaves["w"], 0.05, noise="gaussian", neighboring="unbounded",
+        bins=12, rng=rng,
+    )  # fmt: skip
+    assert col.bins_source == "dp" and col.cell_mass is not None
+    k = len(col.bins) - 1
+    b = rng.integers(0, k, 20_000)
+    frac = np.concatenate([[0.0, np.nextafter(1.0, 0.0), 1.0], rng.random(20_000 - 3)])
+    y = bin_values(col, k, b, frac)
+    assert np.all((y >= column.lower) & (y <= column.upper))
+    assert np.array_equal(numeric_bin_codes(y, col, k), b)
+    if column.integer:
+        assert np.array_equal(y, np.round(y))
+
+
+def test_decoding_draws_a_cell_by_its_mass_then_uniformly_within():
+    """Chi-square on the fine cells of one bin, and KS of the position within a cell."""
+    col = NumericColumn("w", 0.0, 16.0)
+    mass = np.array([0, 1, 4, 0, 2, 8, 1, 0, 3, 3, 0, 0, 6, 1, 0, 1], dtype=float)
+    col = replace(col, bins=(0.0, 8.0, 16.0), cell_mass=tuple(mass / mass.sum()), bins_source="dp")
+    rng = np.random.default_rng(2)
+    n = 40_000
+    y = bin_values(col, 2, np.zeros(n, dtype=np.int64), rng.random(n))
+    cells = np.floor(y).astype(int)
+    assert cells.max() < 8
+    observed = np.bincount(cells, minlength=8)
+    expected = mass[:8] / mass[:8].sum() * n
+    assert np.all(observed[expected == 0] == 0)
+    keep = expected > 0
+    assert stats.chisquare(observed[keep], expected[keep]).pvalue > 1e-3
+    assert stats.kstest(y - cells, "uniform").pvalue > 1e-3
+
+
+def test_a_bin_without_mass_is_decoded_by_capacity():
+    col = NumericColumn("w", 0.0, 4.0, integer=True)
+    edges = fine_edges(col, 4)
+    assert np.array_equal(cell_capacity(col, edges), [1, 1, 1, 2])
+    col = replace(col, bins=(0.0, 2.0, 4.0), cell_mass=(1.0, 0.0, 0.0, 0.0), bins_source="dp")
+    y = bin_values(col, 2, np.ones(3000, dtype=np.int64), np.random.default_rng(3).random(3000))
+    assert set(np.unique(y)) == {2.0, 3.0, 4.0}
+
+
+def test_a_long_tail_keeps_the_top_bin_empty_range_empty():
+    """Lognormal wages in public bounds [0, 1e6]: the top bin spans most of the range; decoded
+    within it by the fine cells' DP mass, almost no value lands above the largest real value,
+    where uniform decoding within the bin would put most of the top bin's rows."""
+    rng = np.random.default_rng(4)
+    x = np.minimum(rng.lognormal(10.0, 0.8, 40_000), 1e6)
+    column = NumericColumn("w", 0.0, 1e6)
+    counts = CellCounts((column,))
+    counts.update(pd.DataFrame({"w": x}))
+    rho = 0.1 * rho_from_epsilon_delta(1.0, 1e-6) / 5  # a tenth of AIM's rho, five columns
+    col = tree_bin_column(
+        column, counts.leaves["w"], rho, noise="gaussian", neighboring="unbounded", bins=20,
+        rng=rng,
+    )  # fmt: skip
+    top_lo = col.bins[-2]
+    assert 1e6 - top_lo > 0.5 * 1e6  # a wide top bin
+    disc = Discretizer(Schema((col,)))
+    y = disc.inverse_transform(disc.transform(pd.DataFrame({"w": x})), rng)["w"].to_numpy()
+    in_top = y >= top_lo
+    assert in_top.mean() > 0.01
+    assert np.mean(y > x.max()) < 1e-3
+    uniform_share = (1e6 - x.max()) / (1e6 - top_lo)
+    assert uniform_share > 0.5  # what uniform decoding would have put there, within the bin
+    assert np.quantile(y, 0.5) == pytest.approx(np.quantile(x, 0.5), rel=0.1)
+
+
+def frame(n: int = 3000, seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "w": np.minimum(rng.lognormal(9, 1, n), 5e5),
+            "h": rng.integers(0, 80, n),
+            "c": rng.choice(["a", "b"], n),
+        }
+    )
+
+
+SCHEMA = Schema(
+    (
+        NumericColumn("w", 0.0, 5e5, tree_bins=10),
+        NumericColumn("h", 0.0, 80.0, integer=True),
+        CategoricalColumn("c", ("a", "b")),
+    )
+)
+
+
+def test_gaussian_step_spends_its_share_of_rho_and_composes_in_zcdp():
+    eps, delta = 1.0, 1e-6
+    step = tree_bins_step(
+        lambda: [frame()], SCHEMA, eps, delta, share=0.1, noise="gaussian",
+        neighboring="unbounded", seed=np.random.SeedSequence(1),
+    )  # fmt: skip
+    rho = rho_from_epsilon_delta(eps, delta)
+    assert step.columns == ("w",)
+    assert sum(e.rho for e in step.ledger) == pytest.approx(0.1 * rho, rel=1e-12)
+    assert all(e.kind == "zcdp" for e in step.ledger)
+    rho_s = rho_from_epsilon_delta(step.synthesizer_epsilon, delta)
+    assert rho_s + step.budget <= rho * (1 + 1e-12)
+    assert rho_s == pytest.approx(0.9 * rho, rel=1e-6)
+    synth_claim = dp_claim(
+        epsilon=step.synthesizer_epsilon, delta=delta, rho=rho_s, neighboring="unbounded",
+        n_out=10, mechanisms=("Gaussian noise (marginal measurements)",), assumptions=(),
+    )  # fmt: skip
+    claim = step.compose(synth_claim)
+    assert (claim.model, claim.epsilon, claim.delta) == ("zcdp", eps, delta)
+    assert claim.rho == rho  # the requested budget's rho, which the two do not exceed
+    assert rho_s + sum(e.rho for e in step.ledger) <= rho
+    assert zcdp_epsilon(claim.rho, delta) <= eps + 1e-9
+    assert GAUSSIAN_MECHANISM in claim.mechanisms
+    (bins,) = [a for a in claim.assumptions if a.name == "tree_bins"]
+    assert bins.value["columns"] == ["w"] and bins.value["share"] == 0.1
+    over = replace(synth_claim, rho=rho_s * 1.01)
+    with pytest.raises(AssumptionError, match="more than"):
+        step.compose(over)
+
+
+def test_laplace_step_spends_its_share_of_epsilon_by_basic_composition():
+    step = tree_bins_step(
+        lambda: [frame()], SCHEMA, 2.0, None, share=0.25, noise="laplace",
+        neighboring="bounded", default=True, seed=np.random.SeedSequence(2),
+    )  # fmt: skip
+    assert step.columns == ("w", "h")  # the default adds the undeclared integer column
+    assert sum(e.epsilon for e in step.ledger) == pytest.approx(0.5)
+    assert step.synthesizer_epsilon == pytest.approx(1.5)
+    synth_claim = dp_claim(
+        epsilon=1.5, delta=0.0, rho=None, neighboring="bounded", n_out=10,
+        mechanisms=(), assumptions=(),
+    )  # fmt: skip
+    claim = step.compose(synth_claim)
+    assert (claim.model, claim.epsilon, claim.rho) == ("pure-dp", 2.0, None)
+    assert LAPLACE_MECHANISM in claim.mechanisms
+    with pytest.raises(AssumptionError, match="more than"):
+        step.compose(replace(synth_claim, epsilon=1.6))
+
+
+def test_step_refusals_and_no_dp():
+    with pytest.raises(AssumptionError, match="declare the share"):
+        tree_bins_step(lambda: [frame()], SCHEMA, 1.0, 1e-6, share=None, noise="gaussian",
+                       neighboring="unbounded")  # fmt: skip
+    with pytest.raises(AssumptionError, match=r"\(0, 1\)"):
+        tree_bins_step(lambda: [frame()], SCHEMA, 1.0, 1e-6, share=1.0, noise="gaussian",
+                       neighboring="unbounded")  # fmt: skip
+    read = []
+    step = tree_bins_step(lambda: read.append(1) or [], SCHEMA, None, None, share=None,
+                          noise="gaussian", neighboring="unbounded")  # fmt: skip
+    assert step.columns == () and step.schema is SCHEMA and not read
+
+
+def test_default_columns_skip_declared_bins_log_and_small_integer_ranges():
+    schema = Schema(
+        (
+            NumericColumn("a", 0.0, 1.0),
+            NumericColumn("b", 0.0, 1.0, scale="log"),
+            NumericColumn("c", 0.0, 1.0, bins=(0.0, 0.5, 1.0)),
+            NumericColumn("d", 1.0, 16.0, integer=True),
+            NumericColumn("e", 0.0, 99.0, integer=True),
+        )
+    )
+    assert [c.name for c in requested_columns(schema)] == []
+    assert [c.name for c in requested_columns(schema, default=True)] == ["a", "e"]
+
+
+def test_schema_file_round_trip():
+    col = NumericColumn("w", 0.0, 10.0, tree_bins=7)
+    d = column_to_dict(col)
+    assert d["bins"] == "dp-tree" and d["bin_count"] == 7
+    schema = Schema.from_dict({"columns": [d]})
+    assert schema.numeric[0].tree_bins == 7
+    done = replace(
+        col, tree_bins=None, bins=(0.0, 5.0, 10.0), cell_mass=(0.5, 0.5), bins_source="dp"
+    )
+    again = Schema.from_dict({"columns": [column_to_dict(done)]}).numeric[0]
+    assert again == done
+
+
+@pytest.mark.parametrize("name", ["mwem-pgm", "privbayes"])
+def test_synthesize_states_the_tree_bins_in_the_claim_and_the_ledger(tmp_path, name):
+    """Through the workflow: the claim is the requested epsilon with the bins' mechanism and
+    share; MWEM-PGM stays rho-zCDP with rho within the budget's, PrivBayes pure epsilon; the
+    private ledger holds one bins entry per column, their total the declared share."""
+    import json
+
+    from synthcert import Budget, synthesize
+
+    src = tmp_path / "in.csv"
+    frame(600).to_csv(src, index=False)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "private").mkdir()
+    params = {"rounds": 2, "pgm_iters": 10} if name == "mwem-pgm" else {}
+    result = synthesize(
+        src, SCHEMA, name, tmp_path / "out" / "s.csv", Budget(epsilon=1.0, delta=1e-6, n_out=50),
+        seed=3, params=params, dp_bins=0.1, dp_tree=True,
+        private_record=tmp_path / "private" / "record.json",
+    )  # fmt: skip
+    claim = result.summary.claim
+    assert claim.epsilon == 1.0
+    record = json.loads((tmp_path / "private" / "record.json").read_text())
+    bins = [e for e in record["ledger"] if e.get("step") == "bins"]
+    assert [e["mechanism"].rsplit(": ", 1)[1] for e in bins] == ["w", "h"]
+    (assumption,) = [a for a in claim.assumptions if a.name == "tree_bins"]
+    assert assumption.value["columns"] == ["w", "h"] and assumption.value["share"] == 0.1
+    if name == "mwem-pgm":
+        rho = rho_from_epsilon_delta(1.0, 1e-6)
+        assert claim.model == "zcdp" and GAUSSIAN_MECHANISM in claim.mechanisms
+        assert sum(e["rho"] for e in bins) == pytest.approx(0.1 * rho)
+        assert claim.rho == rho
+        assert record["facts"]["spent"]["rho"] <= 0.9 * rho * (1 + 1e-6)
+    else:
+        assert claim.model == "pure-dp" and LAPLACE_MECHANISM in claim.mechanisms
+        assert sum(e["epsilon"] for e in bins) == pytest.approx(0.1)
+        assert record["facts"]["spent"]["epsilon"] <= 0.9 + 1e-9
+    rows = pd.read_csv(tmp_path / "out" / "s.csv")
+    assert rows["w"].between(0.0, 5e5).all() and rows["h"].between(0, 80).all()
+
+
+@pytest.mark.parametrize("dp_tree", [None, False])
+def test_mwem_pgm_gets_tree_bins_by_default(tmp_path, dp_tree):
+    """The default for AIM and MWEM-PGM: every numeric column without declared bins or a log
+    scale, DEFAULT_SHARE of the rho; ``dp_tree=False`` keeps the public equal-width bins."""
+    from synthcert import Budget, synthesize
+    from synthcert.privacy.tree_bins import DEFAULT_SHARE
+
+    schema = Schema(
+        (
+            NumericColumn("w", 0.0, 5e5),
+            NumericColumn("l", 0.0, 5e5, scale="log"),
+            NumericColumn("h", 0.0, 80.0, integer=True),
+        )
+    )
+    src = tmp_path / "in.csv"
+    frame(400).assign(l=lambda f: f["w"]).drop(columns="c").to_csv(src, index=False)
+    (tmp_path / "out").mkdir()
+    result = synthesize(
+        src, schema, "mwem-pgm", tmp_path / "out" / "s.csv",
+        Budget(epsilon=1.0, delta=1e-6, n_out=20), seed=4,
+        params={"rounds": 2, "pgm_iters": 10}, dp_tree=dp_tree,
+    )  # fmt: skip
+    claim = result.summary.claim
+    assert claim.model == "zcdp" and claim.rho == rho_from_epsilon_delta(1.0, 1e-6)
+    bins = [a for a in claim.assumptions if a.name == "tree_bins"]
+    if dp_tree is None:
+        assert bins[0].value["columns"] == ["w", "h"]
+        assert bins[0].value["share"] == DEFAULT_SHARE
+    else:
+        assert bins == [] and GAUSSIAN_MECHANISM not in claim.mechanisms
