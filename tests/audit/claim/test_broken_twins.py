@@ -114,6 +114,6 @@ def test_slow_dp_ctgan_is_not_accused_black_box():
     params = {"epochs": 1}
     result = run_claim_audit(
         "ctgan", None, epsilon=1.0, delta=1e-2, params=params, runs=200, claimed_epsilon=1.0,
-        design="anchor", samples=200, workers=2,
+        design="anchor", samples=200, workers=2, statistic="black-box",
     ).result  # fmt: skip
     assert result.statistic == "black-box" and not result.violation
