@@ -204,9 +204,11 @@ def twins(
     names: list[str],
     design: str,
     extra: dict[str, object] | None = None,
+    first_seed: int = 100,
 ) -> None:
     """Broken twins, repeated: each synthesizer run at ε = 4 and audited against a claim of 1
-    (δ = 10⁻² for AIM and MWEM-PGM), ``reps`` audits with seeds 100, 101, ...; prints the share
+    (δ = 10⁻² for AIM, MWEM-PGM and DP-CTGAN), ``reps`` audits with seeds ``first_seed``,
+    ``first_seed + 1``, ... (default 100); prints the share
     that report ``violation``. ``design``: ``one-column`` (one binary column, ten "0" plus a
     canary "1": the whole budget on one noisy table, the broken-twin tests' pair) or
     ``anchor``. ``extra``: options added to every synthesizer's (``--twin-param``). Each
@@ -228,12 +230,12 @@ def twins(
             t0 = time.perf_counter()
             r = run_claim_audit(
                 name, epsilon=4.0, delta=delta, params=params, runs=runs,
-                claimed_epsilon=1.0, seed=100 + i, workers=workers, design=pair,
+                claimed_epsilon=1.0, seed=first_seed + i, workers=workers, design=pair,
                 samples=0, schema=schema,
             ).result  # fmt: skip
             flags.append(r.violation)
-            print(f"|   {name} rep {i + 1} (seed {100 + i}): violation {r.violation}, eps_lb "
-                  f"{_num(r.epsilon_lower_bound)}, mu_lb {_num(r.mu_lower_bound)}, ceiling "
+            print(f"|   {name} rep {i + 1} (seed {first_seed + i}): violation {r.violation}, "
+                  f"eps_lb {_num(r.epsilon_lower_bound)}, mu_lb {_num(r.mu_lower_bound)}, ceiling "
                   f"{_num(r.ceiling)}, {time.perf_counter() - t0:.0f} s | | | | | | | | |",
                   flush=True)  # fmt: skip
         print(f"| twin: {name} at eps=4, claim 1 ({design}) | violation in {sum(flags)}/{reps} "
@@ -254,6 +256,7 @@ def main() -> None:
     ap.add_argument("--twin-design", choices=["one-column", "anchor"], default="one-column")
     ap.add_argument("--twin-param", action="append", default=[], metavar="KEY=VALUE",
                     help="an option of every twin synthesizer (a Python literal)")  # fmt: skip
+    ap.add_argument("--twin-seed", type=int, default=100, help="seed of the first repetition")
     ap.add_argument("--pgm-iters", type=int, default=PGM["pgm_iters"],
                     help="AIM and MWEM-PGM mirror-descent iterations")  # fmt: skip
     ap.add_argument("--no-black-box", dest="black_box", action="store_false",
@@ -291,7 +294,8 @@ def main() -> None:
         import ast
 
         extra = {k: ast.literal_eval(v) for k, v in (p.split("=", 1) for p in args.twin_param)}
-        twins(args.twin_runs, args.workers, args.reps, args.twins, args.twin_design, extra)
+        twins(args.twin_runs, args.workers, args.reps, args.twins, args.twin_design, extra,
+              args.twin_seed)  # fmt: skip
     if "schema" in only:
         from synthcert.data.datasets import adult_schema
 
