@@ -8,6 +8,7 @@ import pytest
 from synthcert.audit.claim.ctgan_canary import (
     CANARY_MEASUREMENT,
     canary_projection,
+    canary_row,
     gradient_canary_measurements,
     one_torch_thread,
 )
@@ -90,3 +91,11 @@ def test_a_step_without_the_canary_projects_pure_noise_on_a_fixed_direction():
 
 def test_other_synthesizers_give_no_gradient_measurement():
     assert gradient_canary_measurements([], None, None) == []
+
+
+def test_the_canary_row_is_dp_ctgans_own_encoding():
+    pair = build_pair(Schema((*ONE_COLUMN.columns, CategoricalColumn("y", ("a", "b", "c")))),
+                      "unbounded")  # fmt: skip
+    synth = CTGANSynthesizer(pair.schema, epsilon=1.0, min_rows=10)
+    expected = synth._one_hot(synth.discretizer.transform(pair.canary))[0]
+    np.testing.assert_array_equal(canary_row(synth, pair), expected)

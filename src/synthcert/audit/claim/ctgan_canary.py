@@ -82,8 +82,13 @@ def canary_projection(step: NoisyGradientSum, canary: np.ndarray) -> tuple[float
 
 
 def canary_row(synth: Any, pair: NeighbourPair) -> np.ndarray:
-    """The canary's row as DP-CTGAN encodes it (one-hot over its public bins)."""
-    return np.asarray(synth._one_hot(synth.discretizer.transform(pair.canary)))[0]
+    """The canary's row as DP-CTGAN encodes it: each column one-hot over its public codes
+    (``synth.discretizer``), the columns side by side."""
+    cards = np.asarray(synth.discretizer.cardinalities)
+    offsets = np.concatenate([[0], np.cumsum(cards)[:-1]])
+    row = np.zeros(int(cards.sum()), dtype=np.float32)
+    row[offsets + synth.discretizer.transform(pair.canary)[0]] = 1.0
+    return row
 
 
 def gradient_canary_measurements(
@@ -97,7 +102,7 @@ def gradient_canary_measurements(
     steps = [s for s in seen if isinstance(s, NoisyGradientSum)]
     if not steps:
         return []
-    canary = canary_row(synth, pair).astype(np.float32)
+    canary = canary_row(synth, pair)
     z, shift = zip(*(canary_projection(s, canary) for s in steps), strict=True)
     return [NoisyMeasurement(CANARY_MEASUREMENT, "gaussian", 1.0, np.array(z), np.array(shift))]
 
