@@ -44,6 +44,16 @@ from synthcert.audit.claim.run import run_claim_audit
 from synthcert.privacy.tradeoff import gdp_tradeoff, pld_tradeoff
 
 PGM = {"pgm_iters": 50}  # post-processing iterations of the estimate (no privacy effect)
+# DP-CTGAN's twin: public settings of a fast fit (one DP-SGD step at q = 1 on the 10-row pair;
+# a small network; a clip norm below every per-example gradient norm, so that the canary's
+# clipped gradient has norm C exactly)
+CTGAN_TWIN = {
+    "epochs": 1,
+    "embedding_dim": 8,
+    "generator_dim": (16,),
+    "discriminator_dim": (16,),
+    "max_grad_norm": 1e-3,
+}
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -210,12 +220,23 @@ def gaussian_release_case(runs: list[int], dims: list[int]) -> None:
                 reach(f"M_G d={d} at K={k}", out.ceiling, 0.8 * exact)
 
 
-def twins(runs: int, workers: int, reps: int, names: list[str], design: str) -> None:
+def twins(
+    runs: int,
+    workers: int,
+    reps: int,
+    names: list[str],
+    design: str,
+    extra: dict[str, object] | None = None,
+    first_seed: int = 100,
+) -> None:
     """Broken twins, repeated: each synthesizer run at ε = 4 and audited against a claim of 1
-    (δ = 10⁻² for AIM and MWEM-PGM), ``reps`` audits with seeds 100, 101, ...; prints the share
+    (δ = 10⁻² for AIM, MWEM-PGM and DP-CTGAN), ``reps`` audits with seeds ``first_seed``,
+    ``first_seed + 1``, ... (default 100); prints the share
     that report ``violation``. ``design``: ``one-column`` (one binary column, ten "0" plus a
     canary "1": the whole budget on one noisy table, the broken-twin tests' pair) or
-    ``anchor``."""
+    ``anchor``. ``extra``: options added to every synthesizer's (``--twin-param``). Each
+    repetition prints a line as it ends (its lower bounds and verdict), so that an interrupted
+    benchmark still leaves its repetitions."""
     from synthcert.data.schema import CategoricalColumn, Schema
 
     one = Schema((CategoricalColumn("x", ("0", "1")),))
@@ -223,17 +244,23 @@ def twins(runs: int, workers: int, reps: int, names: list[str], design: str) -> 
     for name in names:
         delta = 1e-2 if name in ("aim", "mwem-pgm") else None
         params = dict(PGM) if name in ("aim", "mwem-pgm") else {}
-        if name == "ctgan":
-            params = {"epochs": 1}
+        if name == "ctgan":  # white-box: the gradient canary (synthcert.audit.claim.ctgan_canary)
+            delta, params = 1e-2, dict(CTGAN_TWIN)
+        params.update(extra or {})
         start = time.perf_counter()
         flags = []
         for i in range(reps):
+            t0 = time.perf_counter()
             r = run_claim_audit(
                 name, epsilon=4.0, delta=delta, params=params, runs=runs,
-                claimed_epsilon=1.0, seed=100 + i, workers=workers, design=pair,
-                samples=1000 if name == "ctgan" else 0, schema=schema,
+                claimed_epsilon=1.0, seed=first_seed + i, workers=workers, design=pair,
+                samples=0, schema=schema,
             ).result  # fmt: skip
             flags.append(r.violation)
+            print(f"|   {name} rep {i + 1} (seed {first_seed + i}): violation {r.violation}, "
+                  f"eps_lb {_num(r.epsilon_lower_bound)}, mu_lb {_num(r.mu_lower_bound)}, ceiling "
+                  f"{_num(r.ceiling)}, {time.perf_counter() - t0:.0f} s | | | | | | | | |",
+                  flush=True)  # fmt: skip
         print(f"| twin: {name} at eps=4, claim 1 ({design}) | violation in {sum(flags)}/{reps} "
               f"({sum(flags) / reps:.0%}) | | | 1.000 | | | {runs} | "
               f"{time.perf_counter() - start:.0f} |", flush=True)  # fmt: skip
@@ -250,6 +277,9 @@ def main() -> None:
                     default=["privbayes", "gaussian-copula", "mwem-pgm", "aim"],
                     help="synthesizers of the twin repetitions (add ctgan: slow)")  # fmt: skip
     ap.add_argument("--twin-design", choices=["one-column", "anchor"], default="one-column")
+    ap.add_argument("--twin-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="an option of every twin synthesizer (a Python literal)")  # fmt: skip
+    ap.add_argument("--twin-seed", type=int, default=100, help="seed of the first repetition")
     ap.add_argument("--pgm-iters", type=int, default=PGM["pgm_iters"],
                     help="AIM and MWEM-PGM mirror-descent iterations")  # fmt: skip
     ap.add_argument("--no-black-box", dest="black_box", action="store_false",
@@ -313,7 +343,11 @@ def main() -> None:
                 reach(f"{name} at the claim's mu {r.claimed_mu:.3f}", best,
                       0.8 * r.claimed_mu, "mu")  # fmt: skip
     if "twins" in only:
-        twins(args.twin_runs, args.workers, args.reps, args.twins, args.twin_design)
+        import ast
+
+        extra = {k: ast.literal_eval(v) for k, v in (p.split("=", 1) for p in args.twin_param)}
+        twins(args.twin_runs, args.workers, args.reps, args.twins, args.twin_design, extra,
+              args.twin_seed)  # fmt: skip
     if "schema" in only:
         from synthcert.data.datasets import adult_schema
 

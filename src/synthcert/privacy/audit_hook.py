@@ -93,13 +93,46 @@ class Selection:
     offsets: np.ndarray | None = None
 
 
-_TAP: ContextVar[list[NoisyMeasurement | Selection] | None] = ContextVar(
+@dataclass(frozen=True)
+class NoisyGradientSum:
+    """One DP-SGD step as the auditor sees it (the white-box threat model of Nasr et al. 2021,
+    2023, where the auditor sees every step): the noisy sum of the clipped per-example
+    gradients, before any post-processing, and each example's clipped gradient and input row.
+
+    Attributes
+    ----------
+    name : str
+        The step's ledger name (e.g. ``dp-sgd:discriminator``).
+    scale : float
+        Standard deviation of the Gaussian noise of each coordinate, sigma C.
+    noisy : numpy.ndarray
+        The noisy sum (every parameter flattened, in the optimizer's order): shape (P,).
+    clipped : numpy.ndarray
+        The batch's clipped per-example gradients (their sum is the exact value): shape (m, P).
+    rows : numpy.ndarray
+        The batch's encoded input rows, in the same order: shape (m, d).
+    """
+
+    name: str
+    scale: float
+    noisy: np.ndarray
+    clipped: np.ndarray
+    rows: np.ndarray
+
+
+_TAP: ContextVar[list[NoisyMeasurement | Selection | NoisyGradientSum] | None] = ContextVar(
     "synthcert_audit_tap", default=None
 )
 
 
+def recording() -> bool:
+    """True inside :func:`recording_measurements`: a synthesizer may skip computing what it
+    would hand to the auditor (per-example gradients) when nobody records."""
+    return _TAP.get() is not None
+
+
 @contextlib.contextmanager
-def recording_measurements() -> Iterator[list[NoisyMeasurement | Selection]]:
+def recording_measurements() -> Iterator[list[NoisyMeasurement | Selection | NoisyGradientSum]]:
     """Record the noisy measurements of the fits run inside the block (auditor only).
 
     Yields
@@ -115,7 +148,7 @@ def recording_measurements() -> Iterator[list[NoisyMeasurement | Selection]]:
     ['laplace:x']
     >>> record_measurement("laplace:x", "laplace", 2.0, np.array([1.5]), np.array([1.0]))
     """
-    seen: list[NoisyMeasurement | Selection] = []
+    seen: list[NoisyMeasurement | Selection | NoisyGradientSum] = []
     token = _TAP.set(seen)
     try:
         yield seen
@@ -197,10 +230,37 @@ def record_selection(
     )
 
 
+def record_gradient_sum(
+    name: str, scale: float, noisy: np.ndarray, clipped: np.ndarray, rows: np.ndarray
+) -> None:
+    """Hand one DP-SGD step to the auditor, if one is recording (else do nothing).
+
+    Parameters
+    ----------
+    name, scale, noisy, clipped, rows
+        As in :class:`NoisyGradientSum`; the arrays are copied (float64; rows float32).
+    """
+    seen = _TAP.get()
+    if seen is None:
+        return
+    seen.append(
+        NoisyGradientSum(
+            name,
+            float(scale),
+            np.array(noisy, dtype=np.float64, copy=True),
+            np.array(clipped, dtype=np.float64, copy=True),
+            np.array(rows, dtype=np.float32, copy=True),
+        )
+    )
+
+
 __all__ = [
+    "NoisyGradientSum",
     "NoisyMeasurement",
     "Selection",
+    "record_gradient_sum",
     "record_measurement",
     "record_selection",
+    "recording",
     "recording_measurements",
 ]

@@ -410,6 +410,7 @@ class CTGANSynthesizer(DPSynthesizer):
         finally:
             disc.enable_hooks()
         if opt_d.pre_step():
+            _record_step(opt_d, xb)  # auditor only (privacy/audit_hook.py); no-op otherwise
             with torch.no_grad():
                 for p, g in zip(params, fake_grads, strict=True):
                     p.grad.add_(g)
@@ -648,3 +649,37 @@ class CTGANSynthesizer(DPSynthesizer):
                     x = np.where(absent[col.name], np.nan, x)
                 data[col.name] = x
         return clipped_typed_frame(self.schema, data)
+
+
+def _record_step(opt_d: Any, xb: Any) -> None:
+    """Hand one DP-SGD step of the discriminator to the auditor, if one records.
+
+    Called right after Opacus's ``pre_step`` (clip, sum, add N(0, sigma^2 C^2), divide by the
+    expected batch size B), before the fake rows' gradient is added: the noisy sum is
+    ``p.grad * B``. The clipped per-example gradients are Opacus's per-sample gradients times
+    its clip factor min(1, C / (norm + 1e-6)), recomputed here. Nothing is drawn and no tensor
+    of the fit is altered; without an auditor nothing is computed.
+    """
+    from synthcert.privacy.audit_hook import record_gradient_sum, recording
+
+    if not recording():
+        return
+    import torch
+
+    with torch.no_grad():
+        m = int(xb.shape[0])
+        pairs = zip(opt_d.grad_samples, opt_d.params, strict=True)
+        flat = [g.reshape(m, p.numel()).double() for g, p in pairs]
+        per_example = torch.cat(flat, dim=1)
+        norms = torch.cat([f.norm(2, dim=1, keepdim=True) for f in flat], dim=1).norm(2, dim=1)
+        clip = float(opt_d.max_grad_norm)
+        factor = (clip / (norms + 1e-6)).clamp(max=1.0)
+        batch = float(opt_d.expected_batch_size) * float(opt_d.accumulated_iterations)
+        noisy = torch.cat([p.grad.reshape(-1).double() for p in opt_d.params]) * batch
+        record_gradient_sum(
+            "dp-sgd:discriminator",
+            float(opt_d.noise_multiplier) * clip,
+            noisy.numpy(),
+            (per_example * factor[:, None]).numpy(),
+            xb.numpy(),
+        )

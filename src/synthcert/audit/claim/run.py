@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from synthcert.audit.claim.ctgan_canary import gradient_canary_measurements, one_torch_thread
 from synthcert.audit.claim.design import NeighbourPair, build_pair
 from synthcert.audit.claim.result import ClaimAuditResult
 from synthcert.audit.claim.statistics import (
@@ -97,7 +98,8 @@ def fit_recorded(
     synth, seen = _fit(setup, side, seed, cache)
     measurements = [m for m in seen if isinstance(m, NoisyMeasurement)]
     choices = [m for m in seen if isinstance(m, Selection)]
-    return synth, [*measurements, *pgm_measurements(synth)], choices
+    canary = gradient_canary_measurements(seen, synth, setup.pair)  # DP-SGD steps (DP-CTGAN)
+    return synth, [*measurements, *pgm_measurements(synth), *canary], choices
 
 
 def fit_once(
@@ -156,7 +158,8 @@ def run_chunk(setup: AuditSetup, side: int, seeds: list[np.random.SeedSequence])
     cache: dict[Any, Any] = {}
     for i, seed in enumerate(seeds):
         fit_seed, sample_seed = seed.spawn(2)
-        synth, measurements, choices = fit_recorded(setup, side, fit_seed, cache)
+        with one_torch_thread():  # many small fits in parallel processes
+            synth, measurements, choices = fit_recorded(setup, side, fit_seed, cache)
         if codes is None:
             disc = pair_discretizer(synth, setup.pair)
             codes = PairCodes.of(disc, setup.pair)
@@ -287,6 +290,18 @@ def claimed(claim: PrivacyClaim, claimed_epsilon: float | None) -> PrivacyClaim:
 
         rho = rho_from_epsilon_delta(float(claimed_epsilon), float(claim.delta or 0.0))
     return replace(claim, epsilon=float(claimed_epsilon), rho=rho)
+
+
+def mu_objective(claim: PrivacyClaim, gaussian: bool) -> bool:
+    """Whether the a-priori test maximises the μ bound (else the ε bound at the claim's δ).
+
+    μ for a zCDP claim with Gaussian noise: its trade-off curve is the envelope over every δ,
+    which the μ-optimal test refutes best. An (ε, δ) claim (DP-CTGAN's) is refuted by the ε
+    bound at its δ, in the tail: the μ-optimal test sits at a central threshold and proves
+    it far less often (DP-CTGAN at ε = 4 against a claim of (1, 10⁻²), 1,000 runs a side:
+    29 % of simulated audits against 100 %). The μ bound is still reported, at that test.
+    """
+    return gaussian and claim.model == "zcdp"
 
 
 def corner_above_claim(claim: PrivacyClaim, fpr_upper: float, tpr_lower: float) -> bool:
@@ -502,7 +517,7 @@ def run_claim_audit(
         sim_in, sim_out = simulate_white_box(seen_in, codes, reference, SIMULATED, rng, choices_in)
         t, direction = a_priori_test(
             sim_in, sim_out, runs=runs, delta=delta_claim, confidence=confidence,
-            gaussian=gaussian,
+            gaussian=mu_objective(claim, gaussian),
         )  # fmt: skip
         est = evaluate_test(
             in_scores[:, col], out_scores[:, col], threshold=t, direction=direction,
