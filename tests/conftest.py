@@ -6,6 +6,13 @@ import os
 import sys
 from pathlib import Path
 
+# Under pytest-xdist (`make test`: one worker per core) the workers are the parallelism: each holds
+# BLAS, OpenMP and torch to one thread, else two workers run four busy threads on two cores. Set
+# before numpy or torch is imported (tests that need more threads raise the limit themselves).
+if "PYTEST_XDIST_WORKER" in os.environ:
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 import pytest
 from hypothesis import settings
 
