@@ -6,6 +6,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 # torch first and pinned: the CPU wheel; an unpinned torch pulls a multi-GB CUDA build.
 TORCH  ?= torch==2.13.0
+# pytest-xdist workers for `make test`: one per core (`make test PYTEST_WORKERS=0` runs serially)
+PYTEST_WORKERS ?= auto
 
 .PHONY: demo test test-all lint docs bench clean
 
@@ -38,7 +40,7 @@ demo: $(VENV)/.demo
 test: $(VENV)/.test
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
 	$(MAKE) docs
 
 # --strict: a broken link, a missing page or a docstring the API reference cannot render fails.
@@ -46,7 +48,7 @@ docs: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test-all: $(VENV)/.test
-	$(BIN)/pytest -m "slow or not slow"
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -m "slow or not slow"
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check --fix src tests benchmarks

@@ -6,12 +6,21 @@ import os
 import sys
 from pathlib import Path
 
+# Under pytest-xdist (`make test`: one worker per core) the workers are the parallelism: each holds
+# BLAS, OpenMP and torch to one thread, else two workers run four busy threads on two cores. Set
+# before numpy or torch is imported (tests that need more threads raise the limit themselves).
+if "PYTEST_XDIST_WORKER" in os.environ:
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
 import pytest
 from hypothesis import settings
 
 # Property tests are deterministic by default, so CI never fails on an example a previous run
 # did not draw; HYPOTHESIS_PROFILE=explore searches fresh random examples on every run.
-settings.register_profile("default", derandomize=True, database=None)
+# No per-example deadline: on a loaded machine (two xdist workers on two cores) a 200 ms deadline
+# fails a correct example for its wall time, which no property test asserts.
+settings.register_profile("default", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
