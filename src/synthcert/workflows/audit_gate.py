@@ -3,7 +3,9 @@ configuration, run before any data is read; a run whose claim the audit refutes 
 
 For ``synthesize`` the audit (:func:`synthcert.audit.claim.run.run_claim_audit`) fits the
 synthesizer ``runs`` times on each of two neighbouring tables built from the public schema alone,
-with the run's budget and options, and measures a lower bound on ε at a stated confidence. For
+with the run's budget and options, and measures a lower bound on ε at a stated confidence. The
+workflow's DP pre-steps on the real table (the domain estimate, DP bins) are not in the pair:
+the synthesizer is audited with the run's whole budget against the run's claim. For
 ``release`` it is the certified release's audit on the worst pair of its public configuration
 (:func:`release_audit_gate`). Neither reads private data and their seeds are public, so their
 result may be published beside the claim (the public report's attack-risk figure draws its
