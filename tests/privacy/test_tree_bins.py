@@ -369,3 +369,22 @@ def test_mwem_pgm_gets_tree_bins_by_default(tmp_path, dp_tree):
         assert bins[0].value["share"] == DEFAULT_SHARE
     else:
         assert bins == [] and GAUSSIAN_MECHANISM not in claim.mechanisms
+
+
+@pytest.mark.parametrize("values", [np.array([]), np.arange(16.0).repeat(200)])
+def test_an_integer_column_gets_no_bin_without_an_integer(values):
+    """An integer column declared ``"bins": "dp-tree"`` with 16 integers asked for 20 bins:
+    a bin between two consecutive integers (no value can fall in it) is merged into a
+    neighbour, with no mass (cuts spread evenly over the cells) and with mass."""
+    col = NumericColumn("k", 0.0, 15.0, integer=True)
+    counts = CellCounts((col,)).update(pd.DataFrame({"k": values}))
+    edges = fine_edges(col, len(counts.leaves["k"]))  # the step's 2^10 cells
+    cap = cell_capacity(col, edges)
+    for seed in range(5):
+        new = tree_bin_column(col, counts.leaves["k"], 1e-3, noise="gaussian",
+                              neighboring="unbounded", bins=20,
+                              rng=np.random.default_rng(seed))  # fmt: skip
+        start = np.searchsorted(edges, np.asarray(new.bins))
+        per_bin = np.add.reduceat(cap, start[:-1])
+        assert len(per_bin) >= 2 and (per_bin > 0).all(), per_bin
+        assert per_bin.sum() == 16

@@ -195,6 +195,30 @@ def equal_mass_cuts(mass: np.ndarray, bins: int, floor: float) -> np.ndarray:
     return np.asarray(cuts, dtype=np.int64)
 
 
+def merge_empty_bins(cuts: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """The cuts without those that leave a bin of zero public capacity (an integer column's
+    bin between two consecutive integers, which no value can fall in): such a bin joins its
+    left neighbour (the first bin its right one). Post-processing of public sizes only.
+
+    Examples
+    --------
+    >>> merge_empty_bins(np.array([0, 2, 3, 6]), np.array([1, 0, 0, 1, 0, 1])).tolist()
+    [0, 3, 6]
+    """
+    out = [int(c) for c in cuts]
+    cap = np.asarray(capacity, dtype=np.float64)
+    i = 1
+    while i < len(out) and len(out) > 2:
+        if cap[out[i - 1] : out[i]].sum() > 0:
+            i += 1
+        elif i > 1:
+            del out[i - 1]  # merge into the bin on the left, then look at the merged bin
+            i -= 1
+        else:
+            del out[i]  # the first bin: merge into the bin on the right
+    return np.asarray(out, dtype=np.int64)
+
+
 def noise_sd(noise: str, depth: int, neighboring: str, budget: float) -> float:
     """Standard deviation of one noisy count: sigma = Delta_2 / sqrt(2 rho) (Gaussian) or
     sqrt(2) Delta_1 / epsilon (Laplace), as calibrated by the mechanisms (nominal)."""
@@ -260,7 +284,7 @@ def tree_bin_column(
     cap = cell_capacity(column, edges)
     mass = allocate(consistent_tree(split_levels(noisy)), cap, theta)
     total = float(mass.sum())
-    cuts = equal_mass_cuts(mass, bins, theta)
+    cuts = merge_empty_bins(equal_mass_cuts(mass, bins, theta), cap)
     prob = mass / total if total > 0 else cap / cap.sum()
     return replace(
         column,
@@ -490,6 +514,7 @@ __all__ = [
     "consistent_tree",
     "equal_mass_cuts",
     "level_counts",
+    "merge_empty_bins",
     "noise_sd",
     "requested_columns",
     "sensitivity",
