@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -54,6 +54,7 @@ EngineName = Literal["local", "dask"]
 ENGINES = ("local", "dask")
 RowProgress = Callable[[int, int | None], None]  # (rows done, total rows or None)
 Notify = Callable[[str], None]
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -125,6 +126,29 @@ def _row_counter(parts: Sequence[Partition], progress: RowProgress | None):
     return on_done
 
 
+def _reduce_input(
+    func: Callable[..., T],
+    input_path: str | os.PathLike,
+    args: tuple[Any, ...],
+    *,
+    partition_rows: int,
+    engine: Any,
+    scheduler: Any,
+    progress: RowProgress | None,
+) -> T:
+    """One engine pass over the input: ``func(partition, *args)`` merged in the fixed tree.
+
+    The input is cut into partitions of about ``partition_rows`` rows (:func:`plan_partitions`);
+    each partition's partial is merged with ``merge_copy`` in the engine's fixed tree, so the
+    result does not depend on the engine or its workers.
+    """
+    parts = plan_partitions(input_path, partition_rows=partition_rows)
+    with open_engine(engine, scheduler) as eng:
+        return eng.reduce(
+            func, parts, *args, merge=merge_copy, on_done=_row_counter(parts, progress)
+        )
+
+
 def fit_moments(
     input_path: str | os.PathLike,
     schema: Schema | Encoder,
@@ -178,12 +202,10 @@ def fit_moments(
         An unknown engine, or ``partition_rows`` below 1.
     """
     encoder = schema if isinstance(schema, Encoder) else Encoder(schema, missing=missing)
-    parts = plan_partitions(input_path, partition_rows=partition_rows)
-    with open_engine(engine, scheduler) as eng:
-        return eng.reduce(
-            partition_moments, parts, encoder, csv, chunk_rows,
-            merge=merge_copy, on_done=_row_counter(parts, progress),
-        )  # fmt: skip
+    return _reduce_input(
+        partition_moments, input_path, (encoder, csv, chunk_rows),
+        partition_rows=partition_rows, engine=engine, scheduler=scheduler, progress=progress,
+    )  # fmt: skip
 
 
 def histograms(
@@ -230,12 +252,10 @@ def histograms(
     ParameterError
         An unknown engine, or ``partition_rows`` below 1.
     """
-    parts = plan_partitions(input_path, partition_rows=partition_rows)
-    with open_engine(engine, scheduler) as eng:
-        return eng.reduce(
-            partition_histograms, parts, discretizer, csv, chunk_rows,
-            merge=merge_copy, on_done=_row_counter(parts, progress),
-        )  # fmt: skip
+    return _reduce_input(
+        partition_histograms, input_path, (discretizer, csv, chunk_rows),
+        partition_rows=partition_rows, engine=engine, scheduler=scheduler, progress=progress,
+    )  # fmt: skip
 
 
 def marginals(
@@ -289,12 +309,10 @@ def marginals(
     """
     names = discretizer.schema.names
     keys = [tuple(names.index(c) if isinstance(c, str) else int(c) for c in q) for q in cliques]
-    parts = plan_partitions(input_path, partition_rows=partition_rows)
-    with open_engine(engine, scheduler) as eng:
-        return eng.reduce(
-            partition_marginals, parts, discretizer, keys, csv, chunk_rows,
-            merge=merge_copy, on_done=_row_counter(parts, progress),
-        )  # fmt: skip
+    return _reduce_input(
+        partition_marginals, input_path, (discretizer, keys, csv, chunk_rows),
+        partition_rows=partition_rows, engine=engine, scheduler=scheduler, progress=progress,
+    )  # fmt: skip
 
 
 def sample_frames(
