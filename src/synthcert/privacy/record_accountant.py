@@ -33,7 +33,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -149,6 +149,21 @@ class RecordAccount(Result):
     def feasible(self) -> bool:
         """True when a certificate is given."""
         return self.reason is None
+
+    def certificate_fields(self, delta: float | None, conversion: str) -> dict[str, Any]:
+        """The fields a mechanism's certificate states from this account, by name (all but α,
+        which each mechanism states its own way): n_out, ε_RDP (total and per record), the δ
+        asked for, ε of (ε, δ)-DP, the conversion (None without δ), feasible and reason."""
+        return {
+            "n_out": self.n_out,
+            "epsilon_rdp": self.epsilon_rdp,
+            "epsilon_rdp_per_record": self.epsilon_rdp_per_record,
+            "delta": None if delta is None else float(delta),
+            "epsilon": self.epsilon,
+            "conversion": None if delta is None else conversion,
+            "feasible": self.feasible,
+            "reason": self.reason,
+        }
 
 
 def check_rdp_budget(epsilon_rdp: float) -> None:
