@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -206,6 +206,15 @@ def _style(ax) -> None:
     ax.grid(True, alpha=0.3)
 
 
+def _styled_axes(width: float, height: float) -> tuple[MplFigure, Any]:
+    """A new figure (:func:`new_figure`, size in inches) and its one axes, in the report's style
+    (no top and right spines, a light grid)."""
+    fig = new_figure(width, height)
+    ax = fig.subplots()
+    _style(ax)
+    return fig, ax
+
+
 # --------------------------------------------------------------------------------------------
 # certificate
 # --------------------------------------------------------------------------------------------
@@ -221,9 +230,7 @@ def alpha_epsilon_figure(c: CertificateCurves) -> Figure:
     Figure
         ``fig-alpha``.
     """
-    fig = new_figure(6.4, 3.6)
-    ax = fig.subplots()
-    _style(ax)
+    fig, ax = _styled_axes(6.4, 3.6)
     total = c.n_out * c.epsilon_rdp_per_record
     ok = np.isfinite(total) & (total > 0)
     ax.plot(c.alphas[ok], total[ok], color=BLUE, ls="-", lw=2, label="ε_RDP(α) of the release")
@@ -297,9 +304,7 @@ def epsilon_n_out_figure(c: CertificateCurves) -> Figure:
     Figure
         ``fig-nout``.
     """
-    fig = new_figure(6.4, 3.6)
-    ax = fig.subplots()
-    _style(ax)
+    fig, ax = _styled_axes(6.4, 3.6)
     eps = c.epsilon_vs_n_out
     m = np.isfinite(eps) & (eps > 0)
     if c.n_out_metric == "dp":
@@ -382,9 +387,7 @@ def marginal_figure(
     if real.shape != synth.shape or real.size == 0:
         return None
     fid = f"fig-marg-{idx}"
-    fig = new_figure(3.3, 2.3)
-    ax = fig.subplots()
-    _style(ax)
+    fig, ax = _styled_axes(3.3, 2.3)
     label_metric = ""
     if metrics:
         for key, lab in (("l1", "L1"), ("hellinger", "Hellinger")):
@@ -543,9 +546,7 @@ def score_histogram_figure(
     q = np.asarray(neg, dtype=float)
     p, q = p[np.isfinite(p)], q[np.isfinite(q)]
     fid = f"fig-hist-{idx}"
-    fig = new_figure(3.3, 2.3)
-    ax = fig.subplots()
-    _style(ax)
+    fig, ax = _styled_axes(3.3, 2.3)
     both = np.concatenate([p, q]) if p.size + q.size else np.array([0.0, 1.0])
     lo, hi = float(both.min()), float(both.max())
     if hi <= lo:
@@ -591,9 +592,7 @@ def roc_figure(scores: Mapping[str, Mapping[str, Sequence[float]]]) -> Figure | 
 
     if not scores:
         return None
-    fig = new_figure(5.2, 4.0)
-    ax = fig.subplots()
-    _style(ax)
+    fig, ax = _styled_axes(5.2, 4.0)
     floor = 1.0
     parts = []
     aucs = {name: auc_of(sp["pos"], sp["neg"]) for name, sp in scores.items()}
@@ -661,9 +660,7 @@ def sandwich_figure(
         return None
     best_name, best = max(items, key=lambda kv: kv[1]) if items else ("none", 0.0)
     best = max(best, 0.0)
-    fig = new_figure(6.4, 2.1)
-    ax = fig.subplots()
-    _style(ax)
+    fig, ax = _styled_axes(6.4, 2.1)
     ax.grid(axis="y", visible=False)
     top = max(best, certified if has_upper else 0.0)
     top = top if top > 0 else 1.0
