@@ -48,8 +48,30 @@ def clique_counts(codes: np.ndarray, clique: Clique, shape: Sequence[int]) -> np
     return counts.astype(np.int64, copy=False).reshape(shape)
 
 
+class _RowTally:
+    """The row bookkeeping every count accumulator keeps beside its counts: ``rows`` counted
+    (kept by the missing-value policy), ``rows_read`` (kept or not) and ``values_filled``
+    (missing values given public fills); integer sums, so merges commute."""
+
+    rows: int
+    rows_read: int
+    values_filled: int
+
+    def _tally(self, kept: int, read: int | None, filled: int) -> None:
+        """Add one chunk: ``kept`` rows counted, ``read`` rows read (default ``kept``)."""
+        self.rows += kept
+        self.rows_read += int(kept if read is None else read)
+        self.values_filled += int(filled)
+
+    def _tally_merged(self, other: _RowTally) -> None:
+        """Add the bookkeeping of another accumulator's (disjoint) rows."""
+        self.rows += other.rows
+        self.rows_read += other.rows_read
+        self.values_filled += other.values_filled
+
+
 @dataclass
-class MarginalCounts:
+class MarginalCounts(_RowTally):
     """Counts of k-way cells on public bins, one flattened array per clique, mergeable.
 
     Parameters
@@ -106,9 +128,7 @@ class MarginalCounts:
         """
         for clique, shape in self.shapes.items():
             self.counts[clique] += clique_counts(codes, clique, shape).ravel()
-        self.rows += int(codes.shape[0])
-        self.rows_read += int(codes.shape[0] if read is None else read)
-        self.values_filled += int(filled)
+        self._tally(int(codes.shape[0]), read, filled)
         return self
 
     def merge(self, other: MarginalCounts) -> MarginalCounts:
@@ -126,9 +146,7 @@ class MarginalCounts:
         """
         for clique in self.counts:
             self.counts[clique] += other.counts[clique]
-        self.rows += other.rows
-        self.rows_read += other.rows_read
-        self.values_filled += other.values_filled
+        self._tally_merged(other)
         return self
 
     def table(self, clique: Sequence[int]) -> np.ndarray:
@@ -154,7 +172,7 @@ class MarginalCounts:
 
 
 @dataclass
-class HistogramAccumulator:
+class HistogramAccumulator(_RowTally):
     """One-way counts of every column on public bins (the marginals of the cliques (j,)).
 
     The same counting and merging as :class:`MarginalCounts` restricted to single columns,
@@ -212,9 +230,7 @@ class HistogramAccumulator:
         """
         for j, k in enumerate(self.cardinalities):
             self.counts[j] += clique_counts(codes, (j,), (k,))
-        self.rows += int(codes.shape[0])
-        self.rows_read += int(codes.shape[0] if read is None else read)
-        self.values_filled += int(filled)
+        self._tally(int(codes.shape[0]), read, filled)
         return self
 
     def merge(self, other: HistogramAccumulator) -> HistogramAccumulator:
@@ -232,9 +248,7 @@ class HistogramAccumulator:
         """
         for j in range(len(self.counts)):
             self.counts[j] += other.counts[j]
-        self.rows += other.rows
-        self.rows_read += other.rows_read
-        self.values_filled += other.values_filled
+        self._tally_merged(other)
         return self
 
 
