@@ -653,11 +653,7 @@ class GaussianSynthesizer(Synthesizer):
         from synthcert.privacy.budget import account
 
         self._check_fitted()
-        n = self.public_n()
-        alpha = alpha if alpha is not None else self.alpha
-        delta = delta if delta is not None else self.delta
-        if alpha is None and delta is None:
-            delta = default_delta(n)
+        n, alpha, delta = self._accounting_inputs(alpha, delta)
         return account(
             n,
             self.fit_.d,
@@ -719,6 +715,18 @@ class GaussianSynthesizer(Synthesizer):
             cert, n_out, "sampling from N(mu, Sigma) (Miura et al. Theorem 3.1 / Corollary 3.2)"
         )
 
+    def _accounting_inputs(
+        self, alpha: float | None, delta: float | None
+    ) -> tuple[int, float | None, float | None]:
+        """(public n, α, δ) of a certificate: the α and δ asked for, else the constructor's;
+        with neither an α nor a δ, δ = 1/n² (:func:`default_delta`) and α is optimised."""
+        n = self.public_n()
+        alpha = alpha if alpha is not None else self.alpha
+        delta = delta if delta is not None else self.delta
+        if alpha is None and delta is None:
+            delta = default_delta(n)
+        return n, alpha, delta
+
     def _claim_from(self, cert: Any, n_out: int, mechanism: str) -> PrivacyClaim:
         """The claim of a feasible certificate (an ``Account`` or a ``RidgeCertificate``)."""
 
@@ -744,11 +752,7 @@ class GaussianSynthesizer(Synthesizer):
         """The unconditional claim of the ridged release (docs/unconditional.md, R1 / R2)."""
         from synthcert.privacy.ridge import certify_ridge, require_ridge
 
-        n = self.public_n()
-        alpha = alpha if alpha is not None else self.alpha
-        delta = delta if delta is not None else self.delta
-        if alpha is None and delta is None:
-            delta = default_delta(n)
+        n, alpha, delta = self._accounting_inputs(alpha, delta)
         cert = require_ridge(
             certify_ridge(
                 n, self.encoder.dim, float(self.ridge), alpha=alpha, n_out=int(n_out),  # type: ignore[arg-type]
