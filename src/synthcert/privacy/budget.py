@@ -366,15 +366,10 @@ def min_dataset_size(
 
     def allows(n: int) -> bool:
         try:
-            if alpha is not None:
-                got = max_records_rdp(
-                    n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, method=method
-                )
-            else:
-                got = max_records_dp(
-                    n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion,
-                    method=method,
-                )  # fmt: skip
+            got = max_records(
+                n, d, sigma, neighboring=neighboring, alpha=alpha, epsilon_rdp=epsilon_rdp,
+                epsilon=epsilon, delta=delta, conversion=conversion, method=method,
+            )  # fmt: skip
         except AssumptionError:
             return False
         return got.feasible and got.max_records >= n_out
