@@ -149,6 +149,26 @@ def schema_with_csv(
     return replace(schema, csv=replace(schema.csv or CsvOptions(), **given))
 
 
+def load_schema(
+    path: Path,
+    log: list[str] | None = None,
+    no_header: bool = False,
+    sep: str | None = None,
+    na_values: list[str] | None = None,
+    encoding: str | None = None,
+) -> Schema:
+    """The ``--schema`` file with the deprecated ``--log`` and CSV flags applied.
+
+    Each deprecated flag given prints its note (``--log`` first): :func:`declare_log`, then
+    :func:`schema_with_csv`.
+    """
+    from synthcert.data.schema import Schema
+
+    if log:
+        deprecated("--log", 'declare "scale": "log" in the schema instead')
+    return schema_with_csv(declare_log(Schema.load(path), log), no_header, sep, na_values, encoding)
+
+
 def parse_engine(text: str) -> tuple[str, str | None]:
     """``local``, ``dask`` (a new LocalCluster on 127.0.0.1) or a Dask scheduler address.
 

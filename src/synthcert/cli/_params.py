@@ -10,7 +10,7 @@ synthesizer.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import typer
@@ -100,6 +100,19 @@ def merge_alias(run: dict[str, Any], key: str, value: Any, flag: str) -> None:
     run[key] = value
 
 
+def merge_aliases(
+    run: dict[str, Any], aliases: Iterable[tuple[str, Any, str]], scheduler: str | None
+) -> None:
+    """:func:`merge_alias` for each (key, value, flag) of a command's deprecated flags.
+
+    ``--engine dask`` given with ``--scheduler`` is not merged: the scheduler's address (an
+    alias of ``engine`` too) says the engine.
+    """
+    for key, value, flag in aliases:
+        if not (key == "engine" and value == "dask" and scheduler is not None):
+            merge_alias(run, key, value, flag)
+
+
 def params_help(keys: Mapping[str, str], lead: str) -> str:
     """The help of ``--param``: a lead sentence, then each key and what it sets."""
     return lead + " " + "; ".join(f"{k}: {v}" for k, v in keys.items()) + "."
@@ -110,6 +123,7 @@ __all__ = [
     "RUN_PARAMS",
     "SYNTHESIZE_PARAMS",
     "merge_alias",
+    "merge_aliases",
     "params_help",
     "split_params",
 ]

@@ -33,8 +33,8 @@ from synthcert.cli._options import (
     SchedulerOpt,
     SchemaOpt,
     internal_outputs,
+    load_schema,
     merge_scheduler,
-    schema_with_csv,
 )
 
 
@@ -107,12 +107,11 @@ def audit_command(
     internal-report.html to --private-dir DIR (REQUIRED). The table is read as the schema's
     "csv" section says.
     """
-    from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.audit import audit
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
-    sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
+    sch = load_schema(schema, None, no_header, sep, na_value, encoding)
     folder, internal = internal_outputs(private_dir, out, report)
     if folder is None:
         raise typer.BadParameter("give --private-dir DIR: the folder of the audit's files")

@@ -37,8 +37,8 @@ from synthcert.cli._options import (
     SchedulerOpt,
     SchemaOpt,
     internal_outputs,
+    load_schema,
     merge_scheduler,
-    schema_with_csv,
 )
 
 TargetOpt = Annotated[
@@ -104,12 +104,11 @@ def evaluate_command(
     schema's "csv" section says. --private-dir DIR receives evaluation.json, columns.csv, the
     figures (PNG) and internal-report.html.
     """
-    from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.evaluate import run_evaluation
     from synthcert.workflows.job_inputs import Execution, TableSource
 
-    sch = schema_with_csv(Schema.load(schema), no_header, sep, na_value, encoding)
+    sch = load_schema(schema, None, no_header, sep, na_value, encoding)
     folder, internal = internal_outputs(private_dir, out, report)
     engine_name, address = merge_scheduler(engine, scheduler)
     opts = sch.read_options()

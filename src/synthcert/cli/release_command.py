@@ -40,14 +40,13 @@ from synthcert.cli._options import (
     SchemaOpt,
     ShowPrivateOpt,
     check_missing_policy,
-    declare_log,
     deprecated,
     hidden,
+    load_schema,
     parse_engine,
     private_outputs,
-    schema_with_csv,
 )
-from synthcert.cli._params import RELEASE_PARAMS, merge_alias, params_help, split_params
+from synthcert.cli._params import RELEASE_PARAMS, merge_aliases, params_help, split_params
 from synthcert.cli.ledger_command import (
     LedgerOpt,
     LifetimeDeltaOpt,
@@ -163,28 +162,24 @@ def release_command(
     Example: synthcert release people.csv --schema schema.json --sigma 0.01
     --min-rows 30000 --epsilon 1 --out synthetic.csv --private-dir private/
     """
-    from synthcert.data.schema import Schema
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.ledger_step import planned_release_claim
     from synthcert.workflows.release import default_certificate_path, release
 
     run, _ = split_params(param, RELEASE_PARAMS, others=False)
-    for key, value, flag in (
+    aliases = (
         ("n_out", n_out, "--n-out"), ("neighboring", neighboring, "--neighboring"),
         ("ridge", ridge, "--ridge"), ("seed", seed, "--seed"),
         ("certificate", certificate, "--certificate"), ("missing", missing, "--missing"),
         ("chunk_rows", chunk_rows, "--chunk-rows"), ("engine", engine, "--engine"),
         ("engine", scheduler, "--scheduler"), ("workers", workers, "--workers"),
         ("partition_rows", partition_rows, "--partition-rows"),
-    ):  # fmt: skip
-        if not (key == "engine" and value == "dask" and scheduler is not None):
-            merge_alias(run, key, value, flag)
+    )  # fmt: skip
+    merge_aliases(run, aliases, scheduler)
     for flag, value in (("--alpha", alpha), ("--conversion", conversion)):
         if value is not None:
             deprecated(flag, "alpha is chosen to minimise epsilon, and ckm is never looser")
-    if log:
-        deprecated("--log", 'declare "scale": "log" in the schema instead')
-    sch = schema_with_csv(declare_log(Schema.load(schema), log), no_header, sep, na_value, encoding)
+    sch = load_schema(schema, log, no_header, sep, na_value, encoding)
     seed_value = run.get("seed")
     if seed_value is not None and (isinstance(seed_value, bool) or not isinstance(seed_value, int)):
         raise typer.BadParameter("--param seed must be a whole number")

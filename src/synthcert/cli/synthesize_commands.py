@@ -38,14 +38,19 @@ from synthcert.cli._options import (
     SchedulerOpt,
     SchemaOpt,
     ShowPrivateOpt,
-    declare_log,
     deprecated,
     hidden,
+    load_schema,
     parse_engine,
     private_outputs,
-    schema_with_csv,
 )
-from synthcert.cli._params import SYNTHESIZE_PARAMS, merge_alias, params_help, split_params
+from synthcert.cli._params import (
+    SYNTHESIZE_PARAMS,
+    merge_alias,
+    merge_aliases,
+    params_help,
+    split_params,
+)
 from synthcert.cli.ledger_command import (
     LedgerOpt,
     LifetimeDeltaOpt,
@@ -198,7 +203,6 @@ def synthesize_command(
     Example: synthcert synthesize people.csv --schema schema.json --synthesizer aim
     --epsilon 1 --delta 1e-6 --min-rows 30000 --out synthetic.csv --private-dir private/
     """
-    from synthcert.data.schema import Schema
     from synthcert.report.provenance import command_line
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.ledger_step import neighboring_of, planned_synthesis_claim
@@ -207,14 +211,13 @@ def synthesize_command(
     run, params = split_params(param, SYNTHESIZE_PARAMS, others=True)
     if seed is not None:  # the workflow takes a seed given as a parameter as the run's seed
         merge_alias(run, "seed", seed, "--seed")
-    for key, value, flag in (
+    aliases = (
         ("n_out", n_out, "--n-out"), ("allow_data_domain", allow_data_domain,
         "--allow-data-domain"), ("private_domain", private_domain, "--private-domain"),
         ("dp_bins", dp_bins, "--dp-bins"), ("dp_bins_log", dp_bins_log, "--dp-bins-log"),
         ("engine", engine, "--engine"), ("engine", scheduler, "--scheduler"),
-    ):  # fmt: skip
-        if not (key == "engine" and value == "dask" and scheduler is not None):
-            merge_alias(run, key, value, flag)
+    )  # fmt: skip
+    merge_aliases(run, aliases, scheduler)
     for key, values, flag in (
         ("domain_range", domain_range, "--domain-range"),
         ("domain_share", domain_share, "--domain-share"),
@@ -224,9 +227,7 @@ def synthesize_command(
             run.setdefault(key, []).extend(values)
     if "seed" in run:
         params["seed"] = run.pop("seed")
-    if log:
-        deprecated("--log", 'declare "scale": "log" in the schema instead')
-    sch = schema_with_csv(declare_log(Schema.load(schema), log), no_header, sep, na_value, encoding)
+    sch = load_schema(schema, log, no_header, sep, na_value, encoding)
     budget = Budget(
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,
