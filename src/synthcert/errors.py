@@ -8,6 +8,9 @@ only to ``error.json`` in the run's ``--private-dir``.
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 
 class SynthcertError(Exception):
     """Base class: every error synthcert raises on purpose derives from it."""
@@ -55,6 +58,15 @@ def check_choice(what: str, value: object, choices: tuple[str, ...] | list[str])
     """
     if value not in choices:
         raise ParameterError(f"unknown {what} {value!r}; choose one of {', '.join(choices)}")
+
+
+def import_extra(module: str, message: str) -> ModuleType:
+    """Import an optional dependency, or raise a :class:`SynthcertError` with ``message`` (which
+    says what needs it and the ``pip install 'synthcert[extra]'`` that brings it)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise SynthcertError(message) from exc
 
 
 class BudgetError(SynthcertError, ValueError):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from synthcert.engine.local import Done, in_order
 from synthcert.engine.reduce import merge_copy, tree_pairs
-from synthcert.errors import SynthcertError
+from synthcert.errors import SynthcertError, import_extra
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -35,13 +35,9 @@ def _apply(item: Any, fn: Callable[..., T], args: tuple = ()) -> T:
 
 
 def _import_distributed():
-    try:
-        import distributed
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise SynthcertError(
-            "the dask engine needs dask and distributed: pip install 'synthcert[dask]'"
-        ) from exc
-    return distributed
+    return import_extra(
+        "distributed", "the dask engine needs dask and distributed: pip install 'synthcert[dask]'"
+    )
 
 
 @contextlib.contextmanager

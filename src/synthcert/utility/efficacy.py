@@ -16,7 +16,7 @@ import pandas as pd
 from synthcert._result import Result, jsonable
 from synthcert.data.encode import category_codes, numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import DataError, SynthcertError
+from synthcert.errors import DataError, import_extra
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,9 @@ class Efficacy(Result):
 
 
 def _lightgbm() -> Any:
-    try:
-        import lightgbm
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise SynthcertError(
-            "machine-learning efficacy needs LightGBM: pip install 'synthcert[ml]'"
-        ) from exc
-    return lightgbm
+    return import_extra(
+        "lightgbm", "machine-learning efficacy needs LightGBM: pip install 'synthcert[ml]'"
+    )
 
 
 def feature_frame(frame: pd.DataFrame, schema: Schema, target: str) -> pd.DataFrame:

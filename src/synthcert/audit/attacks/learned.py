@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from synthcert.audit.attacks import Attack, AttackContext, SyntheticTable
-from synthcert.errors import ParameterError, SynthcertError
+from synthcert.errors import ParameterError, SynthcertError, import_extra
 
 MODELS = ("rf", "lr", "mlp", "xgb")
 FEATURE_SETS = ("dataset", "hist")
@@ -69,13 +69,10 @@ def make_model(model: str, seed: int) -> Any:
             MLPClassifier(hidden_layer_sizes=(64, 32), max_iter=500, random_state=seed),
         )
     if model == "xgb":
-        try:
-            from xgboost import XGBClassifier
-        except ImportError as exc:
-            raise SynthcertError(
-                "the xgb-* attacks need xgboost: pip install 'synthcert[ml]'"
-            ) from exc
-        return XGBClassifier(
+        xgboost = import_extra(
+            "xgboost", "the xgb-* attacks need xgboost: pip install 'synthcert[ml]'"
+        )
+        return xgboost.XGBClassifier(
             n_estimators=100,
             max_depth=3,
             learning_rate=0.1,
