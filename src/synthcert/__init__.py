@@ -5,9 +5,7 @@ Every public name loads on first use (module ``__getattr__``, PEP 562): ``import
 ``from synthcert import release_frame`` imports only what that name needs.
 """
 
-from importlib import import_module
-from typing import Any
-
+from synthcert._lazy import lazy_exports
 from synthcert._version import __version__
 from synthcert.errors import (
     AssumptionError,
@@ -19,62 +17,53 @@ from synthcert.errors import (
 
 _LAZY = {
     # data layer
-    "CsvOptions": "synthcert.data.io",
-    "Encoder": "synthcert.data.encode",
-    "Schema": "synthcert.data.schema",
-    "infer_schema": "synthcert.data.schema",
-    "read_table": "synthcert.data.io",
-    "write_table": "synthcert.data.io",
+    "CsvOptions": "data.io",
+    "Encoder": "data.encode",
+    "Schema": "data.schema",
+    "infer_schema": "data.schema",
+    "read_table": "data.io",
+    "write_table": "data.io",
     # privacy
-    "PrivacyAccountant": "synthcert.privacy.accountant",
-    "PrivacyClaim": "synthcert.privacy.claims",
-    "account": "synthcert.privacy.budget",
-    "max_records": "synthcert.privacy.budget",
-    "univariate_guarantee": "synthcert.privacy.gaussian_zcdp",
-    "RunRecord": "synthcert.run_record",
+    "PrivacyAccountant": "privacy.accountant",
+    "PrivacyClaim": "privacy.claims",
+    "account": "privacy.budget",
+    "max_records": "privacy.budget",
+    "univariate_guarantee": "privacy.gaussian_zcdp",
+    "RunRecord": "run_record",
     # synthesizers
-    "GaussianCopulaSynthesizer": "synthcert.synthesizers.copula",
-    "GaussianSynthesizer": "synthcert.synthesizers.gaussian",
-    "PrivBayesSynthesizer": "synthcert.synthesizers.privbayes",
-    "Synthesizer": "synthcert.synthesizers.base",
-    "make_synthesizer": "synthcert.synthesizers.registry",
-    "AIMSynthesizer": "synthcert.synthesizers.pgm",
-    "MWEMPGMSynthesizer": "synthcert.synthesizers.pgm",
-    "CTGANSynthesizer": "synthcert.synthesizers.ctgan",
+    "GaussianCopulaSynthesizer": "synthesizers.copula",
+    "GaussianSynthesizer": "synthesizers.gaussian",
+    "PrivBayesSynthesizer": "synthesizers.privbayes",
+    "Synthesizer": "synthesizers.base",
+    "make_synthesizer": "synthesizers.registry",
+    "AIMSynthesizer": "synthesizers.pgm",
+    "MWEMPGMSynthesizer": "synthesizers.pgm",
+    "CTGANSynthesizer": "synthesizers.ctgan",
     # workflows
-    "Budget": "synthcert.workflows.job_inputs",
-    "Execution": "synthcert.workflows.job_inputs",
-    "TableSource": "synthcert.workflows.job_inputs",
-    "Certificate": "synthcert.results",
-    "SynthesisSummary": "synthcert.results",
-    "release": "synthcert.workflows.release",
-    "release_frame": "synthcert.workflows.release",
-    "synthesize": "synthcert.workflows.synthesize",
+    "Budget": "workflows.job_inputs",
+    "Execution": "workflows.job_inputs",
+    "TableSource": "workflows.job_inputs",
+    "Certificate": "results",
+    "SynthesisSummary": "results",
+    "release": "workflows.release",
+    "release_frame": "workflows.release",
+    "synthesize": "workflows.synthesize",
     # audit, utility, inference, report, engines
-    "run_audit": "synthcert.audit",
-    "write_audit": "synthcert.audit",
-    "evaluate": "synthcert.utility.evaluate",
-    "UtilityEvaluation": "synthcert.utility.evaluate",
-    "combine": "synthcert.inference",
-    "mean_estimates": "synthcert.inference",
-    "regression_estimates": "synthcert.inference",
-    "write_report": "synthcert.report",
-    "open_engine": "synthcert.engine",
+    "run_audit": "audit",
+    "write_audit": "audit",
+    "evaluate": "utility.evaluate",
+    "UtilityEvaluation": "utility.evaluate",
+    "combine": "inference",
+    "mean_estimates": "inference",
+    "regression_estimates": "inference",
+    "write_report": "report",
+    "open_engine": "engine",
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load a public name from its module on first use, and keep it (PEP 562)."""
-    if name in _LAZY:
-        value = getattr(import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'synthcert' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    """The public names, loaded or not (for tab completion)."""
-    return sorted({*globals(), *_LAZY})
+# a public name loads from its submodule on first use and is kept (PEP 562); dir() lists
+# the public names, loaded or not (for tab completion)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -5,27 +5,22 @@ first use, so the core installs and runs without them; so do the copula and Priv
 scipy.stats import would otherwise add about half a second to every release.
 """
 
-from importlib import import_module
-from typing import Any
-
+from synthcert._lazy import lazy_exports
 from synthcert.synthesizers.base import DPSynthesizer, Synthesizer
 from synthcert.synthesizers.gaussian import GaussianSynthesizer
 from synthcert.synthesizers.registry import REGISTRY, make_synthesizer
 
 _LAZY = {
-    "GaussianCopulaSynthesizer": "synthcert.synthesizers.copula",
-    "PrivBayesSynthesizer": "synthcert.synthesizers.privbayes",
-    "AIMSynthesizer": "synthcert.synthesizers.pgm",
-    "MWEMPGMSynthesizer": "synthcert.synthesizers.pgm",
-    "CTGANSynthesizer": "synthcert.synthesizers.ctgan",
+    "GaussianCopulaSynthesizer": "copula",
+    "PrivBayesSynthesizer": "privbayes",
+    "AIMSynthesizer": "pgm",
+    "MWEMPGMSynthesizer": "pgm",
+    "CTGANSynthesizer": "ctgan",
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the synthesizers of the optional extras on first use."""
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'synthcert.synthesizers' has no attribute {name!r}")
+# the synthesizers of the optional extras (and the scipy-backed ones) import on first use
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [
