@@ -11,20 +11,10 @@ import pandas as pd
 
 from synthcert.audit.attacks import THESIS_LABELS
 from synthcert.audit.scoring import auc, roc_curve
-from synthcert.data.io import save_figure
+from synthcert.data.io import save_and_close_figure
 
 POS_COLOR, NEG_COLOR = "tab:red", "tab:blue"
 RANDOM_COLOR, MAHMAX_COLOR = "tab:blue", "tab:orange"
-
-
-def _save(fig, path: str | Path) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_figure(fig, path, dpi=120)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return path
 
 
 def _grid(k: int):
@@ -60,7 +50,7 @@ def plot_im_histograms(
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_and_close_figure(fig, path, dpi=120)
 
 
 def plot_roc(
@@ -82,7 +72,7 @@ def plot_roc(
     ax.legend(fontsize=7)
     if title:
         ax.set_title(title, fontsize=10)
-    return _save(fig, path)
+    return save_and_close_figure(fig, path, dpi=120)
 
 
 def plot_auc_bars(table: pd.DataFrame, path: str | Path) -> Path:
@@ -110,4 +100,4 @@ def plot_auc_bars(table: pd.DataFrame, path: str | Path) -> Path:
         ax.set_title(ds, fontsize=10)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_and_close_figure(fig, path, dpi=120)

@@ -250,6 +250,16 @@ def save_figure(fig: Any, path: str | os.PathLike, *, dpi: int = 110) -> Path:
     return path
 
 
+def save_and_close_figure(fig: Any, path: str | os.PathLike, *, dpi: int) -> Path:
+    """Write a pyplot figure atomically (:func:`save_figure`), then close it (frees pyplot's
+    reference); returns the path."""
+    import matplotlib.pyplot as plt
+
+    path = save_figure(fig, path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def refuse_overwriting_inputs(target: Path, protect: Sequence[str | os.PathLike]) -> None:
     """Raise DataError when ``target`` is one of the protected input files."""
     for p in protect:

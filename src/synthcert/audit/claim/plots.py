@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from synthcert.audit.claim.result import ClaimAuditResult
-from synthcert.data.io import save_figure
+from synthcert.data.io import save_and_close_figure
 
 Tradeoff = Callable[[np.ndarray], np.ndarray]
 
@@ -75,11 +75,7 @@ def tradeoff_figure(
     ax.set_title(title, fontsize=9)
     ax.set_aspect("equal")
     ax.legend(loc="lower right", fontsize=7)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
-    return path
+    return save_and_close_figure(fig, path, dpi=120)
 
 
 __all__ = ["tradeoff_figure"]

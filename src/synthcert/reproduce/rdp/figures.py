@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from synthcert.data.io import save_figure
+from synthcert.data.io import save_and_close_figure
 from synthcert.privacy.gaussian_release import alpha_limit, epsilon_per_record
 from synthcert.reproduce.rdp.printed import NS, PAPER, SIGMA, D
 
@@ -19,10 +19,6 @@ def _plt():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def _save(fig, path: Path) -> None:
-    save_figure(fig, path, dpi=130)
 
 
 def figure_alpha_eps(out: Path, d: int) -> Path:
@@ -44,10 +40,7 @@ def figure_alpha_eps(out: Path, d: int) -> Path:
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("ε of (α, ε)-RDP for n_out = n records")
     axes[0].legend()
-    path = out / f"fig_alpha_eps_d{d}.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return save_and_close_figure(fig, out / f"fig_alpha_eps_d{d}.png", dpi=130)
 
 
 def figure_eps_vs_d(out: Path, n: int = 10**7) -> Path:
@@ -63,10 +56,7 @@ def figure_eps_vs_d(out: Path, n: int = 10**7) -> Path:
     ax.set_title(f"ε against d (σ = {SIGMA})")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    path = out / "fig_eps_vs_d.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return save_and_close_figure(fig, out / "fig_eps_vs_d.png", dpi=130)
 
 
 def figure_eps_vs_sigma(out: Path, n: int = 10**7) -> Path:
@@ -84,10 +74,7 @@ def figure_eps_vs_sigma(out: Path, n: int = 10**7) -> Path:
     ax.set_title(f"ε against σ (d = {D})")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    path = out / "fig_eps_vs_sigma.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return save_and_close_figure(fig, out / "fig_eps_vs_sigma.png", dpi=130)
 
 
 def figure_dp_bars(out: Path, n: int, rows_554: list[dict[str, object]]) -> Path:
@@ -112,7 +99,4 @@ def figure_dp_bars(out: Path, n: int, rows_554: list[dict[str, object]]) -> Path
     ax.set_title(f"n_in = n_out = 10^{round(math.log10(n))}, d = {D}, σ = {SIGMA}")
     ax.legend(fontsize=8, ncol=2, loc="upper left")
     ax.grid(True, axis="y", alpha=0.3)
-    path = out / f"fig_dp_bars_n1e{round(math.log10(n))}.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return save_and_close_figure(fig, out / f"fig_dp_bars_n1e{round(math.log10(n))}.png", dpi=130)
