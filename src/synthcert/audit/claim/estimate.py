@@ -119,6 +119,15 @@ def _check_level(delta: float, confidence: float) -> None:
         raise ParameterError(f"confidence must lie in (0, 1), got {confidence}")
 
 
+def _scores(in_scores: np.ndarray, out_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of the IN and OUT runs as flat float64 arrays; a NaN score is refused."""
+    pos = np.asarray(in_scores, dtype=np.float64).ravel()
+    neg = np.asarray(out_scores, dtype=np.float64).ravel()
+    if np.isnan(pos).any() or np.isnan(neg).any():
+        raise ParameterError("a score is NaN; every run must give a number")
+    return pos, neg
+
+
 INTERVALS: tuple[str, ...] = ("clopper-pearson", "jeffreys")
 
 
@@ -273,10 +282,7 @@ def estimate_bounds(
     """
     _check_level(delta, confidence)
     check_choice("interval", interval, INTERVALS)
-    pos = np.asarray(in_scores, dtype=np.float64).ravel()
-    neg = np.asarray(out_scores, dtype=np.float64).ravel()
-    if np.isnan(pos).any() or np.isnan(neg).any():
-        raise ParameterError("a score is NaN; every run must give a number")
+    pos, neg = _scores(in_scores, out_scores)
     runs = int(min(pos.size, neg.size))
     if runs < 2:
         return _void(runs, delta, confidence, gaussian, "fewer than two runs on a side", interval)
@@ -395,10 +401,7 @@ def evaluate_test(
     check_choice("interval", interval, INTERVALS)
     if direction not in (1, -1):
         raise ParameterError(f"direction must be +1 or -1, got {direction}")
-    pos = np.asarray(in_scores, dtype=np.float64).ravel()
-    neg = np.asarray(out_scores, dtype=np.float64).ravel()
-    if np.isnan(pos).any() or np.isnan(neg).any():
-        raise ParameterError("a score is NaN; every run must give a number")
+    pos, neg = _scores(in_scores, out_scores)
     n = int(min(pos.size, neg.size)) if runs is None else int(runs)
     if pos.size < 1 or neg.size < 1:
         return _void(n, delta, confidence, gaussian, "no run on a side", interval)
