@@ -29,7 +29,7 @@ import pandas as pd
 from synthcert.data.discretize import Discretizer
 from synthcert.data.encode import check_missing_policy, missing_policy_for, typed_frame
 from synthcert.data.schema import CategoricalColumn, Schema
-from synthcert.errors import ParameterError, SynthcertError
+from synthcert.errors import DataError, ParameterError, SynthcertError
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.claims import (
     Assumption,
@@ -104,6 +104,15 @@ def sample_count(n: Any) -> int:
     if count < 0:
         raise ParameterError(f"n must be non-negative, got {count}")
     return int(count)
+
+
+def require_two_rows(n: int, model: str) -> None:
+    """Refuse a fit on fewer than 2 complete rows: ``"<model> needs at least 2 complete rows"``
+    (a :class:`~synthcert.errors.DataError`; the count, private, only in its detail)."""
+    if n < 2:
+        raise DataError(
+            f"{model} needs at least 2 complete rows", private_detail=f"{n} complete rows"
+        )
 
 
 def cached_discretizer(synth: Any) -> Discretizer:

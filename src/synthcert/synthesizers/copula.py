@@ -50,12 +50,12 @@ from synthcert.data.encode import (
     prepare_table,
 )
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
-from synthcert.errors import AssumptionError, DataError, ParameterError
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.audit_hook import record_measurement
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.sources import CountSource, check_cardinalities
-from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer
+from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer, require_two_rows
 from synthcert.synthesizers.gaussian import gaussian_factor
 
 
@@ -486,11 +486,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         )
         frame, dropped, filled = prepare_table(table, self.schema, missing=policy)
         n = len(frame)
-        if n < 2:
-            raise DataError(
-                "the copula needs at least 2 complete rows",
-                private_detail=f"{n} complete rows",
-            )
+        require_two_rows(n, "the copula")
         raw: list[np.ndarray] = []
         present: list[np.ndarray] = []
         variables: list[tuple[int, str]] = []
@@ -620,11 +616,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         pairs = [(i, j) for i in range(d) for j in range(i + 1, d)]
         tables = source.marginal([*((j,) for j in range(d)), *pairs])
         n = source.rows
-        if n < 2:
-            raise DataError(
-                "the copula needs at least 2 complete rows",
-                private_detail=f"{n} complete rows",
-            )
+        require_two_rows(n, "the copula")
         self.accountant = self.new_accountant()
         self.n_ = n
         self.rows_dropped_missing_ = None  # the counts hold the kept rows only

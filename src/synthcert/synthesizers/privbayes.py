@@ -20,7 +20,7 @@ import pandas as pd
 from synthcert.data.discretize import DEFAULT_BINS, Discretizer
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import Schema
-from synthcert.errors import DataError, ParameterError, check_choice
+from synthcert.errors import ParameterError, check_choice
 from synthcert.privacy.audit_hook import record_measurement, record_selection
 from synthcert.privacy.mechanisms import (
     StaircaseForm,
@@ -38,7 +38,7 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
     prefetch_subsets,
 )
-from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer
+from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer, require_two_rows
 from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.counts import fit_from_table
 
@@ -271,10 +271,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
             self.degree_ = choose_degree(source.rows, eps_p, cards, theta=float(self.theta))
         prefetch_subsets(source, self.degree_)
         n = source.rows
-        if n < 2:
-            raise DataError(
-                "PrivBayes needs at least 2 complete rows", private_detail=f"{n} complete rows"
-            )
+        require_two_rows(n, "PrivBayes")
 
         if eps is None:
 
