@@ -192,6 +192,20 @@ def l1_errors(
     return errors
 
 
+def measure_one_way_exactly(
+    est: Estimator,
+    state: PGMState,
+    answers: Mapping[Clique, np.ndarray],
+    columns: Sequence[str],
+    iters: int,
+) -> None:
+    """Without DP: every one-way marginal measured exactly (scale 1; they cost nothing), then
+    the model fitted with ``iters`` iterations."""
+    for a in columns:
+        est.measure(state, (a,), answers[(a,)], 1.0)
+    est.fit(state, iters)
+
+
 def measure_gaussian(
     est: Estimator,
     state: PGMState,
@@ -253,9 +267,7 @@ def run_aim(
     say = progress or (lambda _msg: None)
 
     if rho is None:
-        for a in columns:  # Algorithm 5 without noise
-            est.measure(state, (a,), answers[(a,)], 1.0)
-        est.fit(state, round_iters)
+        measure_one_way_exactly(est, state, answers, columns, round_iters)  # Algorithm 5
         for t in range(rounds or k):
             cand = admissible(candidates, est, state, max_model_size)
             w = np.array([weights[r] for r in cand])
@@ -381,9 +393,7 @@ def run_mwem(
         sigma = math.sqrt(1.0 / (2.0 * measure_share * rho_t))
         eps = math.sqrt(8.0 * (1.0 - measure_share) * rho_t)
     else:  # without DP the one-way marginals cost nothing: measure them exactly first
-        for a in sizes:
-            est.measure(state, (a,), answers[(a,)], 1.0)
-        est.fit(state, round_iters)
+        measure_one_way_exactly(est, state, answers, list(sizes), round_iters)
     for t in range(1, T + 1):
         cand = admissible(candidates, est, state, max_model_size * t / T)
         if not cand:
