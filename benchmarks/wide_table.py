@@ -17,17 +17,18 @@ epsilon = 1, delta = 1e-6, with every warning an error, in up to three modes:
   bypassing the workflow (no tree bins, no CSV reading).
 
 For each run: wall and CPU seconds of this process (the machine may be shared: CPU seconds
-are the load-free figure), the selection rounds (AIM, MWEM-PGM), the claim's epsilon and delta
-and the shares of epsilon it states (``tree_bins``: of the synthesizer's budget;
-``domain``: of the total), the number of warnings the claim carries, against the target (AIM
-3 min; MWEM-PGM and PrivBayes 1 min; the others have none) and against a floor measured in the
-same run: computing every 1-way and 2-way marginal of the discretised table with numpy
-(``np.bincount``), the counts AIM and MWEM read before their first selection. A synthesizer
-that refuses a mode by design (the certified Gaussian release is not a DP synthesizer and
-takes no ``--private-domain``) prints its refusal.
+are the load-free figure), the selection rounds (AIM, MWEM-PGM), the columns written (the DP
+domain leaves out, by public rule, a column whose DP category list kept fewer than two
+values), the claim's epsilon and delta and the shares of epsilon it states (``tree_bins``: of
+the synthesizer's budget; ``domain``: of the total), the number of warnings the claim
+carries, against the target (AIM 3 min; MWEM-PGM and PrivBayes 1 min; the others have none)
+and against a floor measured in the same run: computing every 1-way and 2-way marginal of the
+discretised table with numpy (``np.bincount``), the counts AIM and MWEM read before their
+first selection. A synthesizer that refuses a mode by design (the certified Gaussian release
+is not a DP synthesizer and takes no ``--private-domain``) prints its refusal.
 
     PYTHONPATH=src python benchmarks/wide_table.py [--rows 10000] [--synthesizers aim,...]
-        [--modes public,domain] [--private-domain 0.2] [--epsilon 1] [--seed 0]
+        [--modes public,domain,direct] [--private-domain 0.2] [--epsilon 1] [--seed 0]
 """
 
 from __future__ import annotations
@@ -71,11 +72,13 @@ DELTA = 1e-6
 
 @dataclass(frozen=True)
 class Timing:
-    """One run: seconds, selection rounds, and the claim (None for a direct fit)."""
+    """One run: seconds, selection rounds, columns out, and the claim (None for a direct
+    fit)."""
 
     wall: float
     cpu: float
     rounds: int
+    columns: int
     claim: PrivacyClaim | None
 
 
@@ -100,8 +103,12 @@ def inferred_schema(csv: Path, folder: Path) -> Schema:
     return Schema.load(out)
 
 
-def timed(work: Callable[[Callable[[str], None]], PrivacyClaim | None]) -> Timing:
-    """Wall and CPU seconds of ``work(on_round)`` with every warning an error."""
+Work = Callable[[Callable[[str], None]], tuple[int, PrivacyClaim | None]]
+
+
+def timed(work: Work) -> Timing:
+    """Wall and CPU seconds of ``work(on_round)`` (which returns the columns out and the
+    claim) with every warning an error."""
     rounds = [0]
 
     def on_round(_message: str) -> None:
@@ -111,8 +118,8 @@ def timed(work: Callable[[Callable[[str], None]], PrivacyClaim | None]) -> Timin
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.filterwarnings("ignore", module=r"(torch|opacus)(\.|$)")
-        claim = work(on_round)
-    return Timing(time.perf_counter() - wall, time.process_time() - cpu, rounds[0], claim)
+        columns, claim = work(on_round)
+    return Timing(time.perf_counter() - wall, time.process_time() - cpu, rounds[0], columns, claim)
 
 
 def run_direct(name: str, table: pd.DataFrame, schema: Schema, epsilon: float,
@@ -122,13 +129,14 @@ def run_direct(name: str, table: pd.DataFrame, schema: Schema, epsilon: float,
     if name != "gaussian":
         params.update(epsilon=epsilon, delta=DELTA, seed=seed)
 
-    def work(on_round: Callable[[str], None]) -> None:
+    def work(on_round: Callable[[str], None]) -> tuple[int, None]:
         if name in ("aim", "mwem-pgm"):
             params["progress"] = on_round
         synth = make_synthesizer(name, schema, **params).fit(table)
         out = synth.sample(len(table), seed=seed + 1)
         numeric = out.select_dtypes("number").to_numpy(dtype=np.float64)
         assert len(out) == len(table) and np.all(np.isfinite(numeric[~np.isnan(numeric)]))
+        return out.shape[1], None
 
     return timed(work)
 
@@ -144,7 +152,7 @@ def run_workflow(name: str, csv: Path, n: int, schema: Schema, epsilon: float, s
                     min_rows=min_rows)  # fmt: skip
     out = folder / f"{name}.csv"
 
-    def work(on_round: Callable[[str], None]) -> PrivacyClaim:
+    def work(on_round: Callable[[str], None]) -> tuple[int, PrivacyClaim]:
         def on_stage(stage: str, _done: int, _total: int | None) -> None:
             if stage.startswith("fit: "):
                 on_round(stage)
@@ -156,7 +164,7 @@ def run_workflow(name: str, csv: Path, n: int, schema: Schema, epsilon: float, s
         rows = pd.read_csv(out)
         numeric = rows.select_dtypes("number").to_numpy(dtype=np.float64)
         assert len(rows) == n and np.all(np.isfinite(numeric[~np.isnan(numeric)]))
-        return result.summary.claim
+        return rows.shape[1], result.summary.claim
 
     return timed(work)
 
@@ -193,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
           f"epsilon = {args.epsilon:g}, delta = {DELTA:g}; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")  # fmt: skip
     print(f"floor (all 1- and 2-way marginals with numpy): {floor:.2f} s")
-    head = (f"{'mode':<8}{'synthesizer':<16}{'wall s':>8}{'cpu s':>8}{'rounds':>7}"
+    head = (f"{'mode':<8}{'synthesizer':<16}{'wall s':>8}{'cpu s':>8}{'rounds':>7}{'cols':>5}"
             f"{'target s':>9}{'wall/target':>12}{'wall/floor':>11}  {'eps':>4} {'delta':>6}"
             f"  {'warnings':>8}  shares")  # fmt: skip
     print(head, flush=True)
@@ -223,6 +231,7 @@ def main(argv: list[str] | None = None) -> None:
             dlt = "-" if c is None or c.delta is None else f"{c.delta:g}"
             nwarn = "-" if c is None else str(len(c.warnings))
             print(f"{mode:<8}{name:<16}{t.wall:>8.1f}{t.cpu:>8.1f}{t.rounds or '-':>7}"
+                  f"{t.columns:>5}"
                   f"{target or '-':>9}{ratio:>12}{t.wall / floor:>11.0f}  {eps:>4} {dlt:>6}"
                   f"  {nwarn:>8}  {shares(c)}", flush=True)  # fmt: skip
 
