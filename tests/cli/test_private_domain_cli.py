@@ -5,17 +5,22 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
+from wide_table import small_wide_table, wide_table
 
 from synthcert.cli import app
 from synthcert.cli.synthesize_commands import parse_domain_ranges, parse_domain_shares
-from synthcert.data.schema import infer_schema
+from synthcert.data.schema import Schema, infer_schema
 from synthcert.privacy.domain import stability_threshold, threshold_scale
+from synthcert.privacy.tree_bins import DEFAULT_SHARE as TREE_SHARE
+from synthcert.workflows.synthesize import TREE_SYNTHESIZERS
 
 runner = CliRunner()
 N = 20_000
@@ -196,54 +201,72 @@ def test_the_rows_each_column_needs_are_printed_before_the_fit(files, tmp_path):
 
 
 # -- a wide table: 50 columns as issue 27 describes them ----------------------------------------
-def wide_table(n: int, seed: int = 5) -> pd.DataFrame:
-    """Ten lognormal amounts, ten Poisson counts, eight numeric columns missing 2-86 %, a
-    Zipf-distributed 50-level "state", ten small categoricals, six correlated scores and five
-    integer codes."""
-    rng = np.random.default_rng(seed)
-    cols: dict[str, np.ndarray] = {}
-    for i in range(10):
-        cols[f"amount{i}"] = np.round(rng.lognormal(8 + 0.1 * i, 1.2, n), 2)
-    for i in range(10):
-        cols[f"count{i}"] = rng.poisson(1 + i, n)
-    for i, p in enumerate([0.02, 0.1, 0.2, 0.35, 0.5, 0.77, 0.8, 0.86]):
-        v = rng.normal(50, 10, n).round(1)
-        v[rng.random(n) < p] = np.nan
-        cols[f"opt{i}"] = v
-    zipf = np.arange(1, 51) ** -1.1
-    cols["state"] = np.array([f"S{k:02d}" for k in range(1, 51)])[
-        rng.choice(50, n, p=zipf / zipf.sum())
-    ]
-    for i in range(10):
-        k = 2 + i % 5
-        cols[f"cat{i}"] = np.array([f"c{j}" for j in range(k)])[rng.integers(0, k, n)]
-    base = rng.normal(size=n)
-    for i in range(6):
-        cols[f"score{i}"] = np.round(600 + 50 * (0.7 * base + 0.7 * rng.normal(size=n)))
-    for i in range(5):
-        cols[f"code{i}"] = rng.integers(100, 120 + 10 * i, n)
-    return pd.DataFrame(cols)
+# The fixture tests/fixtures/wide_table.py (long tails, block missingness up to 86 %, a Zipf
+# 50-level "state", integer codes); its schema is drafted by `schema infer`, never edited.
+WIDE = ["--epsilon", "1", "--delta", "1e-6", "--private-domain", "0.2"]
 
 
-def run_wide(tmp_path: Path, n: int, share: str) -> None:
-    """schema infer, then privbayes at --private-domain 0.2, delta 1e-6, epsilon 1: the run
-    completes; every state held by >= 500 records is kept; the columns whose lists kept fewer
-    than two values are named in a warning and absent from the output."""
-    table = wide_table(n)
+@dataclass(frozen=True)
+class WideRun:
+    """One `schema infer` -> `synthesize` run on a wide table: exit code, the output (stdout
+    and stderr joined, or each alone), the rows written and the schema the synthesizer was
+    given (after the DP domain and DP bins steps: the schema the rows must respect)."""
+
+    code: int
+    output: str
+    stdout: str
+    stderr: str
+    rows: pd.DataFrame | None
+    fitted: Schema | None
+
+
+def run_wide(tmp_path: Path, table: pd.DataFrame, monkeypatch, *args: str) -> WideRun:
+    """`schema infer --public-kinds` on ``table``, then `synthesize` with ``args`` (the
+    synthesizer, the budget, --private-domain, ...) with every warning an error (but torch's
+    and opacus's about their own configuration, as in test_wide_table.py); the schema handed
+    to the synthesizer is caught on its way to the registry."""
+    from synthcert.workflows import synthesize as workflow
+
     table.to_csv(tmp_path / "w.csv", index=False)
     res = runner.invoke(app, ["schema", "infer", str(tmp_path / "w.csv"), "--public-kinds", "--out",
                               str(tmp_path / "s.json")])  # fmt: skip
     assert res.exit_code == 0, res.output
-    args = ["synthesize", str(tmp_path / "w.csv"), "--schema", str(tmp_path / "s.json"),
-            "--out", str(tmp_path / "syn.csv"), *BASE, "--domain-share", f"state={share}",
-            "--private-record", str(tmp_path / "private" / "rec.json")]  # fmt: skip
-    res = runner.invoke(app, args)
-    out = " ".join(res.output.split())
-    assert res.exit_code == 0, out
+    fitted: list[Schema] = []
+    make = workflow.make_synthesizer
+
+    def catch(name, schema, **params):
+        fitted.append(schema)
+        return make(name, schema, **params)
+
+    monkeypatch.setattr(workflow, "make_synthesizer", catch)
+    cmd = ["synthesize", str(tmp_path / "w.csv"), "--schema", str(tmp_path / "s.json"),
+           "--out", str(tmp_path / "syn.csv"), *args,
+           "--private-record", str(tmp_path / "private" / "rec.json")]  # fmt: skip
+    with warnings.catch_warnings():  # issue 27: no warning (an overflow or NaN is an error)
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", module=r"(torch|opacus)(\.|$)")  # their own setup
+        res = runner.invoke(app, cmd)
+    schema = fitted[-1] if fitted else None
+    rows = None
+    if res.exit_code == 0:
+        text = {c.name: str for c in schema.categorical} if schema is not None else None
+        rows = pd.read_csv(tmp_path / "syn.csv", dtype=text)
+    return WideRun(res.exit_code, " ".join(res.output.split()), res.stdout, res.stderr, rows,
+                   schema)  # fmt: skip
+
+
+def run_wide_with_a_state_share(tmp_path: Path, monkeypatch, n: int, share: str) -> None:
+    """schema infer, then privbayes at --private-domain 0.2, delta 1e-6, epsilon 1: the run
+    completes; every state held by >= 500 records is kept; the columns whose lists kept fewer
+    than two values are named in a warning and absent from the output."""
+    table, _ = wide_table(n)
+    run = run_wide(tmp_path, table, monkeypatch, *BASE, "--domain-share", f"state={share}")
+    out = run.output
+    assert run.code == 0, out
     assert "numeric columns: bounds reliable from about" in out  # the summary (> 10 columns)
     assert "state: DP category list at epsilon" in out
-    rows = pd.read_csv(tmp_path / "syn.csv")
-    assert len(rows) == n
+    rows = run.rows
+    assert rows is not None and len(rows) == n
     frequent = {k for k, v in table["state"].value_counts().items() if v >= 500}
     assert len(frequent) >= 1 and frequent <= set(rows["state"].dropna())
     schema = json.loads((tmp_path / "s.json").read_text())
@@ -256,16 +279,91 @@ def run_wide(tmp_path: Path, n: int, share: str) -> None:
     assert sum(e["epsilon"] for e in domain) == pytest.approx(0.2)
 
 
-def test_a_wide_table_runs_through_with_a_share_for_its_zipf_column(tmp_path):
+def test_a_wide_table_runs_through_with_a_share_for_its_zipf_column(tmp_path, monkeypatch):
     """3,000 rows: the threshold does not depend on n, so the states with >= 500 records are
     kept as on 10,000 rows (``state`` gets 0.9 of the domain budget: T about 175)."""
-    run_wide(tmp_path, 3_000, "0.9")
+    run_wide_with_a_state_share(tmp_path, monkeypatch, 3_000, "0.9")
 
 
 @pytest.mark.slow
-def test_a_wide_table_of_ten_thousand_rows(tmp_path):
+def test_a_wide_table_of_ten_thousand_rows(tmp_path, monkeypatch):
     """Issue 27's shape: 10,000 rows x 50 columns; ``state`` gets half the domain budget."""
-    run_wide(tmp_path, 10_000, "0.5")
+    run_wide_with_a_state_share(tmp_path, monkeypatch, 10_000, "0.5")
+
+
+def wide_checks():
+    """The output checks of tests/synthesizers/test_wide_table.py (one definition)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "synthesizers"))
+    return importlib.import_module("test_wide_table")
+
+
+def check_dp_domain_run(run: WideRun, table: pd.DataFrame, name: str, tmp_path: Path) -> None:
+    """The run completed with the requested rows, values within the DP schema the synthesizer
+    was given, and a claim of (1, 1e-6) that states the domain share (and the tree-bins share
+    for the synthesizers that take DP tree bins by default); the domain step spent 0.2."""
+    assert run.code == 0, run.output
+    assert run.rows is not None and run.fitted is not None
+    wide_checks().check_output(run.rows, table, run.fitted)
+    assert "private_domain needs, per data-derived column:" in run.stderr
+    claim = json.loads(run.stdout)["claim"]
+    assert claim["guarantee"] == "differential privacy"
+    assert (claim["epsilon"], claim["delta"]) == (1.0, 1e-6)
+    stated = {a["name"]: a["value"] for a in claim["assumptions"]}
+    assert stated["domain_share"] == 0.2
+    if name in TREE_SYNTHESIZERS:
+        assert stated["tree_bins"]["share"] == TREE_SHARE and stated["tree_bins"]["columns"]
+        assert any("DP tree bins" in m for m in claim["mechanisms"])
+    else:
+        assert "tree_bins" not in stated
+    record = json.loads((tmp_path / "private" / "rec.json").read_text())
+    domain = [e for e in record["ledger"] if e["step"] == "domain"]
+    assert sum(e["epsilon"] for e in domain) == pytest.approx(0.2)
+
+
+# every DP synthesizer; unbounded ones are given the table size as a public lower bound
+DP_SYNTHESIZERS = ["aim", "mwem-pgm", "privbayes", "gaussian-copula", "ctgan"]
+
+
+def private_domain_args(name: str, n: int, full: bool) -> list[str]:
+    """`synthesize` options for ``name`` on ``n`` rows at issue 27's --private-domain 0.2;
+    CTGAN with the one-epoch settings of tests/synthesizers/test_wide_table.py."""
+    extra = ["--min-rows", str(n)]
+    if name == "ctgan":
+        w = wide_checks()
+        settings = {**w.CTGAN, **(w.CTGAN_FULL if full else w.CTGAN_SMALL)}
+        extra += [x for k, v in settings.items() for x in ("--param", f"{k}={json.dumps(v)}")]
+    return ["--synthesizer", name, *WIDE, *extra, "--json"]
+
+
+@pytest.mark.parametrize("name", DP_SYNTHESIZERS)
+def test_the_small_wide_table_runs_with_a_dp_domain(tmp_path, monkeypatch, name):
+    """The 20-column slice (2,000 rows): `schema infer` -> `synthesize --private-domain 0.2`
+    completes for every DP synthesizer, within the DP schema, stating every share."""
+    table, _ = small_wide_table()
+    run = run_wide(tmp_path, table, monkeypatch, *private_domain_args(name, len(table), full=False))
+    check_dp_domain_run(run, table, name, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", DP_SYNTHESIZERS)
+def test_the_wide_table_runs_with_a_dp_domain(tmp_path, monkeypatch, name):
+    """Issue 27's target: 10,000 rows x 50 columns, `schema infer` -> `synthesize --epsilon 1
+    --private-domain 0.2` completes for every DP synthesizer (CTGAN: one epoch)."""
+    table, _ = wide_table()
+    run = run_wide(tmp_path, table, monkeypatch, *private_domain_args(name, len(table), full=True))
+    check_dp_domain_run(run, table, name, tmp_path)
+
+
+def test_the_gaussian_release_refuses_a_dp_domain(tmp_path, monkeypatch):
+    """The certified Gaussian release is not a DP synthesizer (its privacy is inherent to
+    sampling, certified on a public domain): --private-domain is refused by design, before
+    any fit, naming the reason."""
+    table, _ = small_wide_table()
+    run = run_wide(tmp_path, table, monkeypatch, "--synthesizer", "gaussian", *WIDE,
+                   "--min-rows", "1000", "--param", "ridge=0.5")  # fmt: skip
+    assert run.code != 0 and run.fitted is None
+    assert "'gaussian' is not one" in run.output and "give it a public domain" in run.output
+    assert not (tmp_path / "syn.csv").exists()
 
 
 # -- the fallback publishes the same bytes on neighbouring tables ------------------------------
