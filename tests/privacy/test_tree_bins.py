@@ -30,7 +30,7 @@ from synthcert.privacy.tree_bins import (
     CellCounts,
     allocate,
     consistent_tree,
-    equal_mass_cuts,
+    leaf_cuts,
     level_counts,
     requested_columns,
     sensitivity,
@@ -94,17 +94,39 @@ def test_consistent_tree_is_consistent_and_exact_without_noise():
         assert np.allclose(parent, kids.reshape(-1, 2).sum(axis=1))
 
 
-def test_allocation_gives_no_mass_below_the_noise_floor():
-    """A stretch whose estimates stay below the floor gets nothing; the rest keeps its shape."""
+def test_allocation_keeps_every_leaf_estimate_and_cuts_at_leaves():
+    """Exact counts: the dense cells are resolved down to the last level, a stretch below
+    theta is one leaf that keeps its count (spread by capacity), the empty rest is leaves of
+    no mass, and the bins are runs of whole leaves."""
     leaves = np.zeros(2**DEPTH)
     leaves[:8] = [100, 300, 500, 300, 100, 50, 20, 5]
     est = split_levels(level_counts(leaves).astype(float))
-    mass = allocate(est, np.ones(2**DEPTH), floor=30.0)
+    mass, edges = allocate(est, np.ones(2**DEPTH), split_at=30.0)
     assert mass.sum() == pytest.approx(leaves.sum())
-    assert np.all(mass[8:] == 0) and np.all(mass[:5] > 0)
-    cuts = equal_mass_cuts(mass, 4, 30.0)
-    assert cuts[0] == 0 and cuts[-1] == 2**DEPTH and np.all(np.diff(cuts) > 0)
-    assert len(cuts) - 1 <= 4
+    assert np.allclose(mass[:6], leaves[:6])  # each cell of >= theta is its own leaf
+    assert mass[6:8].tolist() == pytest.approx(
+        [12.5, 12.5]
+    )  # 20 + 5 < theta: one leaf, by capacity
+    assert np.all(mass[8:] == 0)
+    assert edges[:8].tolist() == [0, 1, 2, 3, 4, 5, 6, 8]
+    cuts = leaf_cuts(mass, edges, 4, 30.0)
+    assert cuts[0] == 0 and cuts[-1] == 2**DEPTH and len(cuts) - 1 <= 4
+    assert set(cuts.tolist()) <= set(edges.tolist())
+    assert np.array_equal(leaf_cuts(mass, edges, len(edges) - 1, 30.0), edges)
+
+
+def test_a_sparse_stretch_beside_a_dense_one_keeps_its_mass():
+    """Noise-free estimates: a sparse stretch (each of its nodes below theta) beside a dense
+    one keeps its own mass, where a floor on every child moved it all to the dense side (the
+    6,000-row California bias: 10 % of longitude's rows squeezed into a few cells)."""
+    leaves = np.zeros(2**DEPTH)
+    leaves[:16] = 12.0  # 192 rows thinly spread: below theta = 200, beside 3,000 rows
+    leaves[16:18] = [2000.0, 1000.0]
+    est = split_levels(level_counts(leaves).astype(float))
+    mass, _ = allocate(est, np.ones(2**DEPTH), split_at=200.0)
+    assert mass[:16].sum() == pytest.approx(192.0)
+    assert np.allclose(mass[:16], 12.0)
+    assert mass[16:18].tolist() == pytest.approx([2000.0, 1000.0])
 
 
 @pytest.mark.parametrize(
