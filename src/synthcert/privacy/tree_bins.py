@@ -39,10 +39,13 @@ deviation passes its mass to its children in proportion to their estimates clipp
 below theta is a *leaf*, whose mass is spread over its fine cells by their public capacity (the
 noise hides any shape inside it, so the tree is not read below it). Every stretch keeps its own
 estimate: a floor on each child instead (zeroing a child below theta) moved a sparse stretch's
-mass into its dense sibling, up to theta per node. An empty stretch (the top of a long tail) is
-a few wide leaves whose estimates are noise around 0. (3) Bins (:func:`leaf_cuts`): every leaf
-is a bin when there are at most k leaves, so the synthesizer measures the mass of each stretch
-the tree resolved (the empty tail's leaves included); otherwise :func:`equal_mass_cuts` groups
+mass into its dense sibling, up to theta per node. The tail rule (:func:`trim_empty_ends`):
+a leaf hanging off the outer edge of the resolved tree is cleared when its estimate is below
+:data:`END_SD` standard deviations or when it is wider than all the data the tree resolved, so
+the empty top of a long tail holds no noise-level mass that would become outliers; cleared
+leaves join the bin next to them. (3) Bins (:func:`leaf_cuts`): every remaining leaf is a bin
+when there are at most k of them, so the synthesizer measures the mass of each stretch the tree
+resolved; otherwise :func:`equal_mass_cuts` groups
 runs of whole leaves left to right, closing a bin where its mass reaches the remaining mass over
 the remaining bins (at least theta), so atoms (a value held by most records) take one bin and
 the rest is split again; a last bin below theta is merged into its neighbour. The number of bins
@@ -76,7 +79,8 @@ from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
 from synthcert.privacy.quantile_bins import compose_basic, with_bins
 
 DEPTH = 10  # 2^10 = 1024 public fine cells per column
-FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations counts as empty
+FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations is a leaf
+END_SD = 1.0  # the tail rule: an end leaf below END_SD noise standard deviations is cleared
 DEFAULT_SHARE = 0.1  # share of the synthesizer's budget spent on default tree bins
 GAUSSIAN_MECHANISM = "Gaussian noise (dyadic histogram: DP tree bins)"
 LAPLACE_MECHANISM = "Laplace noise (dyadic histogram: DP tree bins)"
@@ -232,12 +236,113 @@ def equal_mass_cuts(mass: np.ndarray, bins: int, floor: float) -> np.ndarray:
     return np.asarray(cuts, dtype=np.int64)
 
 
+def resolved_hull(
+    estimates: list[np.ndarray], split_at: float, clear: Callable[[float, int], bool]
+) -> tuple[int, int]:
+    """The fine cells [lo, hi) left by the walks of :func:`trim_empty_ends`: from the root,
+    down the outer edge of the resolved tree on each side, an outer child below ``split_at``
+    beside a resolved inner child is an end leaf, cleared when ``clear(estimate, width in
+    cells)`` holds (the walk then goes on in the inner child); otherwise the walk stops."""
+    cells = 2 ** len(estimates)
+    lo, hi = 0, cells
+    for side in (1, 0):  # 1: walk the right edge, 0: the left one
+        index = 0  # the root's children are nodes 0 and 1 of level 1
+        for level, est in enumerate(estimates):
+            kids = (2 * index, 2 * index + 1) if level else (0, 1)
+            outer, inner = (kids[1], kids[0]) if side else (kids[0], kids[1])
+            if est[outer] >= split_at:
+                index = outer
+                continue
+            width = cells >> (level + 1)  # cells under one node of this level
+            if est[inner] < split_at or not clear(float(est[outer]), width):
+                break
+            if side:
+                hi = min(hi, outer * width)
+            else:
+                lo = max(lo, (outer + 1) * width)
+            index = inner
+    return lo, hi
+
+
+def trim_empty_ends(
+    estimates: list[np.ndarray],
+    mass: np.ndarray,
+    leaf_edges: np.ndarray,
+    split_at: float,
+    clear_below: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tail rule: the leaves that hang off the outer edges of the resolved tree with an
+    estimate indistinguishable from zero get no mass and join the bin next to them (module
+    docstring, step 2).
+
+    From the root, follow the outer edge of the resolved tree down (:func:`resolved_hull`):
+    where a resolved node's outer child is a leaf and its inner child is resolved, that leaf is
+    an *end leaf* (nothing beyond it was resolved). An end leaf is cleared when its estimate is
+    below ``clear_below`` (:data:`END_SD` = one noise standard deviation), or when it is wider
+    than the *core*, the stretch left when every end leaf is cleared: a leaf wider than all the
+    data the tree could resolve is, below theta, the empty rest of the public range. The walk
+    goes on inward after a cleared leaf and stops at the first kept one. At the ends of the
+    range noise-level mass becomes outliers: the empty top of a long tail under bounds 500x the
+    median put 0.1-1.9 % of the rows beyond twice the largest real value in each of 6 seeds
+    (6,000 rows, a tenth of AIM's rho over ten columns, bins weighted by noisy counts as a
+    synthesizer would), and none after this rule in 12 seeds. A real end leaf of fewer than
+    about one standard deviation of rows is cleared with it (its mass goes to the rest by
+    normalisation); interior leaves keep their estimates. Decoding 6,000 California rows in
+    their own bins moved the 1-way TV of nine columns by at most 0.011.
+
+    Parameters
+    ----------
+    estimates
+        Consistent estimates of levels 1..L (:func:`consistent_tree`).
+    mass, leaf_edges
+        The outputs of :func:`allocate` with the same ``split_at``.
+    split_at
+        theta.
+    clear_below
+        An end leaf below it is cleared (:data:`END_SD` noise standard deviations).
+
+    Returns
+    -------
+    mass : numpy.ndarray
+        The masses with the end leaves' cells at 0.
+    leaf_edges : numpy.ndarray
+        The leaf edges without those inside or at the inner side of the end leaves' runs.
+
+    Examples
+    --------
+    >>> est = split_levels(level_counts(np.array([1, 0, 30, 40, 2, 1, 0, 3])).astype(float))
+    >>> m, e = allocate(est, np.ones(8), 10.0)
+    >>> e.tolist()
+    [0, 2, 3, 4, 8]
+    >>> m, e = trim_empty_ends(est, m, e, 10.0, 8.0)
+    >>> m.tolist(), e.tolist()
+    ([0.0, 0.0, 30.0, 40.0, 0.0, 0.0, 0.0, 0.0], [0, 3, 8])
+    """
+    cells = len(mass)
+    out = np.array(mass, dtype=np.float64)
+    core = resolved_hull(estimates, split_at, lambda _est, _width: True)
+    core_width = core[1] - core[0]
+    lo, hi = resolved_hull(
+        estimates, split_at, lambda est, width: est < clear_below or width > core_width
+    )
+    if lo >= hi:
+        return out, np.asarray(leaf_edges, dtype=np.int64)
+    edges = np.asarray(leaf_edges, dtype=np.int64)
+    inner_edges = edges[(edges > lo) & (edges < hi)]
+    out[:lo] = 0.0
+    out[hi:] = 0.0
+    return out, np.concatenate([[0], inner_edges, [cells]]).astype(np.int64)
+
+
 def leaf_cuts(mass: np.ndarray, leaf_edges: np.ndarray, bins: int, floor: float) -> np.ndarray:
     """The bins' fine-edge indices: every leaf of :func:`allocate` is a bin when there are at
     most ``bins`` leaves; otherwise :func:`equal_mass_cuts` of the leaves' masses, so a bin is
     always a run of whole leaves (its law inside is the leaves' masses, each spread by
-    capacity, and never a shape the noise could not resolve)."""
+    capacity, and never a shape the noise could not resolve). A single leaf is cut in two
+    where its mass is halved (a column needs two bins)."""
     leaf_edges = np.asarray(leaf_edges, dtype=np.int64)
+    if len(leaf_edges) < 3:  # one leaf (everything else cleared): cut where the mass halves
+        return equal_mass_cuts(mass, 2, floor)
     if len(leaf_edges) - 1 <= bins:
         return leaf_edges
     leaf_mass = np.add.reduceat(np.asarray(mass, dtype=np.float64), leaf_edges[:-1])
@@ -328,10 +433,13 @@ def tree_bin_column(
         )  # fmt: skip
     else:
         raise ParameterError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
-    theta = FLOOR_SD * noise_sd(noise, depth, neighboring, budget)
+    sd = noise_sd(noise, depth, neighboring, budget)
+    theta = FLOOR_SD * sd
     edges = fine_edges(column, len(leaves))
     cap = cell_capacity(column, edges)
-    mass, leaf_edges = allocate(consistent_tree(split_levels(noisy)), cap, theta)
+    estimates = consistent_tree(split_levels(noisy))
+    mass, leaf_edges = allocate(estimates, cap, theta)
+    mass, leaf_edges = trim_empty_ends(estimates, mass, leaf_edges, theta, END_SD * sd)
     total = float(mass.sum())
     cuts = merge_empty_bins(leaf_cuts(mass, leaf_edges, bins, theta), cap)
     prob = mass / total if total > 0 else cap / cap.sum()
@@ -554,6 +662,7 @@ def tree_bins_step(
 __all__ = [
     "DEFAULT_SHARE",
     "DEPTH",
+    "END_SD",
     "FLOOR_SD",
     "GAUSSIAN_MECHANISM",
     "LAPLACE_MECHANISM",
@@ -567,8 +676,10 @@ __all__ = [
     "merge_empty_bins",
     "noise_sd",
     "requested_columns",
+    "resolved_hull",
     "sensitivity",
     "split_levels",
     "tree_bin_column",
     "tree_bins_step",
+    "trim_empty_ends",
 ]
