@@ -32,7 +32,8 @@ that fails to install, crashes or times out is a row saying so, not an error of 
     SYNTHCERT_DATA_HOME=/path/to/data python benchmarks/peers_dp.py [--quick] [--repeats 3]
         [--datasets adult,california] [--tools ...] [--jobs N] [--timeout S] [--write]
 
-``--quick``: one run on a 6,000-row subsample of the train split (the holdout stays whole).
+``--quick``: a 6,000-row subsample of the train split (the holdout stays whole), one run unless
+``--repeats`` says otherwise.
 ``--jobs N``: N tool runs at once (wall times then share the cores: compare CPU seconds too).
 ``--timeout S``: a run still going after S wall seconds is stopped and reported as such.
 ``--write``: append the tables, the date and the machine's load to benchmarks/RESULTS.md.
@@ -417,8 +418,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--tools", default=",".join(TOOLS), help="comma-separated; " + ", ".join(TOOLS)
     )
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="one run on a 6,000-row subsample")
+    parser.add_argument(
+        "--repeats", type=int, default=None, help="runs per tool (medians); 3, or 1 with --quick"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a 6,000-row subsample of the train split"
+    )
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
     parser.add_argument("--jobs", type=int, default=1,
                         help="tool runs at once (wall times then share cores)")  # fmt: skip
@@ -431,7 +436,7 @@ def main(argv: list[str] | None = None) -> None:
     names = [d.strip() for d in args.datasets.split(",") if d.strip()]
     if any(n not in DATASETS for n in names):
         parser.error(f"datasets are {', '.join(DATASETS)}")
-    repeats = 1 if args.quick else args.repeats
+    repeats = args.repeats if args.repeats is not None else (1 if args.quick else 3)
     started = dt.datetime.now(dt.UTC)
     load_before = machine()
     env_errors = {v: ensure_venv(v) for v in {TOOLS[t][0] for t in tools} if v is not None}

@@ -22,6 +22,7 @@ from synthcert.data.discretize import (
 )
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, column_to_dict
 from synthcert.errors import AssumptionError
+from synthcert.privacy import tree_bins
 from synthcert.privacy.accountant import rho_from_epsilon_delta, zcdp_epsilon
 from synthcert.privacy.claims import dp_claim
 from synthcert.privacy.tree_bins import (
@@ -30,13 +31,14 @@ from synthcert.privacy.tree_bins import (
     CellCounts,
     allocate,
     consistent_tree,
-    equal_mass_cuts,
+    leaf_cuts,
     level_counts,
     requested_columns,
     sensitivity,
     split_levels,
     tree_bin_column,
     tree_bins_step,
+    trim_empty_ends,
 )
 
 DEPTH = 6
@@ -94,17 +96,39 @@ def test_consistent_tree_is_consistent_and_exact_without_noise():
         assert np.allclose(parent, kids.reshape(-1, 2).sum(axis=1))
 
 
-def test_allocation_gives_no_mass_below_the_noise_floor():
-    """A stretch whose estimates stay below the floor gets nothing; the rest keeps its shape."""
+def test_allocation_keeps_every_leaf_estimate_and_cuts_at_leaves():
+    """Exact counts: the dense cells are resolved down to the last level, a stretch below
+    theta is one leaf that keeps its count (spread by capacity), the empty rest is leaves of
+    no mass, and the bins are runs of whole leaves."""
     leaves = np.zeros(2**DEPTH)
     leaves[:8] = [100, 300, 500, 300, 100, 50, 20, 5]
     est = split_levels(level_counts(leaves).astype(float))
-    mass = allocate(est, np.ones(2**DEPTH), floor=30.0)
+    mass, edges = allocate(est, np.ones(2**DEPTH), split_at=30.0)
     assert mass.sum() == pytest.approx(leaves.sum())
-    assert np.all(mass[8:] == 0) and np.all(mass[:5] > 0)
-    cuts = equal_mass_cuts(mass, 4, 30.0)
-    assert cuts[0] == 0 and cuts[-1] == 2**DEPTH and np.all(np.diff(cuts) > 0)
-    assert len(cuts) - 1 <= 4
+    assert np.allclose(mass[:6], leaves[:6])  # each cell of >= theta is its own leaf
+    assert mass[6:8].tolist() == pytest.approx(
+        [12.5, 12.5]
+    )  # 20 + 5 < theta: one leaf, by capacity
+    assert np.all(mass[8:] == 0)
+    assert edges[:8].tolist() == [0, 1, 2, 3, 4, 5, 6, 8]
+    cuts = leaf_cuts(mass, edges, 4, 30.0)
+    assert cuts[0] == 0 and cuts[-1] == 2**DEPTH and len(cuts) - 1 <= 4
+    assert set(cuts.tolist()) <= set(edges.tolist())
+    assert np.array_equal(leaf_cuts(mass, edges, len(edges) - 1, 30.0), edges)
+
+
+def test_a_sparse_stretch_beside_a_dense_one_keeps_its_mass():
+    """Noise-free estimates: a sparse stretch (each of its nodes below theta) beside a dense
+    one keeps its own mass, where a floor on every child moved it all to the dense side (the
+    6,000-row California bias: 10 % of longitude's rows squeezed into a few cells)."""
+    leaves = np.zeros(2**DEPTH)
+    leaves[:16] = 12.0  # 192 rows thinly spread: below theta = 200, beside 3,000 rows
+    leaves[16:18] = [2000.0, 1000.0]
+    est = split_levels(level_counts(leaves).astype(float))
+    mass, _ = allocate(est, np.ones(2**DEPTH), split_at=200.0)
+    assert mass[:16].sum() == pytest.approx(192.0)
+    assert np.allclose(mass[:16], 12.0)
+    assert mass[16:18].tolist() == pytest.approx([2000.0, 1000.0])
 
 
 @pytest.mark.parametrize(
@@ -388,3 +412,55 @@ def test_an_integer_column_gets_no_bin_without_an_integer(values):
         per_bin = np.add.reduceat(cap, start[:-1])
         assert len(per_bin) >= 2 and (per_bin > 0).all(), per_bin
         assert per_bin.sum() == 16
+
+
+def noisy_synthesis_of_a_long_tail(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """6,000 lognormal rows (median about 3,000) under public bounds [0, 1.5e6], tree bins at a
+    tenth of AIM's rho over ten columns, then rows drawn from the bins weighted by their noisy
+    counts (noise sd 60, clipped at 0), as a synthesizer measuring them would: (real, drawn)."""
+    rng = np.random.default_rng(seed)
+    column = NumericColumn("w", 0.0, 1.5e6)
+    x = np.minimum(rng.lognormal(8.0, 1.0, 6_000), 1.5e6)
+    counts = CellCounts((column,))
+    counts.update(pd.DataFrame({"w": x}))
+    rho = 0.1 * rho_from_epsilon_delta(1.0, 1e-6) / 10
+    col = tree_bin_column(
+        column, counts.leaves["w"], rho, noise="gaussian", neighboring="unbounded", bins=20,
+        rng=rng,
+    )  # fmt: skip
+    disc = Discretizer(Schema((col,)))
+    k = len(col.bins) - 1
+    weights = np.maximum(np.bincount(disc.transform(pd.DataFrame({"w": x}))[:, 0], minlength=k)
+                         + rng.normal(0.0, 60.0, k), 0.0)  # fmt: skip
+    b = rng.choice(k, 6_000, p=weights / weights.sum())
+    return x, disc.inverse_transform(b[:, None], rng)["w"].to_numpy()
+
+
+def test_the_tail_rule_leaves_no_outliers_in_an_empty_top(monkeypatch):
+    """With the tail rule no drawn value lies beyond twice the largest real one (8 seeds) and
+    the median holds; without it (end leaves kept as bins of noise-level mass), some do."""
+    for seed in range(8):
+        x, y = noisy_synthesis_of_a_long_tail(seed)
+        assert np.mean(y > 2 * x.max()) == 0.0, seed
+        assert np.median(y) == pytest.approx(np.median(x), rel=0.2)
+    monkeypatch.setattr(tree_bins, "trim_empty_ends", lambda est, m, e, a: (m, e))
+    beyond = [np.mean(y > 2 * x.max()) for x, y in map(noisy_synthesis_of_a_long_tail, range(8))]
+    assert max(beyond) > 0.003
+
+
+def test_the_tail_rule_keeps_a_sparse_end_of_real_rows():
+    """Exact estimates: a narrow end leaf below theta beside the resolved core is kept; an end
+    leaf wider than the core is cleared and joins the next bin."""
+    leaves = np.zeros(2**DEPTH)
+    leaves[:8] = [400, 300, 300, 200, 0, 0, 60, 0]  # the core: cells 0-3; 60 rows in cell 6
+    est = split_levels(level_counts(leaves).astype(float))
+    mass, edges = allocate(est, np.ones(2**DEPTH), split_at=100.0)
+    kept, _ = trim_empty_ends(est, mass, edges, 100.0)
+    assert kept[4:8].sum() == pytest.approx(60.0)  # a 4-cell end leaf, as wide as the core
+    leaves[40] = 60.0  # a leaf of 32 cells above the 4-cell core and its end: cleared
+    est = split_levels(level_counts(leaves).astype(float))
+    mass, edges = allocate(est, np.ones(2**DEPTH), split_at=100.0)
+    assert mass[32:].sum() == pytest.approx(60.0)
+    cleared, cut = trim_empty_ends(est, mass, edges, 100.0)
+    assert cleared[32:].sum() == 0.0 and cleared[4:8].sum() == pytest.approx(60.0)
+    assert cut[-2] < 32 and cut[-1] == 2**DEPTH

@@ -28,20 +28,29 @@ count to another: L1 2L, L2 sqrt(2L). The step keeps the synthesizer's neighbour
   epsilon is added by basic composition (thesis Prop. 2.3.16).
 
 The budget is split equally over the columns. **Private**: the values and their counts.
-**Public**: the bounds, the scale, L, k, SHARE, the noise-floor rule, and the step's outputs
+**Public**: the bounds, the scale, L, k, SHARE, theta's rule, and the step's outputs
 (the noisy counts and everything computed from them, which is post-processing).
 
 **Post-processing.** (1) Constrained inference: the least-squares consistent tree of the noisy
 counts (Hay et al. 2010, Theorem 3, two passes per level-1 subtree; :func:`consistent_tree`).
-(2) Top-down allocation with a noise floor (:func:`allocate`): the root's mass is the sum of the
-level-1 estimates; a node passes its mass to its children in proportion to their estimates,
-counting a child whose estimate is below theta = :data:`FLOOR_SD` x the noise's standard
-deviation as empty; a node with both children below theta spreads its mass over its fine cells
-by their public capacity. A stretch of the grid whose noisy mass never clears the floor (the
-empty top of a long tail) thus gets no mass. (3) Bins (:func:`equal_mass_cuts`): cut the fine
-grid left to right where the running mass reaches the remaining mass over the remaining bins
-(at least theta), so atoms (a value held by most records) take one bin and the rest is split
-again; a last bin below theta is merged into its neighbour.
+(2) Leaves and masses, top-down (:func:`allocate`): the root's mass is the sum of the level-1
+estimates; a node whose estimate reaches theta = :data:`FLOOR_SD` x the noise's standard
+deviation passes its mass to its children in proportion to their estimates clipped at 0; a node
+below theta is a *leaf*, whose mass is spread over its fine cells by their public capacity (the
+noise hides any shape inside it, so the tree is not read below it). Every stretch keeps its own
+estimate: a floor on each child instead (zeroing a child below theta) moved a sparse stretch's
+mass into its dense sibling, up to theta per node. The tail rule (:func:`trim_empty_ends`):
+a leaf below theta hanging off the outer edge of the resolved tree is cleared when it is wider
+than all the data the tree resolved, so the empty top of a long tail holds no noise-level mass
+that would become outliers; cleared
+leaves join the bin next to them. (3) Bins (:func:`leaf_cuts`): every remaining leaf is a bin
+when there are at most k of them, so the synthesizer measures the mass of each stretch the tree
+resolved; otherwise :func:`equal_mass_cuts` groups
+runs of whole leaves left to right, closing a bin where its mass reaches the remaining mass over
+the remaining bins (at least theta), so atoms (a value held by most records) take one bin and
+the rest is split again; a last bin below theta is merged into its neighbour. The number of bins
+thus follows the table's size at a given budget (about total / theta leaves), by a rule of
+public quantities and DP outputs only.
 """
 
 from __future__ import annotations
@@ -70,7 +79,7 @@ from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
 from synthcert.privacy.quantile_bins import compose_basic, with_bins
 
 DEPTH = 10  # 2^10 = 1024 public fine cells per column
-FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations counts as empty
+FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations is a leaf
 DEFAULT_SHARE = 0.1  # share of the synthesizer's budget spent on default tree bins
 GAUSSIAN_MECHANISM = "Gaussian noise (dyadic histogram: DP tree bins)"
 LAPLACE_MECHANISM = "Laplace noise (dyadic histogram: DP tree bins)"
@@ -132,8 +141,21 @@ def consistent_tree(levels: list[np.ndarray]) -> list[np.ndarray]:
     return hbar
 
 
-def allocate(estimates: list[np.ndarray], capacity: np.ndarray, floor: float) -> np.ndarray:
-    """Fine-cell masses from a consistent tree, top-down with a noise floor (module docstring).
+def allocate(
+    estimates: list[np.ndarray], capacity: np.ndarray, split_at: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fine-cell masses and the tree's leaves, top-down from a consistent tree (module
+    docstring, step 2).
+
+    The root holds the sum of the level-1 estimates. A node whose consistent estimate is at
+    least ``split_at`` (theta) is *resolved*: its mass is shared between its children in
+    proportion to their estimates clipped at 0 (by public capacity when neither is positive).
+    A node below theta is a *leaf*: the noise hides how its mass is spread inside it, so the
+    tree is not read below it and its mass is shared over its fine cells by capacity. A node
+    of the last level is a leaf too. Every leaf thus keeps its own (clipped) estimate: a
+    sparse stretch next to a dense one is not emptied in the dense one's favour, which a noise
+    floor on every child did (it moved up to theta per node, and 10 % of a column's mass to
+    the wrong side of a bin on 6,000 rows).
 
     Parameters
     ----------
@@ -142,33 +164,51 @@ def allocate(estimates: list[np.ndarray], capacity: np.ndarray, floor: float) ->
     capacity
         Public size of each of the 2^L fine cells (:func:`~synthcert.data.discretize.
         cell_capacity`); cells of capacity 0 (no integer) get no mass.
-    floor
-        theta: a child whose estimate is below it counts as empty.
+    split_at
+        theta: a node below it is a leaf.
 
     Returns
     -------
-    numpy.ndarray
-        Non-negative masses of the fine cells, summing to max(0, level-1 total); zero when
-        the total is not positive.
+    mass : numpy.ndarray
+        Non-negative masses of the fine cells, summing to max(0, level-1 total) (up to the
+        cells of capacity 0); zero when the total is not positive.
+    leaf_edges : numpy.ndarray
+        Indices 0 = l_0 < l_1 < ... < l_m = 2^L of the fine edges that bound the leaves.
+
+    Examples
+    --------
+    >>> est = split_levels(level_counts(np.array([0, 0, 1, 99, 50, 50, 0, 0])).astype(float))
+    >>> mass, leaves = allocate(est, np.ones(8), split_at=10.0)
+    >>> mass.tolist(), leaves.tolist()
+    ([0.0, 0.0, 1.0, 99.0, 50.0, 50.0, 0.0, 0.0], [0, 2, 3, 4, 5, 6, 8])
     """
     cap = np.asarray(capacity, dtype=np.float64)
-    mass = np.array([max(float(estimates[0].sum()), 0.0)])  # the root
-    spread = np.array([False])  # nodes whose mass is shared below them by capacity
-    for est in estimates:
-        w = np.where(est >= floor, est, 0.0).reshape(-1, 2)
+    cells, depth = len(cap), len(estimates)
+    mass = np.array([max(float(estimates[0].sum()), 0.0)])  # the root, always resolved
+    in_leaf = np.array([False])  # inside a leaf: mass shared by capacity from here down
+    leaf_level = np.array([depth - 1])  # the level of each node's leaf (last level if none)
+    for level, est in enumerate(estimates):
+        w = np.maximum(est, 0.0).reshape(-1, 2)
         node_cap = cap.reshape(len(est), -1).sum(axis=1).reshape(-1, 2)
-        spread = np.repeat(spread | (w.sum(axis=1) <= 0), 2)
         by_mass = w / np.maximum(w.sum(axis=1), np.finfo(np.float64).tiny)[:, None]
         by_cap = node_cap / np.maximum(node_cap.sum(axis=1), 1.0)[:, None]
+        in_leaf = np.repeat(in_leaf, 2)
+        spread = in_leaf | np.repeat(w.sum(axis=1) <= 0, 2)
         mass = np.repeat(mass, 2) * np.where(spread, by_cap.ravel(), by_mass.ravel())
-    return np.where(cap > 0, mass, 0.0)
+        new_leaf = ~in_leaf & (est < split_at)
+        leaf_level = np.where(new_leaf, level, np.repeat(leaf_level, 2))
+        in_leaf = in_leaf | new_leaf
+    cell = np.arange(cells)
+    leaf_id = (leaf_level.astype(np.int64) << 32) | (cell >> (depth - 1 - leaf_level))
+    leaf_edges = np.concatenate([[0], np.flatnonzero(np.diff(leaf_id)) + 1, [cells]])
+    return np.where(cap > 0, mass, 0.0), leaf_edges.astype(np.int64)
 
 
 def equal_mass_cuts(mass: np.ndarray, bins: int, floor: float) -> np.ndarray:
-    """Indices 0 = c_0 < c_1 < ... < c_m = 2^L of the fine edges that cut ``mass`` into at
+    """Indices 0 = c_0 < c_1 < ... < c_m = len(mass) of the edges that cut ``mass`` into at
     most ``bins`` bins of about equal mass (module docstring, step 3).
 
-    Left to right, a bin closes at the first fine edge where its mass reaches
+    Left to right, a bin closes at the first edge where its mass reaches
     max(remaining mass / remaining bins, ``floor``); a last bin below ``floor`` is merged into
     the one before it, unless two bins would be left. Without mass (a total of 0) the cuts split
     the cells evenly; with one bin so far, a cut where the mass is halved makes two.
@@ -193,6 +233,113 @@ def equal_mass_cuts(mass: np.ndarray, bins: int, floor: float) -> np.ndarray:
         cuts.append(min(max(half, 1), cells - 1))
     cuts.append(cells)
     return np.asarray(cuts, dtype=np.int64)
+
+
+def resolved_hull(
+    estimates: list[np.ndarray], split_at: float, clear: Callable[[float, int], bool]
+) -> tuple[int, int]:
+    """The fine cells [lo, hi) left by the walks of :func:`trim_empty_ends`: from the root,
+    down the outer edge of the resolved tree on each side, an outer child below ``split_at``
+    beside a resolved inner child is an end leaf, cleared when ``clear(estimate, width in
+    cells)`` holds (the walk then goes on in the inner child); otherwise the walk stops."""
+    cells = 2 ** len(estimates)
+    lo, hi = 0, cells
+    for side in (1, 0):  # 1: walk the right edge, 0: the left one
+        index = 0  # the root's children are nodes 0 and 1 of level 1
+        for level, est in enumerate(estimates):
+            kids = (2 * index, 2 * index + 1) if level else (0, 1)
+            outer, inner = (kids[1], kids[0]) if side else (kids[0], kids[1])
+            if est[outer] >= split_at:
+                index = outer
+                continue
+            width = cells >> (level + 1)  # cells under one node of this level
+            if est[inner] < split_at or not clear(float(est[outer]), width):
+                break
+            if side:
+                hi = min(hi, outer * width)
+            else:
+                lo = max(lo, (outer + 1) * width)
+            index = inner
+    return lo, hi
+
+
+def trim_empty_ends(
+    estimates: list[np.ndarray],
+    mass: np.ndarray,
+    leaf_edges: np.ndarray,
+    split_at: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The tail rule: a leaf that hangs off the outer edge of the resolved tree and is wider
+    than all the data the tree resolved gets no mass and joins the bin next to it (module
+    docstring, step 2).
+
+    From the root, follow the outer edge of the resolved tree down (:func:`resolved_hull`):
+    where a resolved node's outer child is a leaf (below theta) and its inner child is
+    resolved, that leaf is an *end leaf*: nothing beyond it was resolved. The *core* is what is
+    left when every end leaf is cleared; an end leaf wider than the core is cleared (the walk
+    then goes on inward), and the walk stops at the first narrower one. Below theta and wider
+    than all the data the tree could resolve, such a leaf is the empty rest of the public range,
+    where noise-level mass becomes outliers: the empty top of a long tail under bounds 500x the
+    median put 0.1-1.9 % of the rows beyond twice the largest real value in each of 6 seeds
+    (6,000 rows, a tenth of AIM's rho over ten columns, bins weighted by noisy counts as a
+    synthesizer would), and none with this rule in 12 seeds. Narrower end leaves (a sparse but
+    real end of the data) and interior leaves keep their estimates; clearing every end leaf
+    below theta instead moved the 1-way TV of 6,000 California rows decoded in their own bins
+    by up to 0.08.
+
+    Parameters
+    ----------
+    estimates
+        Consistent estimates of levels 1..L (:func:`consistent_tree`).
+    mass, leaf_edges
+        The outputs of :func:`allocate` with the same ``split_at``.
+    split_at
+        theta.
+
+    Returns
+    -------
+    mass : numpy.ndarray
+        The masses with the end leaves' cells at 0.
+    leaf_edges : numpy.ndarray
+        The leaf edges without those inside or at the inner side of the end leaves' runs.
+
+    Examples
+    --------
+    >>> est = split_levels(level_counts(np.array([1, 0, 30, 40, 2, 1, 0, 3])).astype(float))
+    >>> m, e = allocate(est, np.ones(8), 10.0)
+    >>> e.tolist()
+    [0, 2, 3, 4, 8]
+    >>> m, e = trim_empty_ends(est, m, e, 10.0)
+    >>> m.tolist(), e.tolist()  # [4, 8) is wider than the core [2, 4); [0, 2) is not
+    ([0.5, 0.5, 30.0, 40.0, 0.0, 0.0, 0.0, 0.0], [0, 2, 3, 8])
+    """
+    cells = len(mass)
+    out = np.array(mass, dtype=np.float64)
+    core = resolved_hull(estimates, split_at, lambda _est, _width: True)
+    core_width = core[1] - core[0]
+    lo, hi = resolved_hull(estimates, split_at, lambda _est, width: width > core_width)
+    if lo >= hi:
+        return out, np.asarray(leaf_edges, dtype=np.int64)
+    edges = np.asarray(leaf_edges, dtype=np.int64)
+    inner_edges = edges[(edges > lo) & (edges < hi)]
+    out[:lo] = 0.0
+    out[hi:] = 0.0
+    return out, np.concatenate([[0], inner_edges, [cells]]).astype(np.int64)
+
+
+def leaf_cuts(mass: np.ndarray, leaf_edges: np.ndarray, bins: int, floor: float) -> np.ndarray:
+    """The bins' fine-edge indices: every leaf of :func:`allocate` is a bin when there are at
+    most ``bins`` leaves; otherwise :func:`equal_mass_cuts` of the leaves' masses, so a bin is
+    always a run of whole leaves (its law inside is the leaves' masses, each spread by
+    capacity, and never a shape the noise could not resolve). A single leaf is cut in two
+    where its mass is halved (a column needs two bins)."""
+    leaf_edges = np.asarray(leaf_edges, dtype=np.int64)
+    if len(leaf_edges) < 3:  # one leaf (everything else cleared): cut where the mass halves
+        return equal_mass_cuts(mass, 2, floor)
+    if len(leaf_edges) - 1 <= bins:
+        return leaf_edges
+    leaf_mass = np.add.reduceat(np.asarray(mass, dtype=np.float64), leaf_edges[:-1])
+    return leaf_edges[equal_mass_cuts(leaf_mass, bins, floor)]
 
 
 def merge_empty_bins(cuts: np.ndarray, capacity: np.ndarray) -> np.ndarray:
@@ -279,12 +426,15 @@ def tree_bin_column(
         )  # fmt: skip
     else:
         raise ParameterError(f"noise must be 'gaussian' or 'laplace', got {noise!r}")
-    theta = FLOOR_SD * noise_sd(noise, depth, neighboring, budget)
+    sd = noise_sd(noise, depth, neighboring, budget)
+    theta = FLOOR_SD * sd
     edges = fine_edges(column, len(leaves))
     cap = cell_capacity(column, edges)
-    mass = allocate(consistent_tree(split_levels(noisy)), cap, theta)
+    estimates = consistent_tree(split_levels(noisy))
+    mass, leaf_edges = allocate(estimates, cap, theta)
+    mass, leaf_edges = trim_empty_ends(estimates, mass, leaf_edges, theta)
     total = float(mass.sum())
-    cuts = merge_empty_bins(equal_mass_cuts(mass, bins, theta), cap)
+    cuts = merge_empty_bins(leaf_cuts(mass, leaf_edges, bins, theta), cap)
     prob = mass / total if total > 0 else cap / cap.sum()
     return replace(
         column,
@@ -513,12 +663,15 @@ __all__ = [
     "allocate",
     "consistent_tree",
     "equal_mass_cuts",
+    "leaf_cuts",
     "level_counts",
     "merge_empty_bins",
     "noise_sd",
     "requested_columns",
+    "resolved_hull",
     "sensitivity",
     "split_levels",
     "tree_bin_column",
     "tree_bins_step",
+    "trim_empty_ends",
 ]
