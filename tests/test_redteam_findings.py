@@ -20,7 +20,6 @@ from synthcert.data.schema import (
     DatetimeColumn,
     NumericColumn,
     Schema,
-    infer_schema,
 )
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.domain import DomainCounts, estimate_domain, plan_budget
@@ -89,7 +88,9 @@ def test_a_drafted_kind_flips_with_one_record_so_private_domain_refuses_it():
     a, b = draft_schema(d).schema, draft_schema(d2).schema
     assert a.column("kids").kind != b.column("kids").kind  # the flip the refusal guards
     assert "kids: kind" in a.data_flags and "(dropped columns)" in a.data_flags
-    for schema in (a, b, infer_schema(d.drop(columns="const"))):
+    kinds_only = draft_schema(d.drop(columns="const")).schema  # drops nothing: the kinds alone
+    assert kinds_only.drop == () and kinds_only.drop_source == "public"
+    for schema in (a, b, kinds_only):
         budget = plan_budget(schema, 0.25, 8.0, 1e-6)
         with pytest.raises(AssumptionError, match="kind"):
             estimate_domain(iter(()), schema, budget, neighboring="bounded", rng=0)

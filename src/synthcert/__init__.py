@@ -20,7 +20,7 @@ _LAZY = {
     "CsvOptions": "data.io",
     "Encoder": "data.encode",
     "Schema": "data.schema",
-    "infer_schema": "data.schema",
+    "infer_schema": "data.infer",
     "read_table": "data.io",
     "write_table": "data.io",
     # privacy

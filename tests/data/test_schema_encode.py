@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from synthcert.data.discretize import Discretizer
 from synthcert.data.encode import Encoder, nearest_category
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, infer_schema
+from synthcert.data.infer import draft_schema, infer_schema
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import DataError
 
 SCHEMA = Schema(
@@ -112,15 +113,40 @@ def test_missing_column_is_named():
         Encoder(SCHEMA).encode(pd.DataFrame({"age": [1], "income": [1.0]}))
 
 
-def test_infer_schema_marks_data_source_and_refuses_constant_columns():
-    df = pd.DataFrame({"n": [1, 2, 3, 4], "c": ["a", "b", "a", "b"]})
-    schema = infer_schema(df)
+def test_draft_schema_marks_data_source_and_refuses_constant_columns():
+    """Every part of a draft is read from the data; a constant column is never modelled: it is
+    dropped (a data-derived drop), and a table of nothing else is refused. (The numeric
+    column takes 12 distinct whole numbers: ten or fewer would be integer codes.)"""
+    df = pd.DataFrame({"n": range(1, 13), "c": ["a", "b"] * 6})
+    schema = draft_schema(df).schema
     assert schema.bounds_source == "data"
-    assert schema.column("n") == NumericColumn("n", 1, 4, True, "data", kind_source="data")
+    assert schema.column("n") == NumericColumn("n", 1, 12, True, "data", kind_source="data")
     assert schema.data_flags == ["n: nullable", "n: integer", "n: kind", "c: nullable", "c: kind"]
     assert schema.column("c").categories == ("a", "b")
-    with pytest.raises(DataError, match="single value"):
+    with_constant = draft_schema(df.assign(k=7.0)).schema
+    assert [c.name for c in with_constant.columns] == ["n", "c"]
+    assert with_constant.drop == ("k",) and with_constant.drop_source == "data"
+    draft = draft_schema(pd.DataFrame({"k": [7.0] * 5}))
+    assert draft.schema is None and [d.decision for d in draft.decisions] == ["constant"]
+    with pytest.raises(DataError, match="every column was dropped") as err:
+        draft.require_schema()
+    assert err.value.private_detail == "k: a single distinct value"  # the reason stays private
+
+
+def test_infer_schema_is_a_deprecated_alias_of_draft_schema():
+    """One inferrer: ``infer_schema`` warns, passes ``max_categories`` and ``drop`` on, returns
+    the draft's schema and refuses a table whose every column is dropped."""
+    import synthcert
+    import synthcert.data
+
+    df = pd.DataFrame({"n": range(1, 13), "c": ["a", "b"] * 6, "t": ["x", "y", "z"] * 4})
+    with pytest.warns(DeprecationWarning, match="draft_schema"):
+        schema = infer_schema(df, max_categories=2, drop=("c",))
+    assert schema == draft_schema(df, max_categories=2, drop=("c",)).schema
+    assert [c.name for c in schema.columns] == ["n"] and schema.drop == ("c", "t")
+    with pytest.warns(DeprecationWarning), pytest.raises(DataError, match="every column"):
         infer_schema(pd.DataFrame({"k": [7.0] * 5}))
+    assert synthcert.infer_schema is synthcert.data.infer_schema is infer_schema
 
 
 def test_discretizer_bins_on_public_bounds():

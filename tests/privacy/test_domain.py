@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema, infer_schema
+from synthcert.data.infer import draft_schema
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
 from synthcert.privacy.domain import (
@@ -246,7 +247,7 @@ def big() -> pd.DataFrame:
 
 
 def test_estimates_are_close_to_the_truth_at_epsilon_one(big):
-    schema = infer_schema(big).with_public_kinds()  # kinds declared after review
+    schema = draft_schema(big).schema.with_public_kinds()  # kinds declared after review
     assert schema.bounds_source == "data"
     budget = plan_budget(schema, 1.0 - 1e-9, 1.0, 1e-6)  # the whole epsilon = 1 on the domain
     rng = np.random.default_rng(7)
@@ -305,7 +306,7 @@ def ranks_of_sorted(x: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def test_domain_range_replaces_the_default_grid(big):
-    schema = infer_schema(big[["age", "score"]]).with_public_kinds()
+    schema = draft_schema(big[["age", "score"]]).schema.with_public_kinds()
     budget = plan_budget(schema, 0.5, 2.0, 0.0)
     rng = np.random.default_rng(1)
     ranges = {"score": (-20.0, 20.0)}
@@ -467,7 +468,7 @@ def test_split_budget_adds_up(synth, delta, domain_delta, synth_delta, total_del
 
 
 def test_composed_claim_states_the_total_and_lists_the_domain_step(big):
-    schema = infer_schema(big).with_public_kinds()  # kinds declared after review
+    schema = draft_schema(big).schema.with_public_kinds()  # kinds declared after review
     est = estimate_domain([big], schema, plan_budget(schema, 0.2, 1.0, 1e-6),
                           neighboring="bounded", rng=np.random.default_rng(0))  # fmt: skip
     synth_claim = dp_claim(

@@ -31,7 +31,6 @@ from synthcert.cli._options import (
     SepOpt,
     csv_options,
 )
-from synthcert.errors import DataError
 
 if TYPE_CHECKING:
     from synthcert.data.infer import SchemaDraft
@@ -116,8 +115,7 @@ def schema_infer(
         emit_json(draft.to_dict())
     else:
         print_decisions(draft)
-    if draft.schema is None:
-        raise DataError("no column can be modelled: every column was dropped (see the reasons)")
+    schema = draft.require_schema()
     warn("all bounds, categories and missing shares were taken from the data; replace them")
     hinted = [d.name for d in draft.decisions if d.scale_hint and d.name not in (log or ())]
     if hinted:
@@ -126,9 +124,9 @@ def schema_infer(
     if json_out:
         return
     if out is None:
-        sys.stdout.write(draft.schema.to_json())
+        sys.stdout.write(schema.to_json())
     else:
-        write_text(draft.schema.to_json(), out, protect=[input])
+        write_text(schema.to_json(), out, protect=[input])
         err_console.print(f"schema written to {out}")
 
 

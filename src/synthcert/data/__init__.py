@@ -2,14 +2,13 @@
 
 from synthcert.data.discretize import Discretizer
 from synthcert.data.encode import Encoder, EncodeReport
-from synthcert.data.infer import SchemaDraft, draft_schema
+from synthcert.data.infer import SchemaDraft, draft_schema, infer_schema
 from synthcert.data.io import CsvOptions, iter_table_chunks, read_table, write_table
 from synthcert.data.schema import (
     CategoricalColumn,
     DatetimeColumn,
     NumericColumn,
     Schema,
-    infer_schema,
 )
 
 __all__ = [

@@ -30,6 +30,7 @@ whether set or not): replace them with public ones before a DP synthesis or a re
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -184,6 +185,16 @@ class SchemaDraft(Result):
             "decisions": [d.to_dict() for d in self.decisions],
             "schema": None if self.schema is None else json.loads(self.schema.to_json()),
         }
+
+    def require_schema(self) -> Schema:
+        """The drafted schema; a :class:`DataError` when every column was dropped (each
+        column's reason, read from the data, is the error's private detail)."""
+        if self.schema is None:
+            raise DataError(
+                "no column can be modelled: every column was dropped (see the reasons)",
+                private_detail="; ".join(f"{d.name}: {d.reason}" for d in self.decisions),
+            )
+        return self.schema
 
 
 def collect_stats(
@@ -354,3 +365,65 @@ def draft_schema(
     source = "data" if chosen else "public"
     schema = Schema(tuple(columns), dropped, drop_source=source) if columns else None
     return SchemaDraft(schema, tuple(decisions), rows)
+
+
+def infer_schema(
+    df: pd.DataFrame, *, max_categories: int = 50, drop: tuple[str, ...] = ()
+) -> Schema:
+    """Deprecated: the schema :func:`draft_schema` drafts from the whole frame.
+
+    ``infer_schema(df)`` is ``draft_schema(df, max_rows=None).require_schema()``, with a
+    ``DeprecationWarning``; it will be removed in the next release. Call
+    :func:`draft_schema` (``synthcert.data.draft_schema``) or ``synthcert schema infer``,
+    which also say why each column was kept or dropped. The rules are :func:`draft_schema`'s
+    (this module's docstring): a column with no value, a single value, identifiers and free
+    text are dropped (listed in the schema's ``drop``, ``drop_source="data"``) rather than
+    refused, whole numbers with at most 10 distinct values are integer codes (categorical),
+    a column with missing values is ``nullable``. Every bound, category list and flag is read
+    from the data (``source="data"``): replace them by public ones before a release.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table (every row is read).
+    max_categories : int, default 50
+        Most distinct values a text column may have to be categorical.
+    drop : tuple of str, default ()
+        Columns to leave out whatever they hold; they are recorded as the schema's ``drop``.
+
+    Returns
+    -------
+    Schema
+        ``draft_schema(df, max_rows=None, max_categories=max_categories, drop=drop).schema``.
+
+    Raises
+    ------
+    DataError
+        Every column was dropped (:meth:`SchemaDraft.require_schema`).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"age": [23, 41, 67, 35, 52, 29, 71, 44, 38, 60, 19],
+    ...                    "sex": ["F", "M", "M", "F", "F", "M", "F", "M", "F", "M", "F"]})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     schema = infer_schema(df)
+    >>> caught[0].category.__name__
+    'DeprecationWarning'
+    >>> schema == draft_schema(df).schema
+    True
+    >>> age = schema.column("age")
+    >>> age.lower, age.upper, age.integer, age.source
+    (19.0, 71.0, True, 'data')
+    >>> schema.column("sex").categories, schema.bounds_source
+    (('F', 'M'), 'data')
+    """
+    warnings.warn(
+        "infer_schema is deprecated and will be removed in the next release: use "
+        "synthcert.data.draft_schema(df).schema (or `synthcert schema infer`), the one schema "
+        "inferrer, which also gives each column's decision and reason",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    draft = draft_schema(df, max_rows=None, max_categories=max_categories, drop=tuple(drop))
+    return draft.require_schema()

@@ -362,7 +362,8 @@ class Schema(Result):
 
     Every bound and category list is meant to be PUBLIC (a codebook, not the data): the
     privacy theorems take them as given. A column with ``source="data"`` (from
-    :func:`infer_schema`) makes ``bounds_source == "data"``, which the certificate reports.
+    :func:`synthcert.data.infer.draft_schema`, which ``synthcert schema infer`` runs) makes
+    ``bounds_source == "data"``, which the certificate reports.
 
     Parameters
     ----------
@@ -834,73 +835,3 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             **flags,
         )
     raise DataError(f"column {name!r}: kind must be 'numeric', 'datetime' or 'categorical'")
-
-
-def infer_schema(
-    df: pd.DataFrame, *, max_categories: int = 50, drop: tuple[str, ...] = ()
-) -> Schema:
-    """Draft a schema from the data; every bound and category list is marked ``source="data"``.
-
-    Data-derived bounds leak information about the table: replace them by public ones
-    (for example from a codebook) before a release.
-
-    A column whose non-missing values all parse as numbers and take more than
-    ``min(max_categories, 2)`` distinct values becomes numeric, with the observed minimum and
-    maximum as bounds (``integer`` when every value is whole); any other column becomes
-    categorical with its sorted distinct values as categories.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        The table (missing values are ignored).
-    max_categories : int, default 50
-        Most distinct values a non-numeric column may have.
-    drop : tuple of str, default ()
-        Columns to leave out; they are recorded as the schema's ``drop``.
-
-    Returns
-    -------
-    Schema
-        A draft schema whose columns all have ``source="data"``.
-
-    Raises
-    ------
-    DataError
-        A column has no non-missing value, holds a single value, or is non-numeric with more
-        than ``max_categories`` distinct values.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"age": [23, 41, 67, 35], "sex": ["F", "M", "M", "F"]})
-    >>> schema = infer_schema(df)
-    >>> age = schema.column("age")
-    >>> age.lower, age.upper, age.integer, age.source
-    (23.0, 67.0, True, 'data')
-    >>> schema.column("sex").categories, schema.bounds_source
-    (('F', 'M'), 'data')
-    """
-    cols: list[Column] = []
-    for name in df.columns:
-        if name in drop:
-            continue
-        s = df[name].dropna()
-        if s.empty:
-            raise DataError(f"column {name!r} has no non-missing value; drop it")
-        numeric = pd.to_numeric(s, errors="coerce")
-        if numeric.notna().all() and s.nunique() > min(max_categories, 2):
-            lo, hi = float(numeric.min()), float(numeric.max())
-            if lo == hi:
-                raise DataError(f"column {name!r} holds the single value {lo}; drop it")
-            integer = bool(np.all(np.mod(numeric.to_numpy(dtype=float), 1) == 0))
-            cols.append(NumericColumn(str(name), lo, hi, integer, "data", kind_source="data"))
-        else:
-            cats = sorted(str(v) for v in s.astype(str).unique())
-            if len(cats) > max_categories:
-                raise DataError(
-                    f"column {name!r} has {len(cats)} distinct non-numeric values "
-                    f"(more than {max_categories}); drop it or raise max_categories"
-                )
-            if len(cats) < 2:
-                raise DataError(f"column {name!r} holds the single value {cats[0]!r}; drop it")
-            cols.append(CategoricalColumn(str(name), tuple(cats), "data", kind_source="data"))
-    return Schema(tuple(cols), tuple(drop))
