@@ -71,7 +71,14 @@ def public_names() -> dict[str, str]:
     for name in package.__all__:
         if name.startswith("__"):
             continue
-        module = lazy.get(name) or getattr(package, name).__module__
+        relative = lazy.get(name)  # the lazy map holds submodules relative to the package
+        module = (
+            getattr(package, name).__module__
+            if relative is None
+            else relative
+            if relative.startswith("synthcert.")
+            else f"synthcert.{relative}"
+        )
         paths[name] = f"{module}.{name}"
     return paths
 
