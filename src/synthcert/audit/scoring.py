@@ -13,6 +13,7 @@ from scipy import stats
 
 from synthcert._result import Result
 from synthcert.errors import SynthcertError
+from synthcert.privacy.parameters import check_delta
 
 # How the IMs of a game are grouped into independent runs of the mechanism (fit + sampling)
 RUN_UNITS = ("fit", "table")
@@ -460,8 +461,7 @@ def epsilon_lower_bound(
     True
     """
     pos, neg = _check(pos, neg)
-    if not 0 <= delta < 1:
-        raise SynthcertError(f"delta must lie in [0, 1), got {delta}")
+    check_delta(delta)
     if unit not in RUN_UNITS:
         raise SynthcertError(f"unit must be one of {', '.join(RUN_UNITS)}, not {unit!r}")
     fpr, tpr, thr = roc_curve(pos, neg)

@@ -60,6 +60,7 @@ from scipy import stats
 from synthcert._result import Result
 from synthcert.audit.scoring import clopper_pearson
 from synthcert.errors import ParameterError, check_choice
+from synthcert.privacy.parameters import check_delta
 
 if TYPE_CHECKING:
     import dp_accounting
@@ -113,8 +114,7 @@ class BoundEstimate(Result):
 
 
 def _check_level(delta: float, confidence: float) -> None:
-    if not 0.0 <= delta < 1.0:
-        raise ParameterError(f"delta must lie in [0, 1), got {delta}")
+    check_delta(delta)
     if not 0.0 < confidence < 1.0:
         raise ParameterError(f"confidence must lie in (0, 1), got {confidence}")
 
