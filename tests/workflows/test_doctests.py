@@ -11,6 +11,7 @@ MODULES = [
     "synthcert.workflows.job_inputs",
     "synthcert.workflows.release",
     "synthcert.workflows.synthesize",
+    "synthcert.workflows.pipeline",
     "synthcert.workflows.evaluate",
     "synthcert.workflows.audit",
     "synthcert.workflows.demo",
@@ -25,6 +26,6 @@ def test_docstring_examples_run(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
     if name.endswith(
-        ("job_inputs", "release", "synthesize", "demo", "utility.evaluate", "results")
+        ("job_inputs", "release", "synthesize", "pipeline", "demo", "utility.evaluate", "results")
     ):
         assert result.attempted > 0  # the examples that can run without files do run

@@ -55,6 +55,7 @@ from synthcert.cli.ledger_command import (
 )
 
 if TYPE_CHECKING:
+    from synthcert.audit.claim.result import ClaimAuditResult
     from synthcert.privacy.claims import PrivacyClaim
     from synthcert.run_record import RunRecord
     from synthcert.workflows.release import ReleaseResult
@@ -215,13 +216,14 @@ def release_command(
     def planned() -> PrivacyClaim:
         return planned_release_claim(budget)
 
-    policy.check(planned, budget.neighboring)
-    gate = None
-    if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
+    def audit() -> ClaimAuditResult:  # the worst-case audit (public), before reading any data
         from synthcert.workflows.audit_gate import release_audit_gate
 
-        gate = release_audit_gate(sch, budget, runs=audit_gate_runs)
-    reservation = policy.reserve(planned)  # checked again and reserved, atomically
+        return release_audit_gate(sch, budget, runs=audit_gate_runs)  # type: ignore[arg-type]
+
+    gate, reservation = policy.guard(  # checked, audited, then reserved (atomically)
+        planned, budget.neighboring, None if audit_gate_runs is None else audit
+    )
     with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
         tasks: dict[str, int] = {}
 

@@ -60,6 +60,7 @@ from synthcert.cli.ledger_command import (
 from synthcert.cli.release_command import show_private_record
 
 if TYPE_CHECKING:
+    from synthcert.audit.claim.result import ClaimAuditResult
     from synthcert.privacy.claims import PrivacyClaim
 
 SynthParamOpt = Annotated[
@@ -253,13 +254,14 @@ def synthesize_command(
     def planned() -> PrivacyClaim:
         return planned_synthesis_claim(synthesizer, sch, budget, params)
 
-    policy.check(planned, lambda: neighboring_of(synthesizer))
-    gate = None
-    if audit_gate_runs is not None:  # the worst-case audit (public), before reading any data
+    def audit() -> ClaimAuditResult:  # the worst-case audit (public), before reading any data
         from synthcert.workflows.audit_gate import audit_gate
 
-        gate = audit_gate(synthesizer, sch, budget, params, runs=audit_gate_runs)
-    reservation = policy.reserve(planned)  # checked again and reserved, atomically
+        return audit_gate(synthesizer, sch, budget, params, runs=audit_gate_runs)  # type: ignore[arg-type]
+
+    gate, reservation = policy.guard(  # checked, audited, then reserved (atomically)
+        planned, lambda: neighboring_of(synthesizer), None if audit_gate_runs is None else audit
+    )
     with progress_bar(disable=json_out, counts=show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 

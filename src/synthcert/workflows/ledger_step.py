@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from synthcert.data.schema import Schema
 from synthcert.errors import ParameterError
@@ -31,6 +31,8 @@ from synthcert.privacy.ledger import (
     reserve_claim,
 )
 from synthcert.workflows.job_inputs import Budget
+
+G = TypeVar("G")  # the result of an audit gate
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,27 @@ class LedgerPolicy:
         if token is None:
             return append_claim(self.path, claim)
         return commit_claim(self.path, token, claim)
+
+    def guard(
+        self,
+        planned: Callable[[], PrivacyClaim],
+        neighboring: str | Callable[[], str],
+        gate: Callable[[], G] | None = None,
+    ) -> tuple[G | None, str | None]:
+        """The steps of ``release`` and ``synthesize`` before any data is read, in their one
+        order: :meth:`check` the planned claim, run the audit ``gate`` (public; it refuses a
+        refuted claim), then :meth:`reserve` (checked again, atomically). Returns the gate's
+        result (None without a gate) and the reservation token for :meth:`record`.
+
+        Examples
+        --------
+        >>> from synthcert.privacy.claims import no_privacy_claim
+        >>> LedgerPolicy().guard(no_privacy_claim, "unbounded", lambda: "not refuted")
+        ('not refuted', None)
+        """
+        self.check(planned, neighboring)
+        result = None if gate is None else gate()
+        return result, self.reserve(planned)
 
     def _planned(self, planned: Callable[[], PrivacyClaim]) -> PrivacyClaim | None:
         """The planned claim; None when it cannot be planned and no lifetime budget needs it."""

@@ -22,12 +22,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from synthcert._result import Result
 from synthcert._version import __version__
 from synthcert.data.encode import MissingPolicy
-from synthcert.data.io import PARQUET_SUFFIXES, ChunkedTableWriter, expand_inputs
+from synthcert.data.io import PARQUET_SUFFIXES, ChunkedTableWriter
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.claims import PrivacyClaim
@@ -37,6 +36,7 @@ from synthcert.seeding import entropy_text, secret_seed, seed_warning
 from synthcert.synthesizers.gaussian import GaussianSynthesizer, default_delta
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.job_inputs import Budget, Execution, TableSource
+from synthcert.workflows.pipeline import Route, RunOutputs, run_pipeline
 
 
 @dataclass(frozen=True)
@@ -291,128 +291,120 @@ def release(
     >>> result.certificate.epsilon <= 8.0, result.certificate.n_out
     (True, 99)
     """
-    from synthcert import engine as eng_mod
-
     _refuse_missing_assumptions(budget)
     execution = execution or Execution()
-    if execution.warn is not None:
-        if save_private_params is not None:
-            execution.warn(
-                f"{save_private_params} will hold the generative parameters: keep it private"
-            )
-        if (note := seed_warning(seed)) is not None:
-            execution.warn(note)
     source = TableSource.of(source).reading(schema)
     if source.in_memory:
         raise ParameterError("release() writes rows from a file: use release_frame() for a frame")
     started = time.perf_counter()
-    inputs = expand_inputs(source.path)  # type: ignore[arg-type]
-    as_dataset = (
-        eng_mod.is_dataset_target(out)
-        if execution.partitioned is None
-        else bool(execution.partitioned)
-    )
-    partition_rows = execution.partition_rows or eng_mod.plan.DEFAULT_PARTITION_ROWS
-    out = Path(out)
-    cert_path = Path(certificate_path) if certificate_path else default_certificate_path(out)
-    pub = Publication.start(
-        inputs=inputs,
-        seed=seed,
-        command=command if command is not None else " ".join(sys.argv),
-        public=[out, cert_path, *([Path(report)] if report else [])],
-        private=[
-            Path(p) for p in (private_record, save_private_params, internal_report) if p is not None
-        ],
-    )
-    synth = _model(schema, budget, missing)
-    # the engine's threads are the parallelism: BLAS threads on top only oversubscribe the
-    # cores (the (m, d) x (d, d) products give the same bits on one BLAS thread)
-    with (
-        threadpool_limits(1, user_api="blas"),
-        eng_mod.open_engine(
-            execution.engine,
-            execution.scheduler,
-            workers=execution.workers,
-            notify=execution.notify,
-        ) as eng,
-    ):
-        t0 = time.perf_counter()
-        try:
-            moments = eng_mod.fit_moments(
-                source.path, synth.encoder, csv=source.csv,
-                chunk_rows=execution.chunk_rows,
-                partition_rows=partition_rows, engine=eng, progress=execution.stage("fit"),
-            )  # fmt: skip
-            synth.fit_moments(moments.acc, [moments.report])
-        finally:
-            pub.timing("fit", time.perf_counter() - t0)
-        claim, budget_doc, per_record = _plan(synth, budget)
-        t0 = time.perf_counter()
-        if as_dataset:
-            eng_mod.sample_partitioned(
-                synth, claim.n_out, out, seed=pub.seed, partition_rows=partition_rows,
-                engine=eng, protect=inputs, progress=execution.stage("sample"),
-            )  # fmt: skip
-        else:
-            _stream_rows(synth, claim.n_out, out, seed=pub.seed, engine=eng,
-                         protect=inputs, execution=execution)  # fmt: skip
-        pub.timing("sample", time.perf_counter() - t0)
-    certificate = make_certificate(synth, claim, budget_doc, per_record)
-    pub.json(certificate, cert_path)
-    pub.facts.update(private_facts(synth))
-    if report is not None:
-        pub.public_report(report, certificate=certificate, schema=schema, claim_audit=claim_audit)
-    params_path = None
+    from synthcert.engine.plan import DEFAULT_PARTITION_ROWS
+
+    partition_rows = execution.partition_rows or DEFAULT_PARTITION_ROWS
+    cert_path = Path(certificate_path) if certificate_path else default_certificate_path(Path(out))
+    params_path = None if save_private_params is None else Path(save_private_params)
+    outputs = RunOutputs.at(
+        out, partitioned=execution.partitioned, partition_rows=partition_rows, report=report,
+        internal_report=internal_report, private_record=private_record,
+        public_extra=(cert_path,), private_extra=() if params_path is None else (params_path,),
+    )  # fmt: skip
+    notes = []
     if save_private_params is not None:
-        params_path = str(pub.private_npz(
-            save_private_params, mean=synth.mean_, cov=synth.cov_, columns=np.array(schema.names)
-        ))  # fmt: skip
-    pub.timing("total", time.perf_counter() - started)
-    record = pub.finish(private_record)
-    if internal_report is not None:
-        pub.internal_report(internal_report, certificate=certificate, schema=schema)
+        notes.append(f"{save_private_params} will hold the generative parameters: keep it private")
+    pub = outputs.open(
+        source, execution, seed=seed, notes=notes,
+        command=command if command is not None else " ".join(sys.argv),
+    )  # fmt: skip
+    route = _ReleaseRoute(
+        _model(schema, budget, missing), source, budget, execution, partition_rows, cert_path,
+        params_path,
+    )  # fmt: skip
+    certificate, record = run_pipeline(
+        route, pub, outputs, execution, sample_seed=pub.seed, schema=schema,
+        claim_audit=claim_audit, started=started, workers=execution.workers,
+        one_blas_thread=True,
+    )  # fmt: skip
     return ReleaseResult(
         certificate,
-        str(out),
+        str(outputs.out),
         str(cert_path),
         record,
         None if private_record is None else str(private_record),
-        params_path,
+        None if params_path is None else str(params_path),
     )
 
 
-def _stream_rows(
-    synth: GaussianSynthesizer,
-    n: int,
-    out: Path,
-    *,
-    seed: np.random.SeedSequence,
-    engine: Any,
-    protect: list[Path],
-    execution: Execution,
-) -> None:
-    """Write the n rows of ``synth.sample(n, seed=seed)`` to one file, chunk by chunk.
+_Plan = tuple[PrivacyClaim, "dict | None", "float | None"]  # claim, budget, per record
 
-    The engine draws, decodes and (for Parquet) converts chunks to Arrow ahead of the writer,
-    which writes in this thread: drawing and writing overlap, the rows are the same.
-    """
-    from synthcert import engine as eng_mod
 
-    parquet = out.suffix.lower() in PARQUET_SUFFIXES
-    chunks = (
-        eng_mod.sample_tables(synth, n, seed=seed, engine=engine)
-        if parquet
-        else eng_mod.sample_frames(synth, n, seed=seed, engine=engine)
-    )
-    synth.n_sampled_ = n
-    with ChunkedTableWriter(out, protect=protect) as writer:
-        for chunk in chunks:
-            if parquet:
-                writer.write_arrow(chunk)
-            else:
-                writer.write(chunk)
-            if execution.progress:
-                execution.progress("sample", writer.rows, n)
+@dataclass(frozen=True)
+class _ReleaseRoute(Route[None, _Plan, Certificate]):
+    """The release's steps of the pipeline: M_G fitted from the engine's merged moments, sized
+    by :func:`plan_release`, streamed to one file, certified in ``cert_path``."""
+
+    model: GaussianSynthesizer
+    source: TableSource
+    budget: Budget
+    execution: Execution
+    partition_rows: int
+    cert_path: Path
+    params_path: Path | None
+
+    def fit(self, engine: Any) -> None:
+        """The encoded moments, merged over the input's partitions on the engine."""
+        from synthcert import engine as eng_mod
+
+        moments = eng_mod.fit_moments(
+            self.source.path, self.model.encoder, csv=self.source.csv,
+            chunk_rows=self.execution.chunk_rows, partition_rows=self.partition_rows,
+            engine=engine, progress=self.execution.stage("fit"),
+        )  # fmt: skip
+        self.model.fit_moments(moments.acc, [moments.report])
+
+    def plan(self, pub: Publication, fitted: None) -> tuple[int, _Plan]:
+        """n_out and the claim, from public quantities (:func:`plan_release`)."""
+        planned = _plan(self.model, self.budget)
+        return planned[0].n_out, planned  # type: ignore[return-value]
+
+    def write_file(
+        self, n: int, out: Path, *, seed: np.random.SeedSequence, engine: Any, protect: list[Path]
+    ) -> None:
+        """The n rows of ``model.sample(n, seed=seed)``, written to one file chunk by chunk.
+
+        The engine draws, decodes and (for Parquet) converts chunks to Arrow ahead of the
+        writer, which writes in this thread: drawing and writing overlap, the rows are the same.
+        """
+        from synthcert import engine as eng_mod
+
+        synth, progress = self.model, self.execution.progress
+        parquet = out.suffix.lower() in PARQUET_SUFFIXES
+        chunks = (
+            eng_mod.sample_tables(synth, n, seed=seed, engine=engine)
+            if parquet
+            else eng_mod.sample_frames(synth, n, seed=seed, engine=engine)
+        )
+        synth.n_sampled_ = n
+        with ChunkedTableWriter(out, protect=protect) as writer:
+            for chunk in chunks:
+                if parquet:
+                    writer.write_arrow(chunk)
+                else:
+                    writer.write(chunk)
+                if progress:
+                    progress("sample", writer.rows, n)
+
+    def publish(self, pub: Publication, plan: _Plan) -> Certificate:
+        """The certificate (public JSON) and the fit's private facts."""
+        certificate = make_certificate(self.model, *plan)
+        pub.json(certificate, self.cert_path)
+        pub.facts.update(private_facts(self.model))
+        return certificate
+
+    def keep_private(self, pub: Publication) -> None:
+        """The fitted mean and covariance, only to a private file named for them."""
+        if self.params_path is not None:
+            names = np.array(self.model.schema.names)
+            pub.private_npz(self.params_path, mean=self.model.mean_, cov=self.model.cov_,
+                            columns=names)  # fmt: skip
 
 
 @dataclass(frozen=True)

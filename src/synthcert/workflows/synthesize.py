@@ -10,10 +10,9 @@ input's path and hash.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -22,7 +21,6 @@ from synthcert._result import Result
 from synthcert._version import __version__
 from synthcert.data.io import (
     CsvOptions,
-    expand_inputs,
     is_parquet,
     iter_table_chunks,
     read_table,
@@ -30,6 +28,7 @@ from synthcert.data.io import (
 )
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, ParameterError, SynthcertError
+from synthcert.privacy.claims import PrivacyClaim
 from synthcert.privacy.domain import (
     DomainBudget,
     DomainEstimate,
@@ -37,19 +36,22 @@ from synthcert.privacy.domain import (
     estimate_domain,
     plan_budget,
 )
-from synthcert.privacy.quantile_bins import quantile_bins_step
+from synthcert.privacy.quantile_bins import QuantileBins, quantile_bins_step
 from synthcert.privacy.quantile_bins import requested_columns as quantile_columns
 from synthcert.privacy.tree_bins import TreeBins, tree_bins_step
 from synthcert.privacy.tree_bins import requested_columns as tree_columns
 from synthcert.results import SynthesisSummary
 from synthcert.run_record import RunRecord, today_utc
-from synthcert.seeding import seed_warning
 from synthcert.statistics.protocols import FitsFromCounts, FitsFromMoments
 from synthcert.synthesizers.base import DEFAULT_DELTA
 from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.job_inputs import Budget, Execution, TableSource
+from synthcert.workflows.pipeline import Route, RunOutputs, run_pipeline, timed
+
+if TYPE_CHECKING:
+    import numpy as np
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
 # synthesizers whose ``progress`` callback reports each selection round as a message
@@ -369,8 +371,6 @@ def synthesize(
     >>> result.summary.claim.model, result.summary.claim.epsilon, result.summary.rows_out
     ('pure-dp', 1.0, 10)
     """
-    from synthcert.engine import fit_moments, is_dataset_target, open_engine, sample_partitioned
-
     budget = budget or Budget()
     budget.refuse_unused("synthesize", "epsilon", "delta", "n_out", "min_rows")
     execution = execution or Execution()
@@ -380,7 +380,7 @@ def synthesize(
     epsilon, delta = budget.epsilon, budget.delta
     if epsilon is not None and not epsilon < float("inf"):
         epsilon = None  # epsilon = inf means no DP
-    n_out, min_rows = budget.n_out, budget.min_rows
+    min_rows = budget.min_rows
     params = dict(params or {})
     dp = epsilon is not None
     split = plan = None
@@ -408,26 +408,17 @@ def synthesize(
     if dp and split is None:
         refuse_data_domain(schema, synthesizer, allow_data_domain)
     seed = user_seed(seed, params)
-    if execution.warn is not None and (note := seed_warning(seed)) is not None:
-        execution.warn(note)
-    as_dataset = is_dataset_target(out)  # before Path() drops a trailing slash
-    out = Path(out)
-    inputs = expand_inputs(input_path)  # type: ignore[arg-type]
-    pub = Publication.start(
-        inputs=inputs,
-        seed=seed,
-        command=command,
-        public=[out, *([Path(report)] if report else [])],
-        private=[Path(p) for p in (private_record, internal_report) if p is not None],
-    )
+    outputs = RunOutputs.at(
+        out, report=report, internal_report=internal_report, private_record=private_record
+    )  # the layout follows the output path alone (``execution.partitioned`` is release's)
+    pub = outputs.open(source, execution, seed=seed, command=command)
     fit_seed, sample_seed, domain_seed = pub.seed.spawn(3)
     estimate = None
     if plan is not None:
-        t0 = time.perf_counter()
-        estimate = private_domain_step(
-            input_path, schema, plan, seed=domain_seed, csv=csv, ranges=domain_ranges
-        )  # type: ignore[arg-type]
-        pub.timing("domain", time.perf_counter() - t0)
+        with timed(pub, "domain"):
+            estimate = private_domain_step(
+                input_path, schema, plan, seed=domain_seed, csv=csv, ranges=domain_ranges
+            )  # type: ignore[arg-type]
         schema = estimate.schema  # public: a DP output
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
     quantile_wanted = quantile_columns(schema, log_columns=dp_bins_log)
@@ -470,80 +461,116 @@ def synthesize(
             f"(gaussian, gaussian-copula, privbayes, mwem-pgm, aim); {synthesizer!r} trains on "
             "rows in memory: use the local engine (--param engine=local, the default)"
         )
-    neighboring = getattr(synth, "neighboring", "unbounded")
+    route = _SynthesisRoute(
+        synth, synthesizer, source, execution, outputs.out,
+        "streamed" if streamed else "counted" if counted else "rows", budget=budget, dp=dp,
+        private_domain=private_domain, bins=bins, tree=tree, estimate=estimate, split=split,
+    )  # fmt: skip
+    summary, record = run_pipeline(
+        route, pub, outputs, execution, sample_seed=sample_seed, schema=schema,
+        claim_audit=claim_audit,
+    )  # fmt: skip
+    return SynthesisResult(summary, record, None if private_record is None else str(private_record))
 
-    with open_engine(engine, execution.scheduler, notify=execution.notify) as eng:
-        t0 = time.perf_counter()
-        if streamed:
-            moments = fit_moments(input_path, synth.encoder, csv=csv, engine=eng)  # type: ignore[attr-defined]
+
+@dataclass(frozen=True)
+class _SynthesisRoute(Route[tuple[int, Any], tuple[int, PrivacyClaim], SynthesisSummary]):
+    """The steps of ``synthesize`` in the pipeline: the fit route of the model's protocol, the
+    number of rows from public quantities, the claim composed with the DP pre-steps (domain,
+    bins), the rows drawn in memory into one file, and the public summary."""
+
+    model: Any
+    name: str
+    source: TableSource
+    execution: Execution
+    out: Path
+    fit_route: str  # "streamed" (FitsFromMoments), "counted" (FitsFromCounts) or "rows"
+    budget: Budget  # n_out and min_rows
+    dp: bool
+    private_domain: float | None
+    bins: QuantileBins  # the DP bins steps (their shares compose into the claim)
+    tree: TreeBins
+    estimate: DomainEstimate | None
+    split: BudgetSplit | None
+
+    def fit(self, engine: Any) -> tuple[int, Any]:
+        """Fit by the model's protocol; the rows read and the engine's counts (or None)."""
+        from synthcert.engine import EngineCounts, fit_moments
+
+        synth, path, csv = self.model, self.source.path, self.source.csv
+        if self.fit_route == "streamed":
+            moments = fit_moments(path, synth.encoder, csv=csv, engine=engine)  # type: ignore[arg-type]
             synth.fit_moments(moments.acc, [moments.report])
-            rows_in = synth.fit_.n  # type: ignore[attr-defined]
-        elif counted:
-            from synthcert.engine import EngineCounts
-
+            return synth.fit_.n, None
+        if self.fit_route == "counted":
             counts = EngineCounts(
-                input_path, synth.discretizer, engine=eng, csv=csv,  # type: ignore[attr-defined]
-                progress=execution.stage("count"),
+                path, synth.discretizer, engine=engine, csv=csv,
+                progress=self.execution.stage("count"),
             )  # fmt: skip
             synth.fit_counts(counts)
-            rows_in = counts.rows_read  # rows kept are synth.n_; the difference is private
-        else:
-            table = read_table(input_path, csv)  # type: ignore[arg-type]
-            rows_in = len(table)
-            synth.fit(table)
-        pub.timing("fit", time.perf_counter() - t0)
+            return counts.rows_read, counts  # rows kept are synth.n_; the difference is private
+        table = read_table(path, csv)  # type: ignore[arg-type]
+        synth.fit(table)
+        return len(table), None
+
+    def plan(
+        self, pub: Publication, fitted: tuple[int, Any]
+    ) -> tuple[int, tuple[int, PrivacyClaim]]:
+        """The private facts of the fit, the number of rows (:func:`output_rows`) and the claim,
+        composed with the DP bins and domain steps (basic composition)."""
+        synth, (rows_in, counts) = self.model, fitted
+        neighboring = getattr(synth, "neighboring", "unbounded")
         pub.facts["rows_in"] = int(rows_in)
-        filled = values_filled(synth, counts if counted else None)
+        filled = values_filled(synth, counts)
         if filled is not None:
             pub.facts["values_filled"] = filled
         rows_used = getattr(synth, "n_", None)
         if rows_used is not None:
             pub.facts["rows_used"] = int(rows_used)
-            if dp and neighboring == "bounded" and int(rows_used) != int(rows_in):
+            if self.dp and neighboring == "bounded" and int(rows_used) != int(rows_in):
                 raise incomplete_rows_under_bounded(int(rows_in) - int(rows_used))
-        n = output_rows(synth, neighboring, n_out, min_rows, rows_in, dp or streamed)
-        claim = bins.compose(tree.compose(synth.privacy_claim(n)))
+        n = output_rows(synth, neighboring, self.budget.n_out, self.budget.min_rows, rows_in,
+                        self.dp or self.fit_route == "streamed")  # fmt: skip
+        claim = self.bins.compose(self.tree.compose(synth.privacy_claim(n)))
+        estimate, split = self.estimate, self.split
         if estimate is not None and split is not None:
             claim = compose_claim(claim, estimate, split.epsilon, split.delta)
-            public_rows = estimate.rows if neighboring == "bounded" else min_rows
+            public_rows = estimate.rows if neighboring == "bounded" else self.budget.min_rows
             for note in (estimate.fallback_warning(), estimate.reliability_warning(public_rows)):
                 if note is not None:
                     claim = claim.with_warnings(note)
-        t0 = time.perf_counter()
-        if as_dataset:  # drawn and written part by part on the engine
-            sample_partitioned(
-                synth, n, out, seed=sample_seed, engine=eng, protect=inputs,
-                progress=execution.stage("sample"),
-            )  # fmt: skip
-        else:
-            write_table(synth.sample(n, seed=sample_seed), out, protect=inputs)
-        pub.timing("sample", time.perf_counter() - t0)
-    if estimate is not None and split is not None:
-        pub.ledger.extend({"step": "domain", **e.to_dict()} for e in estimate.ledger)
-        pub.facts["domain_spent"] = estimate.spent.to_dict()
-        pub.facts["budget_split"] = split.to_dict()
-    pub.ledger.extend({"step": "bins", **e.to_dict()} for e in (*bins.ledger, *tree.ledger))
-    accountant = getattr(synth, "accountant", None)
-    if accountant is not None:
-        step = {"step": "synthesizer"} if estimate is not None else {}
-        pub.ledger.extend({**step, **e.to_dict()} for e in accountant.ledger)
-        pub.facts["spent"] = accountant.spent().to_dict()
-    summary = SynthesisSummary(
-        synthesizer=synthesizer,
-        params=public_params(synth),
-        rows_out=n,
-        output=str(out),
-        claim=claim,
-        synthcert_version=__version__,
-        date=today_utc(),
-        private_domain=private_domain,
-    )
-    if report is not None:
-        pub.public_report(report, certificate=summary, schema=schema, claim_audit=claim_audit)
-    record = pub.finish(private_record)
-    if internal_report is not None:
-        pub.internal_report(internal_report, certificate=summary, schema=schema)
-    return SynthesisResult(summary, record, None if private_record is None else str(private_record))
+        return n, (n, claim)
+
+    def write_file(
+        self, n: int, out: Path, *, seed: np.random.SeedSequence, engine: Any, protect: list[Path]
+    ) -> None:
+        """The n rows drawn in memory (``model.sample``), written atomically."""
+        write_table(self.model.sample(n, seed=seed), out, protect=protect)
+
+    def publish(self, pub: Publication, plan: tuple[int, PrivacyClaim]) -> SynthesisSummary:
+        """The ledgers of the DP steps and the accountant (private), and the public summary."""
+        estimate, split, synth = self.estimate, self.split, self.model
+        if estimate is not None and split is not None:
+            pub.ledger.extend({"step": "domain", **e.to_dict()} for e in estimate.ledger)
+            pub.facts["domain_spent"] = estimate.spent.to_dict()
+            pub.facts["budget_split"] = split.to_dict()
+        steps = (*self.bins.ledger, *self.tree.ledger)
+        pub.ledger.extend({"step": "bins", **e.to_dict()} for e in steps)
+        accountant = getattr(synth, "accountant", None)
+        if accountant is not None:
+            step = {"step": "synthesizer"} if estimate is not None else {}
+            pub.ledger.extend({**step, **e.to_dict()} for e in accountant.ledger)
+            pub.facts["spent"] = accountant.spent().to_dict()
+        return SynthesisSummary(
+            synthesizer=self.name,
+            params=public_params(synth),
+            rows_out=plan[0],
+            output=str(self.out),
+            claim=plan[1],
+            synthcert_version=__version__,
+            date=today_utc(),
+            private_domain=self.private_domain,
+        )
 
 
 TREE_DEFAULT = True  # DP tree bins by default for the synthesizers of TREE_SYNTHESIZERS
