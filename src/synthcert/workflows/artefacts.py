@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,6 +127,15 @@ class Publication:
     def timing(self, name: str, seconds: float) -> None:
         """Record how long a stage took (private: timings depend on the data)."""
         self.timings[name] = round(float(seconds), 6)
+
+    @contextlib.contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        """Record the block's duration as the private timing ``name`` (also when it fails)."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timing(name, time.perf_counter() - t0)
 
     def record(self) -> RunRecord:
         """The private run record of everything collected so far (the input's SHA-256 once it

@@ -11,7 +11,6 @@ The audit's files describe the real table: they are for the operator, never for 
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,25 +132,24 @@ def audit(
         private=[*(folder / name for name in FILES), *([Path(report)] if report else [])],
     )
     table = source.read()
-    t0 = time.perf_counter()
-    result = run_audit(
-        table,
-        schema,
-        synthesizer,
-        epsilon=budget.epsilon,
-        delta=budget.delta,
-        synthesizer_params=dict(params or {}),
-        target=target,
-        attacks=attacks,
-        trials=trials,
-        generations=generations,
-        workers=execution.workers or 1,
-        seed=seed,
-        progress=execution.stage("audit"),
-        engine=execution.engine,
-        scheduler=execution.scheduler,
-    )
-    pub.timing("audit", time.perf_counter() - t0)
+    with pub.timed("audit"):
+        result = run_audit(
+            table,
+            schema,
+            synthesizer,
+            epsilon=budget.epsilon,
+            delta=budget.delta,
+            synthesizer_params=dict(params or {}),
+            target=target,
+            attacks=attacks,
+            trials=trials,
+            generations=generations,
+            workers=execution.workers or 1,
+            seed=seed,
+            progress=execution.stage("audit"),
+            engine=execution.engine,
+            scheduler=execution.scheduler,
+        )
     paths = write_audit(result, folder, protect=tuple(pub.inputs))
     files = {k: str(v) for k, v in paths.items()}
     if report is not None:

@@ -10,7 +10,6 @@ for the operator, never for publication.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,30 +128,29 @@ def run_evaluation(
         ],
     )
     options: dict[str, Any] = {} if bins is None else {"bins": bins}
-    t0 = time.perf_counter()
-    if execution.engine == "local":
-        result = measure(
-            sources[0].read(),
-            sources[1].read(),
-            schema,
-            target=target or None,
-            holdout=hold.read() if hold is not None else None,
-            seed=seed,
-            binning=binning,
-            **options,
-        )
-    else:
-        result = measure(
-            sources[0].path,  # type: ignore[arg-type]
-            sources[1].path,  # type: ignore[arg-type]
-            schema,
-            target=target or None,
-            csv=sources[0].csv,
-            engine=execution.engine,
-            scheduler=execution.scheduler,
-            **options,
-        )
-    pub.timing("evaluate", time.perf_counter() - t0)
+    with pub.timed("evaluate"):
+        if execution.engine == "local":
+            result = measure(
+                sources[0].read(),
+                sources[1].read(),
+                schema,
+                target=target or None,
+                holdout=hold.read() if hold is not None else None,
+                seed=seed,
+                binning=binning,
+                **options,
+            )
+        else:
+            result = measure(
+                sources[0].path,  # type: ignore[arg-type]
+                sources[1].path,  # type: ignore[arg-type]
+                schema,
+                target=target or None,
+                csv=sources[0].csv,
+                engine=execution.engine,
+                scheduler=execution.scheduler,
+                **options,
+            )
     files: list[Path] = []
     if folder is not None:
         files += write_evaluation(pub, result, folder, schema)

@@ -170,16 +170,6 @@ class Route(abc.ABC, Generic[F, P, R]):
 
 
 @contextlib.contextmanager
-def timed(pub: Publication, stage: str) -> Iterator[None]:
-    """Record the block's duration as the private timing ``stage`` (also when it fails)."""
-    t0 = time.perf_counter()
-    try:
-        yield
-    finally:
-        pub.timing(stage, time.perf_counter() - t0)
-
-
-@contextlib.contextmanager
 def run_engine(
     execution: Execution, *, workers: int | None = None, one_blas_thread: bool = False
 ) -> Iterator[Any]:
@@ -243,10 +233,10 @@ def run_pipeline(
         The public document and the private run record (written where the outputs say).
     """
     with run_engine(execution, workers=workers, one_blas_thread=one_blas_thread) as engine:
-        with timed(pub, "fit"):
+        with pub.timed("fit"):
             fitted = route.fit(engine)
         n, plan = route.plan(pub, fitted)
-        with timed(pub, "sample"):
+        with pub.timed("sample"):
             if outputs.as_dataset:  # drawn and written part by part on the engine
                 from synthcert.engine import plan as engine_plan
                 from synthcert.engine import sample_partitioned
@@ -294,4 +284,4 @@ def finish_run(
     return record
 
 
-__all__ = ["Route", "RunOutputs", "finish_run", "run_engine", "run_pipeline", "timed"]
+__all__ = ["Route", "RunOutputs", "finish_run", "run_engine", "run_pipeline"]

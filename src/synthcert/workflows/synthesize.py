@@ -48,7 +48,7 @@ from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.job_inputs import Budget, Execution, TableSource
-from synthcert.workflows.pipeline import Route, RunOutputs, run_pipeline, timed
+from synthcert.workflows.pipeline import Route, RunOutputs, run_pipeline
 
 if TYPE_CHECKING:
     import numpy as np
@@ -415,7 +415,7 @@ def synthesize(
     fit_seed, sample_seed, domain_seed = pub.seed.spawn(3)
     estimate = None
     if plan is not None:
-        with timed(pub, "domain"):
+        with pub.timed("domain"):
             estimate = private_domain_step(
                 input_path, schema, plan, seed=domain_seed, csv=csv, ranges=domain_ranges
             )  # type: ignore[arg-type]
