@@ -443,24 +443,24 @@ def test_the_tail_rule_leaves_no_outliers_in_an_empty_top(monkeypatch):
         x, y = noisy_synthesis_of_a_long_tail(seed)
         assert np.mean(y > 2 * x.max()) == 0.0, seed
         assert np.median(y) == pytest.approx(np.median(x), rel=0.2)
-    monkeypatch.setattr(tree_bins, "trim_empty_ends", lambda est, m, e, a: (m, e))
+    monkeypatch.setattr(tree_bins, "trim_empty_ends", lambda est, m, e, a, b: (m, e))
     beyond = [np.mean(y > 2 * x.max()) for x, y in map(noisy_synthesis_of_a_long_tail, range(8))]
     assert max(beyond) > 0.003
 
 
 def test_the_tail_rule_keeps_a_sparse_end_of_real_rows():
-    """Exact estimates: a narrow end leaf below theta beside the resolved core is kept; an end
-    leaf wider than the core is cleared and joins the next bin."""
+    """Exact estimates: a narrow end leaf below theta but above one sd beside the resolved core
+    is kept; an end leaf wider than the core is cleared and joins the next bin."""
     leaves = np.zeros(2**DEPTH)
     leaves[:8] = [400, 300, 300, 200, 0, 0, 60, 0]  # the core: cells 0-3; 60 rows in cell 6
     est = split_levels(level_counts(leaves).astype(float))
     mass, edges = allocate(est, np.ones(2**DEPTH), split_at=100.0)
-    kept, _ = trim_empty_ends(est, mass, edges, 100.0)
+    kept, _ = trim_empty_ends(est, mass, edges, 100.0, 50.0)
     assert kept[4:8].sum() == pytest.approx(60.0)  # a 4-cell end leaf, as wide as the core
     leaves[40] = 60.0  # a leaf of 32 cells above the 4-cell core and its end: cleared
     est = split_levels(level_counts(leaves).astype(float))
     mass, edges = allocate(est, np.ones(2**DEPTH), split_at=100.0)
     assert mass[32:].sum() == pytest.approx(60.0)
-    cleared, cut = trim_empty_ends(est, mass, edges, 100.0)
+    cleared, cut = trim_empty_ends(est, mass, edges, 100.0, 50.0)
     assert cleared[32:].sum() == 0.0 and cleared[4:8].sum() == pytest.approx(60.0)
     assert cut[-2] < 32 and cut[-1] == 2**DEPTH
