@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import sys
 import warnings
 from dataclasses import dataclass
@@ -18,7 +19,8 @@ from wide_table import small_wide_table, wide_table
 from synthcert.cli import app
 from synthcert.cli.synthesize_commands import parse_domain_ranges, parse_domain_shares
 from synthcert.data.schema import Schema
-from synthcert.privacy.domain import stability_threshold, threshold_scale
+from synthcert.privacy.conversion import zcdp_to_dp
+from synthcert.privacy.domain import plan_budget
 from synthcert.privacy.tree_bins import DEFAULT_SHARE as TREE_SHARE
 from synthcert.workflows.synthesize import TREE_SYNTHESIZERS
 
@@ -45,6 +47,21 @@ def files(tmp_path_factory) -> Path:
     assert res.exit_code == 0, res.output
     assert Schema.load(folder / "s.json").bounds_source == "data"
     return folder
+
+
+def domain_epsilon(record: dict) -> float:
+    """The domain step's epsilon recomputed from the private record's ledger: its steps are
+    approximately zCDP (exponential: epsilon^2/8; the lists: rho, with their tails delta_a),
+    converted at the step's delta minus the tails, plus ln(1/(1 - delta_a)) (the
+    conditioning); or, without lists, the quantiles' epsilons added up."""
+    domain = [e for e in record["ledger"] if e["step"] == "domain"]
+    if all(e["kind"] == "exponential" for e in domain):
+        return math.fsum(e["epsilon"] for e in domain)
+    rho = math.fsum(e["epsilon"] ** 2 / 8 if e["kind"] == "exponential" else e["rho"]
+                    for e in domain)  # fmt: skip
+    tails = math.fsum(e["delta"] for e in domain if e["kind"] == "approx_zcdp")
+    delta = record["facts"]["budget_split"]["domain_delta"]
+    return float(zcdp_to_dp(rho, delta - tails)) - math.log1p(-tails)
 
 
 def synth(files: Path, tmp_path: Path, *extra: str) -> tuple[int, str]:
@@ -75,9 +92,10 @@ def test_private_domain_claims_the_total_and_records_the_split(files, tmp_path, 
     ledger = record["ledger"]
     domain = [e for e in ledger if e["step"] == "domain"]
     fit = [e for e in ledger if e["step"] == "synthesizer"]
-    assert len(domain) == 2 * 2 + 1
-    assert sum(e["epsilon"] for e in domain) == pytest.approx(1.0)
-    assert sum(e["delta"] for e in domain) == pytest.approx(1e-6)
+    assert [e["kind"] for e in domain].count("exponential") == 2 * 2
+    assert [e["kind"] for e in domain].count("approx_zcdp") == 1
+    assert domain_epsilon(record) == pytest.approx(1.0) and domain_epsilon(record) <= 1.0
+    assert sum(e["delta"] for e in domain) == pytest.approx(0.5e-6)  # the list's tail
     assert sum(e["epsilon"] for e in fit) == pytest.approx(3.0)
     assert record["facts"]["budget_split"]["domain_epsilon"] == pytest.approx(1.0)
     rows = pd.read_csv(tmp_path / "syn.csv")
@@ -194,9 +212,11 @@ def test_the_rows_each_column_needs_are_printed_before_the_fit(files, tmp_path):
     code, out = synth(files, tmp_path, *BASE, "--domain-share", "region=0.5")
     assert code == 0, out
     assert "private_domain needs, per data-derived column:" in out
-    assert "age: two DP quantiles at epsilon 0.025 each; bounds reliable from about" in out
-    t = stability_threshold(threshold_scale(0.1, "bounded"), 1e-6)  # one list: all of delta
-    assert f"region: DP category list at epsilon 0.1; a category needs about {t} records" in out
+    plan = plan_budget(Schema.load(files / "s.json"), 0.2, 1.0, 1e-6, shares={"region": 0.5})
+    lines = plan.needs()  # one list: all of delta (privbayes is pure), half for its tail
+    assert lines[0].startswith("age: two DP quantiles at epsilon ") and lines[0] in out
+    assert lines[-1].startswith("region: DP category list at rho ") and lines[-1] in out
+    assert f"needs about {plan.category_threshold('region'):,} records" in lines[-1]
     assert out.index("needs, per data-derived column") < out.index("synthcert synthesize")
 
 
@@ -264,7 +284,7 @@ def run_wide_with_a_state_share(tmp_path: Path, monkeypatch, n: int, share: str)
     out = run.output
     assert run.code == 0, out
     assert "numeric columns: bounds reliable from about" in out  # the summary (> 10 columns)
-    assert "state: DP category list at epsilon" in out
+    assert "state: DP category list at rho" in out
     rows = run.rows
     assert rows is not None and len(rows) == n
     frequent = {k for k, v in table["state"].value_counts().items() if v >= 500}
@@ -272,11 +292,15 @@ def run_wide_with_a_state_share(tmp_path: Path, monkeypatch, n: int, share: str)
     schema = json.loads((tmp_path / "s.json").read_text())
     categorical = [c["name"] for c in schema["columns"] if c["kind"] == "categorical"]
     gone = [c for c in categorical if c not in rows.columns]
-    assert "state" not in gone and gone  # the other lists, at ~0.0013 each, keep nothing
-    assert f"list of {', '.join(gone)} kept fewer than two values" in out
+    assert "state" not in gone
+    if n <= 3_000:  # the other lists share a tenth of rho: a category needs > 3,000 records
+        assert gone
+    if gone:
+        assert f"list of {', '.join(gone)} kept fewer than two values" in out
+    else:
+        assert "kept fewer than two values" not in out
     record = json.loads((tmp_path / "private" / "rec.json").read_text())
-    domain = [e for e in record["ledger"] if e["step"] == "domain"]
-    assert sum(e["epsilon"] for e in domain) == pytest.approx(0.2)
+    assert domain_epsilon(record) == pytest.approx(0.2) and domain_epsilon(record) <= 0.2
 
 
 def test_a_wide_table_runs_through_with_a_share_for_its_zipf_column(tmp_path, monkeypatch):
@@ -316,8 +340,7 @@ def check_dp_domain_run(run: WideRun, table: pd.DataFrame, name: str, tmp_path: 
     else:
         assert "tree_bins" not in stated
     record = json.loads((tmp_path / "private" / "rec.json").read_text())
-    domain = [e for e in record["ledger"] if e["step"] == "domain"]
-    assert sum(e["epsilon"] for e in domain) == pytest.approx(0.2)
+    assert domain_epsilon(record) == pytest.approx(0.2) and domain_epsilon(record) <= 0.2
 
 
 # every DP synthesizer; unbounded ones are given the table size as a public lower bound
@@ -374,7 +397,7 @@ def boundary_harness():
 
 
 def test_the_fallback_publishes_the_same_files_for_every_neighbour(tmp_path, monkeypatch):
-    """``region`` gets 1 % of the domain budget: its list keeps nothing, so it is dropped by
+    """``region`` gets 0.1 % of the domain budget: its list keeps nothing, so it is dropped by
     the fallback rule; every neighbour (schema drafted from each table) publishes the same
     files, stdout (the claim's warning included) and stderr, and the rows have the same
     columns."""
@@ -382,8 +405,8 @@ def test_the_fallback_publishes_the_same_files_for_every_neighbour(tmp_path, mon
 
     h = boundary_harness()
     args = ["synthesize", "--synthesizer", "privbayes", "--epsilon", "2", "--delta", "1e-6",
-            "--private-domain", "0.4", "--domain-share", "income=0.33", "--domain-share",
-            "age=0.33", "--domain-share", "score=0.33"]  # fmt: skip
+            "--private-domain", "0.4", "--domain-share", "income=0.333", "--domain-share",
+            "age=0.333", "--domain-share", "score=0.333"]  # fmt: skip
     table = h.base_table()
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
@@ -394,7 +417,7 @@ def test_the_fallback_publishes_the_same_files_for_every_neighbour(tmp_path, mon
     assert "refused" not in base, base.get("refused")
     warned = json.loads(base["stdout"])["claim"]["warnings"]
     assert any("list of region kept fewer than two values" in w for w in warned), warned
-    assert "region: DP category list at epsilon 0.008" in base["stderr"]  # before the fit
+    assert "region: DP category list at rho" in base["stderr"]  # before the fit
     assert list(base["rows"].columns) == ["income", "age", "score"]
     kinds = h.drafted_kinds(h.SCHEMA)
     for kind in h.SAME_SIZE:  # each neighbour drafts D's kinds (declared public after review)

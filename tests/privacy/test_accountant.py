@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.accountant import (
     PrivacyAccountant,
+    rdp_epsilon,
     rho_from_bun_steinke,
     rho_from_epsilon_delta,
     zcdp_epsilon,
@@ -103,6 +104,35 @@ def test_zcdp_route_for_gaussian_steps():
     assert s.route == "zcdp" and s.delta == 1e-5 and s.epsilon <= 1.0
     assert s.rho == pytest.approx(rho)
     assert acc.model() == "zcdp"
+
+
+def test_approximate_zcdp_steps_pay_their_tails_in_delta_and_the_conditioning_in_epsilon():
+    """delta_a-approximately rho-zCDP steps (the DP category lists): rho adds, delta_a adds,
+    and the total converts at delta - delta_a with ln(1/(1 - delta_a)) added to epsilon; the
+    claim is approximate DP, never zCDP, and a tail of all of delta leaves no route."""
+    acc = PrivacyAccountant(1.0, 1e-6)
+    acc.record_exponential("quantile", 0.2)
+    acc.record_approx_zcdp("list a", 0.004, 2e-7)
+    acc.record_approx_zcdp("list b", 0.006, 3e-7)
+    s = acc.check_within_budget()
+    want = zcdp_to_dp(0.2**2 / 8 + 0.01, 1e-6 - 5e-7) + 5e-7 + 5e-7**2 / 2  # -log1p(-x)
+    assert s.route == "zcdp" and s.delta == 1e-6 and s.epsilon_pure is None
+    assert s.epsilon == pytest.approx(float(want), rel=1e-12)
+    assert s.epsilon > zcdp_epsilon(0.2**2 / 8 + 0.01, 1e-6)  # the tails cost something
+    assert acc.model() == "approx-dp"
+    late = PrivacyAccountant(1.0, 1e-6)
+    late.record_approx_zcdp("list", 0.001, 1e-6)  # the tail takes all of delta
+    assert late.spent().epsilon == math.inf
+    with pytest.raises(BudgetError, match="exceeds"):
+        late.check_within_budget()
+    rdp = PrivacyAccountant(10.0, 1e-5)  # with an RDP step: the same conditioning
+    rdp.record_rdp("sgd", 8.0, 0.4)
+    rdp.record_approx_zcdp("list", 0.01, 1e-6)
+    total = 0.4 + 8.0 * 0.01
+    assert rdp.spent().route == "rdp"
+    assert rdp.spent().epsilon == pytest.approx(
+        rdp_epsilon(8.0, total, 1e-5 - 1e-6) - math.log1p(-1e-6), rel=1e-12
+    )
 
 
 def test_many_small_pure_steps_compose_better_through_zcdp():

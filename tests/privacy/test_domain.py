@@ -21,6 +21,11 @@ from hypothesis import strategies as st
 from synthcert.data.infer import draft_schema
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
+from synthcert.privacy.accountant import (
+    PrivacyAccountant,
+    rho_from_epsilon_delta,
+    zcdp_epsilon,
+)
 from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
 from synthcert.privacy.domain import (
     DP_SOURCE,
@@ -33,15 +38,16 @@ from synthcert.privacy.domain import (
     category_weight,
     compose_claim,
     default_grid,
-    discrete_laplace,
+    discrete_gaussian,
     estimate_domain,
+    gaussian_log_tail,
+    gaussian_threshold,
     plan_budget,
     quantile_scores,
     range_grid,
     reliable_rows,
     stability_categories,
-    stability_threshold,
-    threshold_scale,
+    threshold_sigma2,
 )
 from synthcert.privacy.mechanisms import exponential_probabilities
 from synthcert.workflows.synthesize import split_budget
@@ -140,47 +146,65 @@ def test_bounds_post_processing_orders_widens_and_rounds():
 # -- the stability threshold ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scale", [0.5, 2.0, 20.0, 137.0])
+def dgauss_tail(t: int, sigma2: float) -> mpmath.mpf:
+    """Pr[Z >= t] for the discrete Gaussian N_Z(0, sigma^2), summed from its pmf with mpmath
+    (the normaliser by Jacobi theta: sum_k q^(k^2), q = exp(-1/(2 sigma^2)))."""
+    q = mpmath.exp(-1 / (2 * mpmath.mpf(sigma2)))
+    norm = mpmath.jtheta(3, 0, q)
+    stop = t + 40 * math.ceil(math.sqrt(sigma2)) + 40  # later terms < e^-800 of the first
+    return mpmath.fsum(q ** (k * k) for k in range(t, stop)) / norm
+
+
+@pytest.mark.parametrize("sigma2", [0.3, 2.0, 40.0, 900.0, 62_500.0])
 @pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-9])
-def test_threshold_is_the_smallest_with_tail_at_most_delta(scale, delta):
-    """Pr[1 + Z >= T] <= delta < Pr[1 + Z >= T - 1], by summing the pmf with mpmath."""
-    mpmath.mp.dps = 40
-    p = mpmath.e ** (-1 / mpmath.mpf(scale))
+def test_gaussian_threshold_keeps_a_singleton_with_probability_at_most_delta(sigma2, delta):
+    """Pr[1 + Z >= T] <= delta by the exact pmf, and T is the smallest such integer up to the
+    tail bound's slack: one more than the exact smallest at most, and that only where the bound
+    and the exact tail straddle delta (checked: within a factor of 1 + 3 / sigma + 1/sigma^2)."""
+    with mpmath.workdps(40):
+        t = gaussian_threshold(sigma2, delta)
+        assert dgauss_tail(t - 1, sigma2) <= delta
+        assert math.exp(gaussian_log_tail(t - 1, sigma2)) <= delta
+        if t > 2:
+            assert math.exp(gaussian_log_tail(t - 2, sigma2)) > delta * (1 - 1e-9)
+        if t > 3:
+            loose = 1 + 3 / math.sqrt(sigma2) + 1 / sigma2
+            assert dgauss_tail(t - 3, sigma2) > delta or dgauss_tail(t - 2, sigma2) * loose > delta
 
-    def tail(t: int) -> mpmath.mpf:  # Pr[Z >= t] = sum_{k >= t} (1-p)/(1+p) p^|k|
-        return mpmath.nsum(lambda k: (1 - p) / (1 + p) * p ** abs(k), [t, mpmath.inf])
 
-    t = stability_threshold(scale, delta)
-    assert tail(t - 1) <= delta
-    if t > 2:
-        assert tail(t - 2) > delta
+@given(st.integers(1, 400), st.floats(0.05, 5e4))
+@settings(max_examples=60, deadline=None)
+def test_the_tail_bound_is_never_below_the_exact_tail(t, sigma2):
+    with mpmath.workdps(30):
+        assert mpmath.log(dgauss_tail(t, sigma2)) <= gaussian_log_tail(t, sigma2) + 1e-12
 
 
-def test_discrete_laplace_matches_its_pmf():
+def test_discrete_gaussian_matches_its_pmf():
     rng = np.random.default_rng(5)
-    scale, n = 2.0, 400_000
-    z = discrete_laplace(scale, n, rng)
-    p = math.exp(-1 / scale)
-    for k in range(-6, 7):
-        want = (1 - p) / (1 + p) * p ** abs(k)
+    sigma2, n = 4.0, 200_000
+    z = discrete_gaussian(sigma2, n, rng)
+    norm = sum(math.exp(-(k * k) / (2 * sigma2)) for k in range(-60, 61))
+    for k in range(-8, 9):
+        want = math.exp(-(k * k) / (2 * sigma2)) / norm
         got = float(np.mean(z == k))
         assert abs(got - want) < 5 * math.sqrt(want * (1 - want) / n), k
 
 
-def kept_distribution(counts: dict[str, int], scale: float, threshold: int) -> dict:
-    """Exact Pr[kept set = S] under independent discrete Laplace noise."""
-    p = math.exp(-1 / scale)
+def kept_distribution(counts: dict[str, int], sigma2: float, threshold: int) -> dict:
+    """Exact Pr[kept set = S] under independent discrete Gaussian noise (pmf summed with
+    mpmath; values returned as floats)."""
 
-    def keep(c: int) -> float:  # Pr[c + Z >= T] = Pr[Z >= T - c]
+    def keep(c: int) -> float:  # Pr[c + Z >= T] = Pr[Z >= T - c], Z symmetric
         t = threshold - c
-        return p**t / (1 + p) if t >= 1 else 1 - p ** (1 - t) / (1 + p)
+        return float(dgauss_tail(t, sigma2)) if t >= 1 else 1 - float(dgauss_tail(1 - t, sigma2))
 
     keys = sorted(counts)
+    probs = {k: keep(counts[k]) for k in keys}
     out = {}
     for bits in itertools.product([0, 1], repeat=len(keys)):
         prob = 1.0
         for b, k in zip(bits, keys, strict=True):
-            prob *= keep(counts[k]) if b else 1 - keep(counts[k])
+            prob *= probs[k] if b else 1 - probs[k]
         out[frozenset(k for b, k in zip(bits, keys, strict=True) if b)] = prob
     return out
 
@@ -191,42 +215,57 @@ def hockey_stick(a: dict, b: dict, eps: float) -> float:
 
 
 @pytest.mark.parametrize("neighboring", ["bounded", "unbounded"])
-def test_stability_histogram_is_epsilon_delta_dp_exactly(neighboring):
-    """Every neighbour of small count tables: the exact hockey-stick divergence <= delta."""
-    eps, delta = 0.5, 1e-4
-    scale = threshold_scale(eps, neighboring)
-    t = stability_threshold(scale, delta)
+def test_stability_histogram_is_dp_at_what_the_accountant_states(neighboring):
+    """Every neighbour of small count tables: the exact hockey-stick divergence at the
+    accountant's epsilon (approximate zCDP converted at delta) is at most delta."""
+    rho, delta_c, delta = 0.5, 1e-4, 2e-4
+    acc = PrivacyAccountant(10.0, delta)
+    acc.record_approx_zcdp("list", rho, delta_c)
+    eps = acc.spent().epsilon
+    assert eps == pytest.approx(zcdp_epsilon(rho, delta - delta_c) - math.log1p(-delta_c))
+    sigma2 = threshold_sigma2(rho, neighboring)
+    t = gaussian_threshold(sigma2, delta_c)
     base = {"a": t, "b": 3, "c": 1}
     tables = [base, {"a": 1, "b": t + 2}, {"a": t, "b": t - 1, "c": t + 1}]
     worst = 0.0
-    for d in tables:
-        keys = [*d, "new"]
-        neighbours = []
-        if neighboring == "unbounded":
-            for k in keys:
-                neighbours.append({**d, k: d.get(k, 0) + 1})
-                if k in d:
-                    neighbours.append({**d, k: d[k] - 1})
-        else:
-            for out_k, in_k in itertools.product(d, keys):
-                if out_k != in_k:
-                    neighbours.append({**d, out_k: d[out_k] - 1, in_k: d.get(in_k, 0) + 1})
-        pd_ = kept_distribution(d, scale, t)
-        for n in neighbours:
-            n = {k: v for k, v in n.items() if v > 0}  # a value with count 0 is not observed
-            pn = kept_distribution(n, scale, t)
-            worst = max(worst, hockey_stick(pd_, pn, eps), hockey_stick(pn, pd_, eps))
+    with mpmath.workdps(30):
+        for d in tables:
+            keys = [*d, "new"]
+            neighbours = []
+            if neighboring == "unbounded":
+                for k in keys:
+                    neighbours.append({**d, k: d.get(k, 0) + 1})
+                    if k in d:
+                        neighbours.append({**d, k: d[k] - 1})
+            else:
+                for out_k, in_k in itertools.product(d, keys):
+                    if out_k != in_k:
+                        neighbours.append({**d, out_k: d[out_k] - 1, in_k: d.get(in_k, 0) + 1})
+            pd_ = kept_distribution(d, float(sigma2), t)
+            for n in neighbours:
+                n = {k: v for k, v in n.items() if v > 0}  # a value with count 0 is not observed
+                pn = kept_distribution(n, float(sigma2), t)
+                worst = max(worst, hockey_stick(pd_, pn, eps), hockey_stick(pn, pd_, eps))
     assert worst <= delta
-    assert worst > 0.2 * delta  # the analysis is tight enough that delta is actually used
+    # the threshold carries the delta: two sigmas lower, the singleton alone breaks the claim
+    lower = t - 2 * math.ceil(math.sqrt(sigma2))
+    with mpmath.workdps(30):
+        loose = kept_distribution({"a": 1}, float(sigma2), lower)
+    assert hockey_stick(loose, {frozenset(): 1.0}, eps) > delta
 
 
 def test_stability_categories_keep_frequent_values_and_drop_singletons():
     rng = np.random.default_rng(3)
     counts = {"north": 5000, "south": 3000, "east": 800, "atlantis": 1}
-    kept = stability_categories(counts, 1.0, 1e-6, neighboring="bounded", rng=rng)
+    acc = PrivacyAccountant(1.0, 1e-6)
+    kept = stability_categories(
+        counts, 0.5, 1e-7, neighboring="bounded", rng=rng, accountant=acc, name="list"
+    )
     assert kept == ("east", "north", "south")
-    with pytest.raises(AssumptionError, match="delta"):
-        stability_categories(counts, 1e-4, 0.5, neighboring="bounded", rng=rng)
+    (entry,) = acc.ledger
+    assert (entry.kind, entry.rho, entry.delta) == ("approx_zcdp", 0.5, 1e-7)
+    with pytest.raises(AssumptionError, match="rho > 0"):
+        stability_categories(counts, 0.0, 1e-7, neighboring="bounded", rng=rng)
 
 
 # -- the estimate on a large table, the budget and the claim -------------------------------------
@@ -332,17 +371,24 @@ SMALL = Schema(
 
 def test_public_columns_are_kept_and_the_budget_is_split_by_need():
     b = plan_budget(SMALL, 0.3, 2.0, 1e-6)
-    r = category_weight(1e-6, "bounded")
+    r = category_weight(5e-7, "bounded")  # half of delta for the one list's tail
+    rho = rho_from_epsilon_delta(0.6 + math.log1p(-5e-7), 5e-7)
     assert (b.numeric_columns, b.categorical_columns) == (("b",), ("c",))
     assert b.category_weight == pytest.approx(r)
-    assert b.quantile_epsilon("b") == pytest.approx(0.6 / (2 + r))
-    assert b.category_epsilon("c") == pytest.approx(0.6 * r / (2 + r))
+    assert b.rho == pytest.approx(rho, rel=1e-12) and b.delta_conversion == 5e-7
+    assert b.quantile_epsilon("b") == pytest.approx(math.sqrt(8 * rho / (2 + r)))
+    assert b.category_rho("c") == pytest.approx(rho * r / (2 + r))
     assert b.epsilon == pytest.approx(0.6)
-    assert b.delta == 1e-6 and b.delta_per_category_list == 1e-6
+    assert b.delta == 1e-6 and b.delta_per_category_list == 5e-7
+    numeric_only = plan_budget(SMALL.select(["a", "b"]), 0.3, 2.0, 1e-6)  # the pure route
+    assert (numeric_only.rho, numeric_only.delta, numeric_only.quantile_epsilons) == (
+        0.0, 0.0, (pytest.approx(0.3),)
+    )  # fmt: skip
     df = pd.DataFrame({"a": [0.5] * 50, "b": np.linspace(0, 3, 50), "c": ["x", "y"] * 25,
                        "d": ["x"] * 50})  # fmt: skip
     est = estimate_domain([df], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
     assert est.spent.epsilon == pytest.approx(0.6)  # every step paid, whatever it kept
+    assert est.spent.epsilon <= 0.6 and est.spent.delta == 1e-6
     with pytest.raises(AssumptionError, match="needs delta"):
         plan_budget(SMALL, 0.3, 2.0, 0.0)
     with pytest.raises(AssumptionError, match="nothing"):
@@ -350,39 +396,43 @@ def test_public_columns_are_kept_and_the_budget_is_split_by_need():
 
 
 def test_a_category_list_gets_at_least_a_numeric_columns_share_and_needs_fewer_records():
-    """r = max(2, Delta ln(1/(2 delta_c)) / (2 ln(C/beta))): the balance term makes the records
+    """r = max(2, 2 Delta_2^2 ln(1/delta_c) / ln(C/beta)^2): the balance term makes the records
     a category needs to be kept (T - 1) equal to those a 1% quantile needs in its tail (0.01
-    reliable_rows), up to T's rounding; with the floor 2 a category needs at most that."""
+    reliable_rows) by the sub-Gaussian estimate of T, which the exact T undercuts by a few
+    percent; with the floor 2 a category needs at most that. The shares add up to rho."""
     assert len(default_grid()) == REFERENCE_CANDIDATES
     cols = [NumericColumn(f"x{i}", 0.0, 1.0, source="data") for i in range(30)]
     cols += [CategoricalColumn(f"k{i}", ("p", "q"), source="data") for i in range(20)]
     schema = Schema(tuple(cols))
     for neighboring, delta in [("bounded", 1e-6), ("unbounded", 1e-6), ("bounded", 1e-40)]:
         b = plan_budget(schema, 0.2, 1.0, delta, neighboring=neighboring)
-        assert 2 * sum(b.quantile_epsilons) + sum(b.category_epsilons) == pytest.approx(0.2)
-        assert b.category_epsilon("k0") == pytest.approx(
-            b.category_weight * b.quantile_epsilon("x0")
-        )
+        rho_q = [e * e / 8 for e in b.quantile_epsilons]  # epsilon^2/8-zCDP each
+        assert 2 * sum(rho_q) + sum(b.category_rhos) == pytest.approx(b.rho, rel=1e-9)
+        assert b.category_rho("k0") == pytest.approx(b.category_weight * rho_q[0])
         tail = 0.01 * reliable_rows(b.quantile_epsilon("x0"), 0.01, REFERENCE_CANDIDATES)
         records = b.category_threshold("k0") - 1
         balance = (
-            (1 if neighboring == "unbounded" else 2)
-            * math.log(1 / (2 * delta / 20))
-            / (2 * math.log(REFERENCE_CANDIDATES / 0.05))
+            2
+            * (1 if neighboring == "unbounded" else 2)
+            * math.log(1 / (delta / 2 / 20))
+            / math.log(REFERENCE_CANDIDATES / 0.05) ** 2
         )
         assert b.category_weight == pytest.approx(max(2.0, balance))
-        if balance > 2.0:  # the need rule binds: equal records
-            assert records == pytest.approx(tail, rel=1e-3), (neighboring, records, tail)
+        if balance > 2.0:  # the need rule binds: equal records, up to T's exact tail
+            assert 0.85 * tail <= records <= tail, (neighboring, records, tail)
         else:
             assert records <= tail
-        even = 0.2 / (2 * 30 + 20)  # the former equal split: a category needed more
-        assert stability_threshold(threshold_scale(even, neighboring), delta / 20) > records + 1
+        # the former mechanism (discrete Laplace, epsilons added up evenly) needed far more:
+        # T - 1 ~ (Delta_1 / epsilon) ln(1 / (2 delta_c)) at delta_c = delta / 20
+        even = 0.2 / (2 * 30 + 20)
+        laplace = (2 if neighboring == "bounded" else 1) / even * math.log(1 / (delta / 10))
+        assert records < laplace / 3, (records, laplace)
 
 
 def test_domain_shares_override_the_rule_and_bad_shares_are_refused():
     b = plan_budget(SMALL, 0.5, 2.0, 1e-6, shares={"c": 0.75})
-    assert b.category_epsilon("c") == pytest.approx(0.75)
-    assert b.quantile_epsilon("b") == pytest.approx(0.25 / 2)  # the rest, two quantiles
+    assert b.category_rho("c") == pytest.approx(0.75 * b.rho)
+    assert b.quantile_epsilon("b") == pytest.approx(math.sqrt(8 * 0.25 * b.rho / 2))  # the rest
     assert b.declared_shares == {"c": 0.75}
     assert DomainBudget.from_dict(json.loads(json.dumps(b.to_dict()))) == b
     assert plan_budget(SMALL, 0.5, 2.0, 1e-6, shares={"b": 0.5, "c": 0.5}).epsilon == 1.0

@@ -7,7 +7,6 @@ exp(epsilon s / (2 Delta)), and their ratios on neighbouring score vectors again
 
 from __future__ import annotations
 
-import math
 import random
 from fractions import Fraction
 
@@ -18,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from synthcert.privacy.domain import discrete_laplace, stability_threshold, threshold_scale
+from synthcert.privacy.domain import discrete_gaussian, threshold_sigma2
 from synthcert.privacy.mechanisms import (
-    discrete_laplace_noise,
+    discrete_gaussian_noise,
     exponential_exponents,
     exponential_mechanism,
     grid_for,
@@ -186,46 +185,12 @@ def test_the_privacy_bound_is_nearly_attained():
 # -- the stability histogram's noise -------------------------------------------------------------
 
 
-def test_stability_noise_is_the_exact_discrete_laplace():
-    """domain.discrete_laplace draws through synthcert.privacy.discrete (uniform integers and
-    exact Bernoulli(exp(-gamma)) only), not numpy's floating-point geometric."""
-    scale = threshold_scale(0.3, "bounded")
-    assert scale == Fraction(2) / Fraction(0.3)
-    z = discrete_laplace(scale, 500, IntegersOnly(np.random.PCG64(8)))
-    want = discrete_laplace_noise(500, scale, rng=np.random.Generator(np.random.PCG64(8)))
+def test_stability_noise_is_the_exact_discrete_gaussian():
+    """domain.discrete_gaussian draws through synthcert.privacy.discrete (uniform integers and
+    exact Bernoulli(exp(-gamma)) only), not numpy's floating-point normal, at the exact
+    rational sigma^2 = Delta_2^2 / (2 rho)."""
+    sigma2 = threshold_sigma2(0.3, "bounded")
+    assert sigma2 == Fraction(2) / (2 * Fraction(0.3))
+    z = discrete_gaussian(sigma2, 500, IntegersOnly(np.random.PCG64(8)))
+    want = discrete_gaussian_noise(500, sigma2, rng=np.random.Generator(np.random.PCG64(8)))
     assert np.array_equal(z, want)
-
-
-@pytest.mark.parametrize("epsilon", [0.05, 0.3, 1.0, 2.7])
-@pytest.mark.parametrize("neighboring", ["bounded", "unbounded"])
-@pytest.mark.parametrize("delta", [1e-3, 1e-7, 1e-12])
-def test_threshold_tail_against_the_exact_pmf(epsilon, neighboring, delta):
-    """Pr[1 + Z >= T] <= delta < Pr[1 + Z >= T - 1] for the exact rational scale, with the
-    tail summed from the pmf (1 - p)/(1 + p) p^|k| term by term in 60-digit arithmetic."""
-    b = threshold_scale(epsilon, neighboring)
-    t = stability_threshold(b, delta)
-    with mpmath.workdps(60):
-        p = mpmath.exp(-mpmath.mpf(b.denominator) / b.numerator)
-
-        def tail(start: int) -> mpmath.mpf:
-            return mpmath.nsum(lambda k: (1 - p) / (1 + p) * p**k, [start, mpmath.inf])
-
-        assert tail(t - 1) <= delta
-        if t > 2:
-            assert tail(t - 2) > delta
-        assert abs(tail(5) - p**5 / (1 + p)) < mpmath.mpf(10) ** -50  # the closed form
-
-
-def test_threshold_is_raised_when_the_float_estimate_falls_short():
-    """A scale/delta pair whose float estimate b ln(1/(delta (1 + p))) sits on an integer and
-    rounds the wrong way: the exact check raises T, and T satisfies the tail bound exactly."""
-    b = Fraction(1, 1)
-    p = math.exp(-1.0)
-    delta = math.exp(-5.0) / (1.0 + p)  # T - 1 = 5 up to rounding
-    t = stability_threshold(b, delta)
-    estimate = 1 + math.ceil(math.log(1.0 / (delta * (1.0 + p))))  # the float formula alone
-    assert estimate == t - 1  # ... would give a tail above delta (main did)
-    with mpmath.workdps(60):
-        pm = mpmath.exp(-1)
-        assert pm ** (t - 1) / (1 + pm) <= mpmath.mpf(delta)
-        assert pm ** (t - 2) / (1 + pm) > mpmath.mpf(delta)

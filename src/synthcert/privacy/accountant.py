@@ -4,13 +4,21 @@ Pure epsilon-DP steps compose additively (basic composition, thesis Prop. 2.3.3)
 also stored as rho-zCDP (an epsilon-DP mechanism is epsilon^2/2-zCDP, Bun & Steinke 2016
 Prop. 1.4; the exponential mechanism is epsilon^2/8-zCDP, Cesar & Rogers 2021), rho adds up,
 and the total is converted to (epsilon, delta)-DP (thesis Prop. 2.3.9).
+
+A step may also be delta_a-*approximately* rho-zCDP (Bun & Steinke 2016, section 8): rho-zCDP
+once an event of probability at least 1 - delta_a is conditioned on, on either side (a
+stability histogram with Gaussian noise: the event is "no value held by the differing record
+alone is released"). Such steps compose by adding rho and delta_a (union bound over the
+events). The total converts to (epsilon' + ln(1/(1 - delta_a)), delta' + delta_a)-DP, epsilon'
+the conversion of rho at delta' = delta - delta_a (:func:`approx_zcdp_epsilon`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -21,7 +29,7 @@ from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
 from synthcert.privacy.parameters import check_delta, check_epsilon
 
-Kind = Literal["pure", "exponential", "approx", "zcdp", "rdp"]
+Kind = Literal["pure", "exponential", "approx", "zcdp", "approx_zcdp", "rdp"]
 Route = Literal["none", "basic", "zcdp", "rdp"]
 TOLERANCE = 1e-9
 RHO_HEADROOM = 1e-9  # relative: rho_from_epsilon_delta's rho, re-summed, stays within
@@ -36,7 +44,7 @@ class LedgerEntry(Result):
     epsilon: float | None  # pure / approx epsilon, or the RDP epsilon at ``alpha`` (rdp)
     rho: float | None  # zCDP equivalent (None for an RDP step at a single order)
     alpha: float | None = None  # RDP order (rdp only)
-    delta: float = 0.0  # delta of an (epsilon, delta) step (approx only)
+    delta: float = 0.0  # delta of an (epsilon, delta) step, or delta_a of an approx_zcdp step
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,27 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
     if rho == 0:
         return 0.0
     return float(zcdp_to_dp(rho, delta))
+
+
+def approx_zcdp_epsilon(
+    epsilon_of: Callable[[float], float], delta_approx: float, delta: float
+) -> float:
+    """epsilon of a delta_a-approximately zCDP (or RDP) total at the overall ``delta``.
+
+    ``epsilon_of(delta')`` converts the conditioned total (rho, or an RDP value) to
+    (epsilon', delta')-DP. With events E, E' of probability >= 1 - delta_a on the two sides
+    and the conditioned outputs (epsilon', delta')-indistinguishable, for every set S:
+    Pr[M(x) in S] <= Pr[M(x) in S | E] + delta_a
+    <= e^epsilon' Pr[M(x') in S | E'] + delta' + delta_a
+    <= e^epsilon' / (1 - delta_a) Pr[M(x') in S] + delta' + delta_a,
+    so M is (epsilon' + ln(1/(1 - delta_a)), delta' + delta_a)-DP with delta' = delta - delta_a.
+    Infinite when delta_a >= delta (no delta' is left). ``delta_a = 0`` gives epsilon_of(delta).
+    """
+    if delta_approx == 0.0:
+        return epsilon_of(delta)
+    if not delta_approx < delta:
+        return math.inf
+    return epsilon_of(delta - delta_approx) - math.log1p(-delta_approx)
 
 
 def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
@@ -198,6 +227,15 @@ class PrivacyAccountant:
         self._check_nonneg("rho", rho)
         return self._add(LedgerEntry(mechanism, "zcdp", None, float(rho)))
 
+    def record_approx_zcdp(self, mechanism: str, rho: float, delta: float) -> LedgerEntry:
+        """A delta-approximately rho-zCDP step (Bun & Steinke 2016, section 8): rho-zCDP
+        conditioned on events of probability >= 1 - delta (module docstring)."""
+        self._check_nonneg("rho", rho)
+        check_delta(delta)
+        return self._add(
+            LedgerEntry(mechanism, "approx_zcdp", None, float(rho), None, float(delta))
+        )
+
     def record_approx(
         self, mechanism: str, epsilon: float, delta: float, *, rho: float | None = None
     ) -> LedgerEntry:
@@ -263,9 +301,10 @@ class PrivacyAccountant:
             else None
         )
         rdp = [e for e in entries if e.kind == "rdp"]
+        delta_a = math.fsum(e.delta for e in entries if e.kind == "approx_zcdp")
         eps_zcdp = None
         if rho is not None and not rdp and delta_req is not None:
-            eps_zcdp = zcdp_epsilon(rho, delta_req)
+            eps_zcdp = approx_zcdp_epsilon(partial(zcdp_epsilon, rho), delta_a, delta_req)
             routes.append((eps_zcdp, float(delta_req), "zcdp", None))
         if rdp and rho is not None and delta_req is not None:
             names = {e.mechanism for e in rdp}
@@ -274,7 +313,11 @@ class PrivacyAccountant:
                 if {e.mechanism for e in at} != names:
                     continue  # some RDP mechanism has no value at this order
                 total = sum(e.epsilon or 0.0 for e in at) + alpha * rho  # type: ignore[operator]
-                eps = rdp_epsilon(float(alpha), float(total), delta_req)  # type: ignore[arg-type]
+                eps = approx_zcdp_epsilon(
+                    partial(rdp_epsilon, float(alpha), float(total)),  # type: ignore[arg-type]
+                    delta_a,
+                    delta_req,
+                )
                 routes.append((eps, float(delta_req), "rdp", float(alpha)))  # type: ignore[arg-type]
         if not entries:
             best: tuple[float, float, Route, float | None] = (0.0, 0.0, "none", None)
@@ -324,7 +367,8 @@ class PrivacyAccountant:
         s = self.spent()
         if s.delta == 0.0:
             return "pure-dp"
-        return "zcdp" if s.route == "zcdp" else "approx-dp"
+        exact = all(e.kind != "approx_zcdp" for e in self._ledger)
+        return "zcdp" if s.route == "zcdp" and exact else "approx-dp"
 
     def __repr__(self) -> str:
         s = self.spent()

@@ -16,12 +16,12 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   and 0 (integers only for an integer column), every day from 1900 to 2099 for a date
   column, or a user-given public range per column.
 * **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
-  Theorem 3.5): discrete Laplace noise of scale b = Delta_1 / epsilon on the count of every
-  observed value, and a value is kept when its noisy count reaches the threshold
-  T = 1 + ceil(b ln(1 / (delta (1 + p)))), p = exp(-1/b) (:func:`stability_threshold`): a
-  value held by one record alone then appears with probability at most delta. Delta_1 = 1
-  under add/remove neighbours (one count moves), 2 under replace-one (two counts move). This
-  is (epsilon, delta)-DP, never pure.
+  Theorem 3.5) with Gaussian noise (Wilson et al. 2020): discrete Gaussian noise of variance
+  sigma^2 = Delta_2^2 / (2 rho) on the count of every observed value, and a value is kept when
+  its noisy count reaches the threshold T of :func:`gaussian_threshold`: a value held by one
+  record alone then appears with probability at most delta_c. Delta_2^2 = 1 under add/remove
+  neighbours (one count moves), 2 under replace-one (two counts move). This is
+  delta_c-approximately rho-zCDP (:func:`stability_categories`), never pure.
 
 The ``nullable`` and ``integer`` flags a draft read from the table (``"nullable_source"`` /
 ``"integer_source": "data"``) get a PUBLIC RULE instead of an estimate (:func:`flag_rule`,
@@ -31,11 +31,16 @@ and such a numeric column is not integer (decoding draws within bins). The rule 
 
 The budget is split over the data-derived columns by a PUBLIC rule (:func:`plan_budget`): a
 declared share per column (``--domain-share``), the rest in proportion to 1 per quantile (two per
-numeric column) and :func:`category_weight` (>= 2) per category list; delta equally over the
-lists. A list that keeps fewer than two values drops its column from the model and the output
-(:func:`estimate_domain`): a rule applied to the DP output, with a warning that depends on it
-only, instead of stopping the run. :meth:`DomainBudget.needs` states, before the run, the rows
-each column's share needs (public figures only).
+numeric column) and :func:`category_weight` (>= 2) per category list. Without category lists the
+quantiles' epsilons add up (pure DP); with lists every step is composed in zCDP (the exponential
+mechanism is epsilon^2/8-zCDP, Cesar & Rogers 2021) and the shares split the rho that converts
+to the step's (epsilon, delta), half of delta going to the lists' tails
+(:class:`DomainBudget`). On a 10,000-row table of 50 columns at a domain budget of
+(0.2, 2e-7), a category then needs about 1,500 records to be kept, against about 7,700 with
+discrete Laplace noise and epsilons added up. A list that keeps fewer than two values drops its
+column from the model and the output (:func:`estimate_domain`): a rule applied to the DP output,
+with a warning that depends on it only, instead of stopping the run. :meth:`DomainBudget.needs`
+states, before the run, the rows each column's share needs (public figures only).
 
 Only the kept categories and the chosen bounds are published (post-processing). Each step is
 recorded in a :class:`~synthcert.privacy.accountant.PrivacyAccountant` of budget
@@ -49,12 +54,12 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from synthcert._result import Result
 from synthcert.data.encode import category_text, numeric_values
@@ -66,10 +71,17 @@ from synthcert.data.schema import (
     Schema,
 )
 from synthcert.errors import AssumptionError, DataError, ParameterError
-from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
+from synthcert.privacy.accountant import (
+    TOLERANCE,
+    LedgerEntry,
+    PrivacyAccountant,
+    Spent,
+    rho_from_epsilon_delta,
+)
+from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.claims import Assumption, PrivacyClaim
-from synthcert.privacy.mechanisms import discrete_laplace_noise, exponential_mechanism
-from synthcert.privacy.parameters import check_delta, check_epsilon
+from synthcert.privacy.mechanisms import discrete_gaussian_noise, exponential_mechanism
+from synthcert.privacy.parameters import check_delta
 
 DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
@@ -77,7 +89,7 @@ RANGE_POINTS = 1001  # candidates of a user-given public range (integer columns:
 MAX_INTEGER_POINTS = 100_001
 DATE_RANGE = ("1900-01-01", "2100-01-01")  # the public default candidates of a date column
 QUANTILE_MECHANISM = "exponential mechanism (DP quantiles: data-derived numeric bounds)"
-THRESHOLD_MECHANISM = "discrete Laplace threshold (stability histogram: data-derived categories)"
+THRESHOLD_MECHANISM = "discrete Gaussian threshold (stability histogram: data-derived categories)"
 Rng = np.random.Generator
 
 
@@ -191,60 +203,67 @@ def dp_quantile(
     return float(grid[idx])
 
 
-def discrete_laplace(scale: float | Fraction, size: int, rng: Rng) -> np.ndarray:
-    """Integer noise with Pr[Z = k] = (1 - p)/(1 + p) p^|k|, p = exp(-1/scale), drawn exactly
-    (Canonne, Kamath & Steinke 2020, Algorithm 2, :func:`synthcert.privacy.discrete.
-    discrete_laplace`): uniform integers and exact Bernoulli(exp(-gamma)) trials only, with no
-    floating-point inversion and no cut-off tail. ``scale`` is taken as the exact rational it
-    denotes (a float's binary value). epsilon-DP for integer queries of L1 sensitivity Delta at
-    scale Delta/epsilon (CKS 2020, Prop. 4)."""
-    return discrete_laplace_noise(size, Fraction(scale), rng=rng)
+def discrete_gaussian(sigma2: float | Fraction, size: int, rng: Rng) -> np.ndarray:
+    """Integer noise with Pr[Z = k] proportional to exp(-k^2 / (2 sigma^2)), drawn exactly
+    (Canonne, Kamath & Steinke 2020, Algorithm 3, :func:`synthcert.privacy.discrete.
+    discrete_gaussian`): uniform integers and exact Bernoulli(exp(-gamma)) trials only, with no
+    floating-point inversion and no cut-off tail. ``sigma2`` is taken as the exact rational it
+    denotes (a float's binary value). Delta_2^2 / (2 sigma^2)-zCDP for integer queries of L2
+    sensitivity Delta_2 (CKS 2020, Theorem 4)."""
+    return discrete_gaussian_noise(size, Fraction(sigma2), rng=rng)
 
 
-_TAIL_DIGITS = 60  # decimal digits of the threshold's tail check (errors ~1e-60)
-_TAIL_MARGIN = Decimal("1e-40")  # demanded slack: far above those errors, far below any gap
+TAIL_SLACK = 1e-9  # relative: the float tail bound must clear delta by this much
 
 
-def stability_threshold(scale: float | Fraction, delta: float) -> int:
-    """Smallest integer T >= 2 with Pr[1 + Z >= T] <= delta for discrete Laplace Z of ``scale``.
+def gaussian_log_tail(t: int, sigma2: float | Fraction) -> float:
+    """An upper bound on ln Pr[Z >= t], Z ~ N_Z(0, sigma^2) the discrete Gaussian, t >= 1.
 
-    Pr[Z = k] = (1 - p)/(1 + p) p^|k| with p = exp(-1/b), b = ``scale``, so for t >= 1
-    Pr[Z >= t] = (1 - p)/(1 + p) sum_{k >= t} p^k = p^t / (1 + p), and Pr[1 + Z >= T] <= delta
-    iff (T - 1)/b + ln(1 + p) >= ln(1/delta), i.e. T - 1 >= b ln(1 / (delta (1 + p))). The
-    floating-point estimate of T is checked (and raised if needed) in 60-digit decimal
-    arithmetic (``decimal``'s exp and ln are correctly rounded) with a margin of 1e-40, so the
-    returned T never has a tail above delta; it may exceed the smallest one only when the
-    condition holds with less than that margin.
+    With f(x) = exp(-x^2 / (2 sigma^2)), Pr[Z >= t] = sum_{k >= t} f(k) / sum_{k in Z} f(k).
+    f decreases on [0, inf), so the numerator is at most f(t) + int_t^inf f(x) dx
+    = f(t) + sigma sqrt(2 pi) Phi(-t / sigma), and the denominator
+    2 sum_{k >= 0} f(k) - f(0) >= 2 int_0^inf f(x) dx - 1 = sigma sqrt(2 pi) - 1; it is also
+    >= f(0) = 1. Evaluated in logs (``scipy.special.log_ndtr``, relative error ~1e-15); the
+    callers demand a slack of 1e-9 (:data:`TAIL_SLACK`), far above that error.
     """
-    b = Fraction(scale)
-    p = math.exp(-1.0 / float(b))
-    t = 1 + max(1, math.ceil(float(b) * math.log(1.0 / (delta * (1.0 + p)))))
-    with localcontext() as ctx:
-        ctx.prec = _TAIL_DIGITS
-        inv_b = Decimal(b.denominator) / Decimal(b.numerator)
-        target = -Decimal(delta).ln()  # Decimal(float) is the float's exact value
-        log1p_p = (1 + (-inv_b).exp()).ln()
-
-        def holds(tt: int) -> bool:  # (T - 1)/b + ln(1 + p) >= ln(1/delta), with margin
-            return (tt - 1) * inv_b + log1p_p >= target + _TAIL_MARGIN
-
-        while not holds(t):
-            t += 1
-        while t > 2 and holds(t - 1):
-            t -= 1
-    return t
+    sigma = math.sqrt(float(sigma2))
+    mass = sigma * math.sqrt(2.0 * math.pi)
+    head = -(t * t) / (2.0 * float(sigma2))
+    rest = math.log(mass) + float(special.log_ndtr(-t / sigma))
+    return float(np.logaddexp(head, rest)) - math.log(max(1.0, mass - 1.0))
 
 
-def threshold_scale(epsilon: float, neighboring: str) -> Fraction:
-    """b = Delta_1 / epsilon of the category counts, as the exact rational (epsilon's binary
-    value): Delta_1 = 2 under replace-one ("bounded", one count down and one up), 1 under
-    add/remove."""
-    return Fraction(2 if neighboring == "bounded" else 1) / Fraction(epsilon)
+def gaussian_threshold(sigma2: float | Fraction, delta: float) -> int:
+    """Smallest integer T >= 2 whose bound (:func:`gaussian_log_tail`) on Pr[1 + Z >= T] is at
+    most delta (1 - 1e-9), Z ~ N_Z(0, sigma^2): a value held by one record alone is kept with
+    probability at most delta. Near sigma sqrt(2 ln(1/delta)) + 1 (the sub-Gaussian tail);
+    found by the one calibrator (:func:`synthcert.privacy.calibrate.calibrate`, exact on
+    integers, monotone since the bound decreases in T)."""
+    check_delta(delta, pure=False)
+    target = math.log(delta) + math.log1p(-TAIL_SLACK)
+    start = 2 + math.ceil(math.sqrt(2.0 * float(sigma2) * math.log(1.0 / delta)))
+    t = calibrate(
+        lambda tt: gaussian_log_tail(tt - 1, sigma2) <= target, start, find="smallest", lower=2
+    )
+    assert t is not None  # the bound tends to 0: some T is admissible
+    return int(t)
+
+
+def sensitivity_sq(neighboring: str) -> int:
+    """Delta_2^2 of the category counts: 2 under replace-one ("bounded": one count down and
+    one up), 1 under add/remove (one count moves)."""
+    return 2 if neighboring == "bounded" else 1
+
+
+def threshold_sigma2(rho: float, neighboring: str) -> Fraction:
+    """sigma^2 = Delta_2^2 / (2 rho) of the category counts, as the exact rational (rho's binary
+    value), so the discrete Gaussian is exactly rho-zCDP on them (CKS 2020, Theorem 4)."""
+    return Fraction(sensitivity_sq(neighboring)) / (2 * Fraction(rho))
 
 
 def stability_categories(
     counts: Mapping[str, int],
-    epsilon: float,
+    rho: float,
     delta: float,
     *,
     neighboring: str,
@@ -254,28 +273,27 @@ def stability_categories(
 ) -> tuple[str, ...]:
     """The observed values whose noisy count reaches the stability threshold, sorted.
 
-    (epsilon, delta)-DP: Delta_1 = 1 (add/remove) or 2 (replace-one), discrete Laplace of scale
-    Delta_1/epsilon on the observed counts; a value present in one table only has count 1 and
-    is kept with probability <= delta (:func:`stability_threshold`). Conditioning on that event
-    costs a factor 1/(1 - delta) <= e^{epsilon/Delta_1}, checked here.
+    delta-approximately rho-zCDP (Bun & Steinke 2016, section 8): discrete Gaussian noise of
+    sigma^2 = Delta_2^2 / (2 rho) on the count of every observed value, kept when the noisy
+    count reaches T (:func:`gaussian_threshold`). Neighbouring tables x, x' share every value
+    but at most one on each side, held by the differing record alone (count 1); let E be the
+    event that x's such value is not kept (probability >= 1 - delta), E' the same for x'. The
+    noise of each value is independent, so given E and E' the outputs are the thresholded
+    noisy counts of the shared values, which differ between x and x' by at most Delta_2 in L2
+    norm (sqrt 2 under replace-one, 1 under add/remove): rho-zCDP by post-processing. The
+    accountant charges the conditioning (:func:`synthcert.privacy.accountant.
+    approx_zcdp_epsilon`).
     """
-    check_epsilon(epsilon)
-    check_delta(delta, pure=False)
-    scale = threshold_scale(epsilon, neighboring)
-    if -math.log1p(-delta) > 1.0 / scale:
-        raise AssumptionError(
-            f"delta {delta:.3g} is too large for epsilon {epsilon:.3g} per category list "
-            "(the threshold's analysis needs ln(1/(1 - delta)) <= epsilon / Delta_1)",
-            assumption="ln(1/(1 - delta)) <= epsilon / Delta_1",
-            admissible="a smaller --delta or a larger --param private_domain share",
-        )
-    threshold = stability_threshold(scale, delta)
+    if not (rho > 0 and math.isfinite(rho)):
+        raise AssumptionError(f"a category list needs a finite rho > 0, got {rho}")
+    sigma2 = threshold_sigma2(rho, neighboring)
+    threshold = gaussian_threshold(sigma2, delta)
     keys = sorted(counts)
-    noisy = np.array([counts[k] for k in keys], dtype=np.int64) + discrete_laplace(
-        scale, len(keys), rng
+    noisy = np.array([counts[k] for k in keys], dtype=np.int64) + discrete_gaussian(
+        sigma2, len(keys), rng
     )
     if accountant is not None:
-        accountant.record_approx(name, epsilon, delta)
+        accountant.record_approx_zcdp(name, rho, delta)
     return tuple(k for k, v in zip(keys, noisy, strict=True) if v >= threshold)
 
 
@@ -404,33 +422,30 @@ RELIABILITY_FAILURE = 0.05  # the failure probability of reliable_rows
 CATEGORY_FLOOR = 2.0  # a category list weighs at least a numeric column (two quantiles)
 
 
-def sensitivity(neighboring: str) -> int:
-    """Delta_1 of the category counts: 2 under replace-one ("bounded"), 1 under add/remove."""
-    return 2 if neighboring == "bounded" else 1
-
-
 def category_weight(delta_per_list: float, neighboring: str) -> float:
-    """The weight of one DP category list against one DP quantile (weight 1):
-    r = max(2, Delta_1 ln(1/(2 delta_c)) / (2 ln(C / beta))).
+    """The weight (in rho) of one DP category list against one DP quantile (weight 1):
+    r = max(2, 2 Delta_2^2 ln(1/delta_c) / ln(C / beta)^2).
 
     The second term balances the records each mechanism needs in the cell it estimates, at the
-    same epsilon: a value is kept (with probability 1/2) once its count reaches
-    T - 1 = b ln(1/(delta_c (1 + p))) ~ Delta_1 ln(1/(2 delta_c)) / epsilon
-    (:func:`stability_threshold`, b = Delta_1/epsilon, p = exp(-1/b) -> 1 at the small epsilons
-    of a wide table); a q-quantile is reliable once its tail holds q m = 2 ln(C / beta) / epsilon
-    records (:func:`reliable_rows`, C = :data:`REFERENCE_CANDIDATES`, beta = 0.05). It is about
-    1.2 under replace-one and 0.6 under add/remove at delta_c = 1e-7. The floor 2 gives a list
-    at least what a numeric column gets (its two quantiles), because the failures differ: a
-    quantile short of rows lands beyond the data and still gives valid (wide) bounds, a list
-    short of records keeps fewer than two values and loses its column (:func:`estimate_domain`).
-    A PUBLIC rule: Delta_1, delta_c (delta over the number of lists) and C only.
+    same share of rho: a value is kept (with probability 1/2) once its count reaches
+    T - 1 ~ sigma sqrt(2 ln(1/delta_c)) = Delta_2 sqrt(ln(1/delta_c) / rho_c)
+    (:func:`gaussian_threshold`, sigma^2 = Delta_2^2 / (2 rho_c)); a q-quantile of
+    epsilon_q = sqrt(8 rho_q) (the exponential mechanism is epsilon^2/8-zCDP) is reliable once
+    its tail holds q m = 2 ln(C / beta) / epsilon_q = ln(C / beta) / sqrt(2 rho_q) records
+    (:func:`reliable_rows`, C = :data:`REFERENCE_CANDIDATES`, beta = 0.05); equal when
+    rho_c / rho_q is the second term, about 0.4 under replace-one at delta_c = 1e-8. The floor
+    2 gives a list at least what a numeric column gets (its two quantiles), because the
+    failures differ: a quantile short of rows lands beyond the data and still gives valid
+    (wide) bounds, a list short of records keeps fewer than two values and loses its column
+    (:func:`estimate_domain`). A PUBLIC rule: Delta_2, delta_c and C only.
     """
     if not delta_per_list > 0:
         return CATEGORY_FLOOR
     balance = (
-        sensitivity(neighboring)
-        * math.log(1.0 / (2.0 * delta_per_list))
-        / (2.0 * math.log(REFERENCE_CANDIDATES / RELIABILITY_FAILURE))
+        2.0
+        * sensitivity_sq(neighboring)
+        * math.log(1.0 / delta_per_list)
+        / math.log(REFERENCE_CANDIDATES / RELIABILITY_FAILURE) ** 2
     )
     return max(CATEGORY_FLOOR, balance)
 
@@ -440,8 +455,22 @@ class DomainBudget(Result):
     """How the domain step's budget (share x epsilon, delta) is split over the data-derived
     columns: a declared share of it per column (``--domain-share``), the rest by need
     (:func:`category_weight`: two quantiles of weight 1 per numeric column, one list of weight
-    ``category_weight`` >= 2 per categorical column); delta equally over the category lists. Every
-    figure is public (the schema, the budget, delta and the rule)."""
+    ``category_weight`` >= 2 per categorical column). Every figure is public (the schema, the
+    budget, delta and the rule).
+
+    Two routes, by a public rule (whether the schema has data-derived category lists):
+
+    * **no lists**: the quantiles' epsilons add up to the step's epsilon (basic composition,
+      pure DP, ``rho = 0``);
+    * **lists**: every step is (approximately) zCDP and the shares split ``rho``, the largest
+      zCDP budget that converts to (epsilon, delta) at ``delta_conversion`` after the
+      conditioning of the lists (:func:`synthcert.privacy.accountant.approx_zcdp_epsilon`):
+      half of delta is the lists' tails (``delta_per_category_list`` each), half the
+      conversion. A quantile of rho_q runs at epsilon_q = sqrt(8 rho_q) (epsilon^2/8-zCDP), a
+      list of rho_c adds discrete Gaussian noise of sigma^2 = Delta_2^2 / (2 rho_c).
+      Composing in zCDP instead of adding epsilons lowers the records a category needs on a
+      wide table by about sqrt(columns).
+    """
 
     share: float
     epsilon: float
@@ -450,36 +479,39 @@ class DomainBudget(Result):
     numeric_columns: tuple[str, ...]
     categorical_columns: tuple[str, ...]
     quantile_epsilons: tuple[float, ...] = ()  # per numeric column: epsilon of EACH quantile
-    category_epsilons: tuple[float, ...] = ()  # per categorical column: epsilon of its list
+    category_rhos: tuple[float, ...] = ()  # per categorical column: rho of its list
     category_weight: float = 1.0
     neighboring: str = "bounded"
     declared_shares: dict[str, float] = field(default_factory=dict)
+    rho: float = 0.0  # the zCDP budget split over the columns (0: the pure route)
+    delta_conversion: float = 0.0  # the delta of converting rho (the lists' route)
 
     def quantile_epsilon(self, name: str) -> float:
         """Epsilon of each of the two quantiles of numeric column ``name``."""
         return self.quantile_epsilons[self.numeric_columns.index(name)]
 
-    def category_epsilon(self, name: str) -> float:
-        """Epsilon of the category list of column ``name``."""
-        return self.category_epsilons[self.categorical_columns.index(name)]
+    def category_rho(self, name: str) -> float:
+        """rho of the category list of column ``name``."""
+        return self.category_rhos[self.categorical_columns.index(name)]
 
     def category_threshold(self, name: str) -> int:
         """T of the column's list: a value held by T records is kept with probability >= 1/2
-        (discrete Laplace noise is symmetric), one held by T + b ln(1/(2 beta)) with 1 - beta."""
-        scale = threshold_scale(self.category_epsilon(name), self.neighboring)
-        return stability_threshold(scale, self.delta_per_category_list)
+        (discrete Gaussian noise is symmetric), one held by T + sigma sqrt(2 ln(1/beta)) with
+        about 1 - beta."""
+        sigma2 = threshold_sigma2(self.category_rho(name), self.neighboring)
+        return gaussian_threshold(sigma2, self.delta_per_category_list)
 
     def needs(self, candidates: int = REFERENCE_CANDIDATES, max_lines: int = 10) -> list[str]:
         """What the split needs, per data-derived column (a summary over more than
         ``max_lines`` columns): PUBLIC figures from the budget, the schema and delta only."""
         q = DEFAULT_QUANTILES[0]
         num = [
-            (n, e, math.ceil(reliable_rows(e, q, candidates)))
+            (n, f"epsilon {e:.3g}", math.ceil(reliable_rows(e, q, candidates)))
             for n, e in zip(self.numeric_columns, self.quantile_epsilons, strict=True)
         ]
         cat = [
-            (n, e, self.category_threshold(n))
-            for n, e in zip(self.categorical_columns, self.category_epsilons, strict=True)
+            (n, f"rho {r:.3g}", self.category_threshold(n))
+            for n, r in zip(self.categorical_columns, self.category_rhos, strict=True)
         ]
         if len(num) + len(cat) > max_lines:  # declared columns named, the rest summarised
             named = set(self.declared_shares)
@@ -492,25 +524,21 @@ class DomainBudget(Result):
         return self.describe(num, cat)
 
     @staticmethod
-    def describe(num: list[tuple[str, float, int]], cat: list[tuple[str, float, int]]) -> list[str]:
-        """One line per column: (name, epsilon, rows or records needed)."""
+    def describe(num: list[tuple[str, str, int]], cat: list[tuple[str, str, int]]) -> list[str]:
+        """One line per column: (name, its privacy parameter, rows or records needed)."""
         return [
             *(
-                f"{n}: two DP quantiles at epsilon {e:.3g} each; bounds reliable from "
-                f"about {r:,} rows"
+                f"{n}: two DP quantiles at {e} each; bounds reliable from about {r:,} rows"
                 for n, e, r in num
             ),
             *(
-                f"{n}: DP category list at epsilon {e:.3g}; a category needs about {t:,} "
-                "records to be kept"
+                f"{n}: DP category list at {e}; a category needs about {t:,} records to be kept"
                 for n, e, t in cat
             ),
         ]
 
     @staticmethod
-    def summarise(
-        num: list[tuple[str, float, int]], cat: list[tuple[str, float, int]]
-    ) -> list[str]:
+    def summarise(num: list[tuple[str, str, int]], cat: list[tuple[str, str, int]]) -> list[str]:
         """One line per kind of column: the range of what they need."""
         kinds = (
             (num, "numeric columns: bounds reliable from about", "rows"),
@@ -587,7 +615,8 @@ def plan_budget(
             admissible="--delta (e.g. 1e-6), or public categories in the schema",
         )
     eps = share * epsilon
-    delta_c = float(delta / len(cat)) if cat else 0.0
+    # the lists' route: half of delta for their tails, half for converting rho (public rule)
+    delta_c = float(delta / 2.0 / len(cat)) if cat else 0.0
     r = category_weight(delta_c, neighboring)
     weight = {**dict.fromkeys(num, 2.0), **dict.fromkeys(cat, r)}
     rest = [n for n in weight if n not in shares]
@@ -598,8 +627,17 @@ def plan_budget(
             f"nothing for {', '.join(rest)}: lower them or give those columns a share too"
         )
     total_w = math.fsum(weight[n] for n in rest)
-    column_eps = {n: eps * s for n, s in shares.items()}
-    column_eps.update({n: eps * free * weight[n] / total_w for n in rest})
+    part = {n: float(s) for n, s in shares.items()}
+    part.update({n: free * weight[n] / total_w for n in rest})
+    if cat:  # approximate zCDP: rho split by the shares (DomainBudget)
+        delta_conv = float(delta) / 2.0
+        rho = rho_from_epsilon_delta(eps + math.log1p(-delta_c * len(cat)), delta_conv)
+        quantile_eps = tuple(math.sqrt(8.0 * rho * part[n] / 2.0) for n in num)
+        category_rhos = tuple(float(rho * part[n]) for n in cat)
+    else:  # pure DP: epsilon split by the shares
+        delta_conv = rho = 0.0
+        quantile_eps = tuple(float(eps * part[n] / 2.0) for n in num)
+        category_rhos = ()
     return DomainBudget(
         share=float(share),
         epsilon=float(eps),
@@ -607,11 +645,13 @@ def plan_budget(
         delta_per_category_list=delta_c,
         numeric_columns=num,
         categorical_columns=cat,
-        quantile_epsilons=tuple(float(column_eps[n] / 2.0) for n in num),
-        category_epsilons=tuple(float(column_eps[n]) for n in cat),
+        quantile_epsilons=quantile_eps,
+        category_rhos=category_rhos,
         category_weight=float(r),
         neighboring=neighboring,
         declared_shares={n: float(s) for n, s in shares.items()},
+        rho=float(rho),
+        delta_conversion=delta_conv,
     )
 
 
@@ -736,7 +776,7 @@ def estimate_domain(
         else:
             kept = stability_categories(
                 counts.values[col.name],
-                budget.category_epsilon(col.name),
+                budget.category_rho(col.name),
                 budget.delta_per_category_list,
                 neighboring=neighboring,
                 rng=rng,
@@ -811,22 +851,27 @@ def compose_claim(
         "domain_share", estimate.budget.share, "declared", "share of epsilon spent on the domain"
     )
     b = estimate.budget
+    route = (
+        f"composed in zCDP: rho {b.rho:.4g} split by share, converted at delta "
+        f"{b.delta_conversion:.3g}; delta {b.delta_per_category_list:.3g} per category list"
+        if b.categorical_columns
+        else "epsilons added up (pure DP)"
+    )
     split = Assumption(
         "domain_split",
         "; ".join(
             [
-                f"{n}: 2 quantiles at {e:.4g}"
+                f"{n}: 2 quantiles at epsilon {e:.4g}"
                 for n, e in zip(b.numeric_columns, b.quantile_epsilons, strict=True)
             ]
             + [
-                f"{n}: category list at {e:.4g}"
-                for n, e in zip(b.categorical_columns, b.category_epsilons, strict=True)
+                f"{n}: category list at rho {r:.4g}"
+                for n, r in zip(b.categorical_columns, b.category_rhos, strict=True)
             ]
         ),
         "public-rule",
-        "epsilon of each DP step of the domain: declared --param domain_share, the rest by need "
-        f"(a category list weighs {b.category_weight:.3g} quantiles); delta "
-        f"{b.delta_per_category_list:.3g} per category list",
+        "each DP step of the domain: declared --param domain_share, the rest by need "
+        f"(a category list weighs {b.category_weight:.3g} quantiles); {route}",
     )
     ruled = (
         (
@@ -874,17 +919,19 @@ __all__ = [
     "compose_claim",
     "date_grid",
     "default_grid",
-    "discrete_laplace",
+    "discrete_gaussian",
     "dp_quantile",
     "estimate_domain",
     "flag_rule",
+    "gaussian_log_tail",
+    "gaussian_threshold",
     "grid_ranks",
     "plan_budget",
     "quantile_scores",
     "range_grid",
     "refuse_data_structure",
     "reliable_rows",
+    "sensitivity_sq",
     "stability_categories",
-    "stability_threshold",
-    "threshold_scale",
+    "threshold_sigma2",
 ]
