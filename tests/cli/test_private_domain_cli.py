@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import sys
 import warnings
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ from wide_table import small_wide_table, wide_table
 from synthcert.cli import app
 from synthcert.cli.synthesize_commands import parse_domain_ranges, parse_domain_shares
 from synthcert.data.schema import Schema
-from synthcert.privacy.conversion import zcdp_to_dp
 from synthcert.privacy.domain import plan_budget
 from synthcert.privacy.tree_bins import DEFAULT_SHARE as TREE_SHARE
 from synthcert.workflows.synthesize import TREE_SYNTHESIZERS
@@ -47,21 +45,6 @@ def files(tmp_path_factory) -> Path:
     assert res.exit_code == 0, res.output
     assert Schema.load(folder / "s.json").bounds_source == "data"
     return folder
-
-
-def domain_epsilon(record: dict) -> float:
-    """The domain step's epsilon recomputed from the private record's ledger: its steps are
-    approximately zCDP (exponential: epsilon^2/8; the lists: rho, with their tails delta_a),
-    converted at the step's delta minus the tails, plus ln(1/(1 - delta_a)) (the
-    conditioning); or, without lists, the quantiles' epsilons added up."""
-    domain = [e for e in record["ledger"] if e["step"] == "domain"]
-    if all(e["kind"] == "exponential" for e in domain):
-        return math.fsum(e["epsilon"] for e in domain)
-    rho = math.fsum(e["epsilon"] ** 2 / 8 if e["kind"] == "exponential" else e["rho"]
-                    for e in domain)  # fmt: skip
-    tails = math.fsum(e["delta"] for e in domain if e["kind"] == "approx_zcdp")
-    delta = record["facts"]["budget_split"]["domain_delta"]
-    return float(zcdp_to_dp(rho, delta - tails)) - math.log1p(-tails)
 
 
 def synth(files: Path, tmp_path: Path, *extra: str) -> tuple[int, str]:
@@ -94,7 +77,8 @@ def test_private_domain_claims_the_total_and_records_the_split(files, tmp_path, 
     fit = [e for e in ledger if e["step"] == "synthesizer"]
     assert [e["kind"] for e in domain].count("exponential") == 2 * 2
     assert [e["kind"] for e in domain].count("approx_zcdp") == 1
-    assert domain_epsilon(record) == pytest.approx(1.0) and domain_epsilon(record) <= 1.0
+    spent = boundary_harness().domain_epsilon(record)
+    assert spent == pytest.approx(1.0) and spent <= 1.0
     assert sum(e["delta"] for e in domain) == pytest.approx(0.5e-6)  # the list's tail
     assert sum(e["epsilon"] for e in fit) == pytest.approx(3.0)
     assert record["facts"]["budget_split"]["domain_epsilon"] == pytest.approx(1.0)
@@ -300,7 +284,8 @@ def run_wide_with_a_state_share(tmp_path: Path, monkeypatch, n: int, share: str)
     else:
         assert "kept fewer than two values" not in out
     record = json.loads((tmp_path / "private" / "rec.json").read_text())
-    assert domain_epsilon(record) == pytest.approx(0.2) and domain_epsilon(record) <= 0.2
+    spent = boundary_harness().domain_epsilon(record)
+    assert spent == pytest.approx(0.2) and spent <= 0.2
 
 
 def test_a_wide_table_runs_through_with_a_share_for_its_zipf_column(tmp_path, monkeypatch):
@@ -340,7 +325,8 @@ def check_dp_domain_run(run: WideRun, table: pd.DataFrame, name: str, tmp_path: 
     else:
         assert "tree_bins" not in stated
     record = json.loads((tmp_path / "private" / "rec.json").read_text())
-    assert domain_epsilon(record) == pytest.approx(0.2) and domain_epsilon(record) <= 0.2
+    spent = boundary_harness().domain_epsilon(record)
+    assert spent == pytest.approx(0.2) and spent <= 0.2
 
 
 # every DP synthesizer; unbounded ones are given the table size as a public lower bound
