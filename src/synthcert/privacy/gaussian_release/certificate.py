@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from synthcert._result import Result
 from synthcert.errors import AssumptionError
 from synthcert.privacy.bounded_exact import SEARCH_RTOL, epsilon_bounded_exact, exact_alpha_limit
 from synthcert.privacy.gaussian_release.assumptions import (
@@ -40,7 +39,13 @@ from synthcert.privacy.gaussian_release.theorem31 import (
     epsilon_unbounded,
     unbounded_alpha_limit,
 )
-from synthcert.privacy.record_accountant import RecordEvent, compose, require_feasible
+from synthcert.privacy.record_accountant import (
+    INFINITE_AT_ORDER,
+    RecordCertificate,
+    RecordEvent,
+    compose,
+    require_feasible,
+)
 
 
 def alpha_limit(
@@ -160,24 +165,33 @@ def epsilon_per_record(
 
 
 @dataclass(frozen=True)
-class RDPCertificate(Result):
-    """(α, ε)-RDP of releasing n_out records of M_G, or the reason no certificate is given."""
+class GaussianCertificate(RecordCertificate):
+    """The certificate of releasing n_out records of M_G: (α, ε)-RDP and, given δ, (ε, δ)-DP.
 
-    neighboring: str
-    n: int
-    d: int
+    A :class:`~synthcert.privacy.record_accountant.RecordCertificate` (the account of the
+    records: alpha, n_out, epsilon_rdp, epsilon_rdp_per_record, delta, epsilon, conversion,
+    feasible, reason; the relation, n, d, alpha_max and equation) with M_G's σ and the
+    method of a bounded certificate. :func:`synthcert.privacy.budget.account` states it (the
+    ``account`` command prints it); ``feasible=False`` with ``reason`` when the theorem refuses.
+    """
+
     sigma: float
-    alpha: float
-    n_out: int
-    epsilon_rdp: float
-    epsilon_rdp_per_record: float
-    feasible: bool
-    reason: str | None
-    alpha_max: float
-    p: float | None
-    equation: str
-    variant: str
     method: str = ""
+
+    PLACED = (("sigma", "d"),)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RDPCertificate(GaussianCertificate):
+    """(α, ε)-RDP of releasing n_out records of M_G at a given α (:func:`certify`), or the reason
+    no certificate is given (then ε_RDP is inf). No δ: ``delta``, ``epsilon`` and
+    ``conversion`` are None. ``p`` is the weight of Corollary 3.2 (bounded, ``method=
+    "corollary"``), ``variant`` the corollary as corrected or as printed."""
+
+    p: float | None
+    variant: str
+
+    PLACED = (("p", "alpha_max"), ("variant", "equation"))
 
 
 def infeasibility_reason(
@@ -337,7 +351,7 @@ def certify(
         else:
             per = float(epsilon_per_record(alpha, m, d, sigma, neighboring))
         if not math.isfinite(per):
-            reason = "the bound is infinite at this order (numerical edge of the admissible range)"
+            reason = INFINITE_AT_ORDER
     feasible = reason is None
     return RDPCertificate(
         neighboring=neighboring,
@@ -348,6 +362,9 @@ def certify(
         n_out=n_out,
         epsilon_rdp=float(compose(per, n_out)) if feasible else math.inf,
         epsilon_rdp_per_record=per if feasible else math.inf,
+        delta=None,
+        epsilon=None,
+        conversion=None,
         feasible=feasible,
         reason=reason,
         alpha_max=lim,
@@ -404,6 +421,7 @@ def require(cert: RDPCertificate) -> RDPCertificate:
 
 
 __all__ = [
+    "GaussianCertificate",
     "RDPCertificate",
     "alpha_limit",
     "certify",
