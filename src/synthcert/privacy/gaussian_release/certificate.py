@@ -40,9 +40,9 @@ from synthcert.privacy.gaussian_release.theorem31 import (
     unbounded_alpha_limit,
 )
 from synthcert.privacy.record_accountant import (
-    INFINITE_AT_ORDER,
     RecordCertificate,
     RecordEvent,
+    certify_order,
     compose,
     require_feasible,
 )
@@ -330,29 +330,18 @@ def certify(
     >>> cert.feasible, round(cert.epsilon_rdp, 4)
     (True, 5.8064)
     """
-    check_neighboring(neighboring)
-    check_method(method)
-    _check_inputs(n, d, sigma)
+    event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     n_out = int(n) if n_out is None else int(n_out)
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     alpha = float(alpha)
-    m = theorem_n(n, neighboring)
-    lim = alpha_limit(m, d, sigma, neighboring, method)
-    reason = infeasibility_reason(alpha, m, d, sigma, neighboring, variant=variant, method=method)
-    p: float | None = None
-    per = math.inf
-    exact = neighboring == "bounded" and method == "exact"
-    if reason is None:
-        if exact:
-            per = float(epsilon_per_record(alpha, m, d, sigma, neighboring, method="exact"))
-        elif neighboring == "bounded":
-            per, p = bounded_optimum(alpha, float(m), float(d), float(sigma), variant)
-        else:
-            per = float(epsilon_per_record(alpha, m, d, sigma, neighboring))
-        if not math.isfinite(per):
-            reason = INFINITE_AT_ORDER
-    feasible = reason is None
+    per, reason = certify_order(event, alpha)
+    corollary = neighboring == "bounded" and method == "corollary"
+    p = None
+    if corollary and reason is None:  # the weight of eq. (3) at the optimum
+        p = bounded_optimum(
+            alpha, float(theorem_n(n, neighboring)), float(d), float(sigma), variant
+        )[1]
     return RDPCertificate(
         neighboring=neighboring,
         n=int(n),
@@ -360,17 +349,17 @@ def certify(
         sigma=float(sigma),
         alpha=alpha,
         n_out=n_out,
-        epsilon_rdp=float(compose(per, n_out)) if feasible else math.inf,
-        epsilon_rdp_per_record=per if feasible else math.inf,
+        epsilon_rdp=float(compose(per, n_out)) if reason is None else math.inf,
+        epsilon_rdp_per_record=per,
         delta=None,
         epsilon=None,
         conversion=None,
-        feasible=feasible,
+        feasible=reason is None,
         reason=reason,
-        alpha_max=lim,
+        alpha_max=event.alpha_max,
         p=p,
         equation=equation_text(n, neighboring, method),
-        variant=variant if neighboring == "bounded" and not exact else "",
+        variant=variant if corollary else "",
         method=method if neighboring == "bounded" else "",
     )
 
