@@ -33,7 +33,7 @@ from synthcert.privacy.record_accountant import (
 
 
 @dataclass(frozen=True, kw_only=True)
-class RecordBudget(BudgetFields):
+class GaussianBudget(BudgetFields):
     """Largest n_out of M_G whose cost stays within the budget (floor, never rounded up).
 
     A :class:`~synthcert.privacy.record_accountant.BudgetFields` (``max_records``, ``alpha``,
@@ -56,12 +56,12 @@ def max_records_rdp(
     neighboring: Neighboring = "unbounded",
     variant: Variant = "corrected",
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> RecordBudget:
+) -> GaussianBudget:
     """Largest n_out with n_out·ε_α(n) ≤ ε_RDP (seed 000 Prop. 2.5; thesis Table 5.2, floored)."""
     check_rdp_budget(epsilon_rdp)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_rdp(event, alpha, epsilon_rdp)
-    return RecordBudget.from_count(
+    return GaussianBudget.from_count(
         count, epsilon_rdp, None, None, neighboring, n, d, sigma=float(sigma)
     )
 
@@ -78,7 +78,7 @@ def max_records_dp(
     variant: Variant = "corrected",
     alpha: float | None = None,
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> RecordBudget:
+) -> GaussianBudget:
     """Largest n_out with (ε, δ)-DP: max over α (or at the given α) of (ε − offset)/ε_α, floored.
 
     For a fixed α the conversion is ε_DP = n_out·ε_α + offset(α, δ), so the real-valued number
@@ -88,7 +88,7 @@ def max_records_dp(
     check_dp_budget(epsilon, delta, conversion)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_dp(event, epsilon, delta, conversion, alpha)
-    return RecordBudget.from_count(
+    return GaussianBudget.from_count(
         count, epsilon, delta, conversion, neighboring, n, d, sigma=float(sigma)
     )
 
@@ -106,7 +106,7 @@ def max_records(
     conversion: Conversion = "ckm",
     variant: Variant = "corrected",
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> RecordBudget:
+) -> GaussianBudget:
     """Largest n_out within an RDP budget (alpha, epsilon_rdp) or an (epsilon, delta) budget.
 
     With (epsilon, delta), α is optimised unless given. The count is a floor, never rounded up.
@@ -134,7 +134,7 @@ def max_records(
 
     Returns
     -------
-    RecordBudget
+    GaussianBudget
         The largest count and what it costs.
 
     Raises
@@ -160,7 +160,10 @@ def max_records(
     )  # fmt: skip
 
 
-Account = GaussianCertificate  # the name this certificate had before it was one type
+# The names these types had before each concept had one type (kept: synthcert.privacy exports
+# them): M_G's certificate was ``Account``, its budget ``RecordBudget``.
+Account = GaussianCertificate
+RecordBudget = GaussianBudget
 
 
 def account(
@@ -316,6 +319,7 @@ def min_dataset_size(
 
 __all__ = [
     "Account",
+    "GaussianBudget",
     "GaussianCertificate",
     "RecordBudget",
     "account",

@@ -384,7 +384,7 @@ class RecordCount(Published):
 class BudgetFields(RecordCount):
     """What a sized release states, whatever its mechanism: its :class:`RecordCount` with the
     budget it answers (its kind, ε, δ and conversion), the relation and the table's n, d.
-    :class:`~synthcert.privacy.budget.RecordBudget` adds σ, the ridge's ``RidgeBudget`` ρ.
+    :class:`~synthcert.privacy.budget.GaussianBudget` adds σ, the ridge's ``RidgeBudget`` ρ.
     Keys: the count's, the budget's, n, d, (the mechanism's scale), feasible, reason.
     """
 
