@@ -203,7 +203,7 @@ class RecordCertificate(RecordAccount):
     """The certificate of n_out records of a mechanism: its account (:class:`RecordAccount`)
     with the relation, the table's n and d, the admissible orders and the theorem.
 
-    The Gaussian release's (:class:`~synthcert.privacy.budget.GaussianCertificate`, with σ;
+    The Gaussian release's (:class:`~synthcert.privacy.gaussian_release.GaussianCertificate`, σ;
     :class:`~synthcert.privacy.gaussian_release.RDPCertificate` adds Corollary 3.2's p) and the
     ridged release's (:class:`~synthcert.privacy.ridge.RidgeCertificate`, with ρ) are this type
     with their own inputs. Keys: neighboring, n, d, (the mechanism's scale), the account's,
@@ -404,9 +404,10 @@ class BudgetFields(RecordCount):
         record (Prop. 2.5) and, for a DP budget, the ε spent at its δ."""
         dp = self.budget_kind == "dp"
         per = self.epsilon_rdp_per_record
+        stated = self.feasible and per is not None  # a refusal states no ε_RDP
         return RecordAccount(
             alpha=self.alpha, n_out=self.max_records,
-            epsilon_rdp=None if per is None else self.max_records * per,
+            epsilon_rdp=self.max_records * per if stated else None,  # type: ignore[operator]
             epsilon_rdp_per_record=per, delta=self.budget_delta if dp else None,
             epsilon=self.epsilon_spent if dp else None, conversion=self.conversion,
             feasible=self.feasible, reason=self.reason,
