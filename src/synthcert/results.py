@@ -6,12 +6,15 @@ other to name them. :class:`Certificate` is the certificate of a release (``NAME
 .json``), :class:`SynthesisSummary` what ``synthesize --json`` prints; both state their
 :class:`~synthcert.privacy.claims.PrivacyClaim`. The old paths
 (``synthcert.workflows.release.Certificate``, ``synthcert.workflows.synthesize
-.SynthesisSummary``) still import them.
+.SynthesisSummary``) still import them. A certificate publishes its claim flat (the keys of
+``NAME.certificate.json``): :data:`CLAIM_FIELDS` are the claim's fields it states under their
+own names, :meth:`Certificate.stating` builds it from the claim and ``Certificate.claim``
+gives the claim back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from synthcert._result import Result
@@ -98,22 +101,17 @@ class Certificate(Result):
     date: str
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
+    @classmethod
+    def stating(cls, claim: PrivacyClaim, **facts: Any) -> Certificate:
+        """The certificate of a release that states ``claim``: the claim's fields under their
+        own names (:data:`CLAIM_FIELDS`), with the release's ``facts`` (which may restate one).
+        """
+        return cls(**{**{k: getattr(claim, k) for k in CLAIM_FIELDS}, **facts})
+
     @property
     def claim(self) -> PrivacyClaim:
-        """The privacy claim this certificate states."""
-        return PrivacyClaim(
-            model=self.model,  # type: ignore[arg-type]
-            guarantee=self.guarantee,
-            neighboring=self.neighboring,
-            epsilon=self.epsilon,
-            delta=self.delta,
-            alpha=self.alpha,
-            epsilon_rdp=self.epsilon_rdp,
-            n_out=self.n_out,
-            conversion=self.conversion,
-            assumptions=self.assumptions,
-            warnings=self.warnings,
-        )
+        """The privacy claim this certificate states (its :data:`CLAIM_FIELDS`)."""
+        return PrivacyClaim(**{k: getattr(self, k) for k in CLAIM_FIELDS})
 
 
 @dataclass(frozen=True)
@@ -157,4 +155,9 @@ class SynthesisSummary(Result):
     private_domain: float | None = None  # the declared share of epsilon spent on the domain
 
 
-__all__ = ["Assumption", "Certificate", "PrivacyClaim", "SynthesisSummary"]
+# The fields a certificate shares with its claim (the claim, published flat): model, guarantee,
+# neighboring, n_out, alpha, epsilon_rdp, delta, epsilon, conversion, assumptions, warnings.
+_CLAIM_NAMES = {f.name for f in fields(PrivacyClaim)}
+CLAIM_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Certificate) if f.name in _CLAIM_NAMES)
+
+__all__ = ["CLAIM_FIELDS", "Assumption", "Certificate", "PrivacyClaim", "SynthesisSummary"]

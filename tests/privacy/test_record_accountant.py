@@ -168,3 +168,75 @@ def test_a_vanishing_ridge_range_is_refused_not_a_crash():
     assert not b.feasible and b.max_records == 0 and "α" in b.reason
     cert = certify_ridge(2, 1, 1e-300, delta=1e-6)
     assert not cert.feasible and cert.epsilon is None
+
+
+# ---------------------------------------------------------------------------------------------
+# one type per concept: the account's fields are declared once; published keys keep their order
+# ---------------------------------------------------------------------------------------------
+ACCOUNT_KEYS = [
+    "alpha", "n_out", "epsilon_rdp", "epsilon_rdp_per_record", "delta", "epsilon", "conversion",
+    "feasible", "reason",
+]  # fmt: skip
+COUNT_KEYS = ["max_records", "alpha", "epsilon_rdp_per_record", "epsilon_spent"]
+BUDGET_KEYS = ["budget_epsilon", "budget_delta", "budget_kind", "conversion", "neighboring", "n"]
+
+
+def test_published_keys_keep_their_order():
+    from synthcert.privacy.gaussian_release import certify
+
+    head, tail = ["neighboring", "n", "d"], ["alpha_max", "equation"]
+    assert list(account(10**6, 6, 0.01, alpha=4.0, delta=1e-9).to_dict()) == [
+        *head, "sigma", *ACCOUNT_KEYS, *tail, "method",
+    ]  # fmt: skip  # `synthcert privacy account --json`
+    assert list(certify_ridge(10**4, 2, 0.1, alpha=4.0).to_dict()) == [
+        *head, "rho", *ACCOUNT_KEYS, *tail, "unconditional", "assumptions",
+    ]  # fmt: skip
+    assert list(certify(10**6, 6, 0.01, 4.0).to_dict()) == [
+        *head, "sigma", *ACCOUNT_KEYS, "alpha_max", "p", "equation", "variant", "method",
+    ]  # fmt: skip
+    budget = [*COUNT_KEYS, *BUDGET_KEYS, "d"]
+    for scale, result in (
+        ("sigma", max_records(10**6, 6, 0.01, epsilon=3.0, delta=1e-9)),  # `privacy budget`
+        ("rho", max_records_ridge(10**4, 2, 0.1, epsilon=1.0, delta=1e-9)),
+    ):
+        assert list(result.to_dict()) == [*budget, scale, "feasible", "reason"]
+
+
+def test_the_accounts_fields_are_declared_once():
+    from synthcert.privacy import Account, RecordBudget
+    from synthcert.privacy.budget import GaussianBudget, GaussianCertificate
+    from synthcert.privacy.gaussian_release import RDPCertificate
+    from synthcert.privacy.ridge import RidgeBudget, RidgeCertificate
+
+    assert Account is GaussianCertificate and RecordBudget is GaussianBudget  # the old names
+    for cert in (GaussianCertificate, RDPCertificate, RidgeCertificate):
+        assert issubclass(cert, ra.RecordCertificate) and issubclass(cert, RecordAccount)
+        assert not set(vars(cert).get("__annotations__", {})) & set(ACCOUNT_KEYS)
+    for budget in (GaussianBudget, RidgeBudget):
+        assert issubclass(budget, ra.BudgetFields) and issubclass(budget, RecordCount)
+    # the ridge restates only the types of a refusal's order and cost (None, not nan/inf)
+    assert set(vars(RidgeBudget)["__annotations__"]) == {"alpha", "epsilon_rdp_per_record", "rho"}
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_certificate_is_its_account(release):
+    event, certify_fn, _ = _release(release)
+    cert = certify_fn(delta=1e-9, n_out=500)
+    acc = account_records(event, 500, delta=1e-9)
+    assert {k: getattr(cert, k) for k in ACCOUNT_KEYS} == acc.fields()
+    assert cert.claim == acc.claim_for(cert.neighboring)
+
+
+@pytest.mark.parametrize(
+    "sizing", [{"epsilon": 3.0, "delta": 1e-9}, {"alpha": 4.0, "epsilon_rdp": 1.0}]
+)
+def test_a_budget_claims_what_the_certificate_of_its_rows_claims(sizing):
+    got = max_records(10**6, 6, 0.01, **sizing)
+    conversion = {"conversion": "ckm"} if "delta" in sizing else {}
+    cert = account(
+        10**6, 6, 0.01, alpha=got.alpha, n_out=got.max_records, delta=sizing.get("delta"),
+        **conversion,
+    )  # fmt: skip
+    assert got.claim == cert.claim and got.account.epsilon_rdp == cert.epsilon_rdp
+    refused = max_records(100, 6, 0.01, epsilon=1.0, delta=1e-9)
+    assert not refused.claim.is_guarantee and refused.claim.n_out == 0

@@ -83,3 +83,21 @@ def test_refusals_are_those_of_the_release(table):
     sized, cert = release_frame(table, schema, Budget(sigma=SIGMA, min_rows=MIN_ROWS, epsilon=2.0))
     ref = account(MIN_ROWS, 6, SIGMA, n_out=cert.n_out + 1, delta=1 / MIN_ROWS**2)
     assert len(sized) == cert.n_out >= 1 and cert.epsilon <= 2.0 < ref.epsilon
+
+
+def test_the_certificate_states_its_claim_flat(table):
+    """``NAME.certificate.json`` publishes the claim's fields under their own names: the
+    certificate is built from the claim (``Certificate.stating``) and gives it back."""
+    from synthcert.results import CLAIM_FIELDS, Certificate
+
+    _, cert = release_frame(
+        table, demo_schema(), Budget(sigma=SIGMA, min_rows=MIN_ROWS, epsilon=8.0, delta=1e-9),
+        seed=SECRET,
+    )  # fmt: skip
+    assert set(CLAIM_FIELDS) == {
+        "model", "guarantee", "neighboring", "n_out", "alpha", "epsilon_rdp", "delta", "epsilon",
+        "conversion", "assumptions", "warnings",
+    }  # fmt: skip
+    rest = {k: getattr(cert, k) for k in cert.__dataclass_fields__ if k not in CLAIM_FIELDS}
+    assert Certificate.stating(cert.claim, **rest) == cert
+    assert cert.claim.epsilon == cert.epsilon <= 8.0 and cert.claim.is_guarantee

@@ -2,7 +2,15 @@
 DP mechanisms and the accountant. Pure functions of numbers; nothing here reads data."""
 
 from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
-from synthcert.privacy.budget import Account, RecordBudget, account, max_records, min_dataset_size
+from synthcert.privacy.budget import (
+    Account,
+    GaussianBudget,
+    GaussianCertificate,
+    RecordBudget,
+    account,
+    max_records,
+    min_dataset_size,
+)
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.conversion import optimal_dp, rdp_to_dp, zcdp_to_dp
 from synthcert.privacy.gaussian_release import (
@@ -19,6 +27,8 @@ from synthcert.privacy.ridge import certify_ridge, max_records_ridge, ridge_epsi
 __all__ = [
     "Account",
     "Assumption",
+    "GaussianBudget",
+    "GaussianCertificate",
     "PrivacyAccountant",
     "PrivacyClaim",
     "RecordBudget",

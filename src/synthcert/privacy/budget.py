@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.calibrate import calibrate
-from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 from synthcert.privacy.conversion import Conversion
 from synthcert.privacy.gaussian_release import (
     DEFAULT_BOUNDED_METHOD,
+    GaussianCertificate,
     Method,
     Neighboring,
     Variant,
@@ -33,39 +32,18 @@ from synthcert.privacy.record_accountant import (
 )
 
 
-@dataclass(frozen=True)
-class RecordBudget(BudgetFields):
-    """Largest n_out whose cost stays within the budget (floor, never rounded up).
+@dataclass(frozen=True, kw_only=True)
+class GaussianBudget(BudgetFields):
+    """Largest n_out of M_G whose cost stays within the budget (floor, never rounded up).
 
-    Attributes
-    ----------
-    max_records : int
-        Largest n_out within the budget (0 when none).
-    alpha : float
-        The order the count is certified at.
-    epsilon_spent : float
-        The cost of ``max_records`` records (≤ the budget).
-    feasible : bool
-        False with ``reason`` when no certificate exists.
+    A :class:`~synthcert.privacy.record_accountant.BudgetFields` (``max_records``, ``alpha``,
+    ``epsilon_spent``, ``feasible`` and ``reason``, the budget, n and d) with M_G's σ; its
+    ``claim`` is that of releasing ``max_records`` rows.
     """
 
     sigma: float
-    feasible: bool = True
-    reason: str | None = None
 
-    @property
-    def claim(self) -> PrivacyClaim:
-        """The claim of releasing ``max_records`` rows: inherent RDP at ``alpha`` with
-        ε_RDP = max_records × ε_RDP per row (and, for a DP budget, the ε spent at its δ)."""
-        if not self.feasible or self.max_records < 1:
-            return no_privacy_claim(0, reason=f"none: {self.reason or 'no row is allowed'}")
-        dp = self.budget_kind == "dp"
-        return PrivacyClaim(
-            model="inherent-rdp", guarantee=GUARANTEE, neighboring=self.neighboring,
-            epsilon=self.epsilon_spent if dp else None, delta=self.budget_delta if dp else None,
-            alpha=self.alpha, epsilon_rdp=self.max_records * self.epsilon_rdp_per_record,
-            n_out=self.max_records, conversion=self.conversion,
-        )  # fmt: skip
+    PLACED = (("sigma", "d"),)
 
 
 def max_records_rdp(
@@ -78,12 +56,12 @@ def max_records_rdp(
     neighboring: Neighboring = "unbounded",
     variant: Variant = "corrected",
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> RecordBudget:
+) -> GaussianBudget:
     """Largest n_out with n_out·ε_α(n) ≤ ε_RDP (seed 000 Prop. 2.5; thesis Table 5.2, floored)."""
     check_rdp_budget(epsilon_rdp)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_rdp(event, alpha, epsilon_rdp)
-    return RecordBudget.from_count(
+    return GaussianBudget.from_count(
         count, epsilon_rdp, None, None, neighboring, n, d, sigma=float(sigma)
     )
 
@@ -100,7 +78,7 @@ def max_records_dp(
     variant: Variant = "corrected",
     alpha: float | None = None,
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> RecordBudget:
+) -> GaussianBudget:
     """Largest n_out with (ε, δ)-DP: max over α (or at the given α) of (ε − offset)/ε_α, floored.
 
     For a fixed α the conversion is ε_DP = n_out·ε_α + offset(α, δ), so the real-valued number
@@ -110,7 +88,7 @@ def max_records_dp(
     check_dp_budget(epsilon, delta, conversion)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     count = count_within_dp(event, epsilon, delta, conversion, alpha)
-    return RecordBudget.from_count(
+    return GaussianBudget.from_count(
         count, epsilon, delta, conversion, neighboring, n, d, sigma=float(sigma)
     )
 
@@ -128,7 +106,7 @@ def max_records(
     conversion: Conversion = "ckm",
     variant: Variant = "corrected",
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> RecordBudget:
+) -> GaussianBudget:
     """Largest n_out within an RDP budget (alpha, epsilon_rdp) or an (epsilon, delta) budget.
 
     With (epsilon, delta), α is optimised unless given. The count is a floor, never rounded up.
@@ -156,7 +134,7 @@ def max_records(
 
     Returns
     -------
-    RecordBudget
+    GaussianBudget
         The largest count and what it costs.
 
     Raises
@@ -182,50 +160,10 @@ def max_records(
     )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Account(Result):
-    """The certificate of releasing n_out records of M_G: RDP and, given δ, (ε, δ)-DP.
-
-    Attributes
-    ----------
-    alpha : float
-        The order (given, or optimised with δ).
-    epsilon_rdp : float
-        ε of (α, ε)-RDP for ``n_out`` records.
-    epsilon : float or None
-        ε of (ε, δ)-DP when δ is given.
-    feasible : bool
-        False with ``reason`` when the theorem refuses.
-    """
-
-    neighboring: str
-    n: int
-    d: int
-    sigma: float
-    alpha: float | None
-    n_out: int
-    epsilon_rdp: float | None
-    epsilon_rdp_per_record: float | None
-    delta: float | None
-    epsilon: float | None
-    conversion: str | None
-    feasible: bool
-    reason: str | None
-    alpha_max: float
-    equation: str
-    method: str = ""
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        """The claim this certificate states: inherent RDP at ``alpha`` (and its (ε, δ)), or
-        no claim when the theorem refuses."""
-        if not self.feasible or self.epsilon_rdp is None:
-            return no_privacy_claim(self.n_out, reason=f"none: {self.reason or 'refused'}")
-        return PrivacyClaim(
-            model="inherent-rdp", guarantee=GUARANTEE, neighboring=self.neighboring,
-            epsilon=self.epsilon, delta=self.delta, alpha=self.alpha,
-            epsilon_rdp=self.epsilon_rdp, n_out=self.n_out, conversion=self.conversion,
-        )  # fmt: skip
+# The names these types had before each concept had one type (kept: synthcert.privacy exports
+# them): M_G's certificate was ``Account``, its budget ``RecordBudget``.
+Account = GaussianCertificate
+RecordBudget = GaussianBudget
 
 
 def account(
@@ -240,7 +178,7 @@ def account(
     conversion: Conversion = "ckm",
     variant: Variant = "corrected",
     method: Method = DEFAULT_BOUNDED_METHOD,
-) -> Account:
+) -> GaussianCertificate:
     """Certify n_out records (default n): (α, ε_RDP) and, with δ, (ε, δ)-DP (α optimised if None).
 
     Theorem 3.1 / Corollary 3.2 of seed 000 (or Theorem 3.2 of seed 001), composed over the
@@ -271,7 +209,7 @@ def account(
 
     Returns
     -------
-    Account
+    GaussianCertificate
         The certificate (``feasible=False`` with a reason when refused).
 
     Raises
@@ -291,13 +229,12 @@ def account(
     check_dp_request(alpha, delta, conversion)
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     acc = account_records(event, n_out, alpha=alpha, delta=delta, conversion=conversion)
-    return Account(
+    return GaussianCertificate.of(
+        acc,
         neighboring=neighboring,
         n=int(n),
         d=int(d),
         sigma=float(sigma),
-        alpha=acc.alpha,
-        **acc.certificate_fields(delta, conversion),
         alpha_max=float(event.alpha_max),
         equation=equation_text(n, neighboring, method),
         method=method if neighboring == "bounded" else "",
@@ -382,6 +319,8 @@ def min_dataset_size(
 
 __all__ = [
     "Account",
+    "GaussianBudget",
+    "GaussianCertificate",
     "RecordBudget",
     "account",
     "max_records",

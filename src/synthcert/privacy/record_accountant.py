@@ -33,7 +33,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -41,6 +41,7 @@ from numpy.typing import ArrayLike
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
 from synthcert.privacy.calibrate import floor_within
+from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 from synthcert.privacy.conversion import (
     Conversion,
     check_conversion,
@@ -52,7 +53,7 @@ from synthcert.privacy.conversion import (
 from synthcert.privacy.parameters import check_delta, check_epsilon
 
 Curve = Callable[[np.ndarray], np.ndarray]
-C = TypeVar("C")
+Cert = TypeVar("Cert", bound="RecordCertificate")
 
 ALPHA_MIN = 1.0 + 1e-6  # the smallest order searched
 INFINITE_AT_ORDER = "the bound is infinite at this order (numerical edge of the admissible range)"
@@ -123,17 +124,54 @@ def best_order(event: RecordEvent, n_out: int, delta: float, conversion: Convers
 
 
 @dataclass(frozen=True)
-class RecordAccount(Result):
-    """(α, ε_RDP) of n_out records and, given δ, ε of (ε, δ)-DP; or the reason there is none.
+class Published(Result):
+    """A result whose ``to_dict`` keeps its published key order when a subclass adds fields.
+
+    A dataclass lists inherited fields first; a subclass that adds one where the published
+    JSON has it in the middle (σ after d) names it in ``PLACED``: (field, the key it follows),
+    ``None`` for the first key. Every class of the MRO places its own, base classes first.
+    """
+
+    PLACED: ClassVar[tuple[tuple[str, str | None], ...]] = ()
+
+    def fields(self) -> dict[str, Any]:
+        """The fields by name (not JSON-converted), for a result built on this one."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON values, in the published order (see ``PLACED``)."""
+        doc = super().to_dict()
+        keys = list(doc)
+        for cls in reversed(type(self).__mro__):
+            for name, after in cls.__dict__.get("PLACED", ()):
+                keys.remove(name)
+                keys.insert(0 if after is None else keys.index(after) + 1, name)
+        return {k: doc[k] for k in keys}
+
+
+@dataclass(frozen=True)
+class RecordAccount(Published):
+    """The account of n_out records: (α, ε_RDP) and, given δ, ε of (ε, δ)-DP; or why none.
+
+    The one type of these figures: :func:`account_records` returns it, every certificate of
+    n_out records (:class:`RecordCertificate`) is one, with what the mechanism adds.
 
     Attributes
     ----------
     alpha : float or None
         The order (given or optimised); None when refused before an order was chosen.
+    n_out : int
+        Records released.
     epsilon_rdp, epsilon_rdp_per_record : float or None
-        ε of (α, ε)-RDP for the n_out records and for one (None when refused).
+        ε of (α, ε)-RDP for the n_out records and for one (None, or inf, when refused).
+    delta : float or None
+        The δ asked for (None: an RDP account only).
     epsilon : float or None
         ε of (ε, δ)-DP at δ (None without δ or when refused).
+    conversion : str or None
+        The RDP-to-DP conversion (``"ckm"``/``"mironov"``; None without δ).
+    feasible : bool
+        True when a certificate is given.
     reason : str or None
         Why no certificate is given (None when there is one).
     """
@@ -142,28 +180,55 @@ class RecordAccount(Result):
     n_out: int
     epsilon_rdp: float | None
     epsilon_rdp_per_record: float | None
+    delta: float | None
     epsilon: float | None
+    conversion: str | None
+    feasible: bool
     reason: str | None
 
-    @property
-    def feasible(self) -> bool:
-        """True when a certificate is given."""
-        return self.reason is None
+    def claim_for(self, neighboring: str, refused: str = "refused") -> PrivacyClaim:
+        """The claim of these figures under ``neighboring``: inherent RDP at ``alpha`` (and its
+        (ε, δ)); no claim (``"none: <reason>"``, else ``refused``) when there is no figure."""
+        if not self.feasible or self.epsilon_rdp is None:
+            return no_privacy_claim(self.n_out, reason=f"none: {self.reason or refused}")
+        return PrivacyClaim(
+            model="inherent-rdp", guarantee=GUARANTEE, neighboring=neighboring,
+            epsilon=self.epsilon, delta=self.delta, alpha=self.alpha,
+            epsilon_rdp=self.epsilon_rdp, n_out=self.n_out, conversion=self.conversion,
+        )  # fmt: skip
 
-    def certificate_fields(self, delta: float | None, conversion: str) -> dict[str, Any]:
-        """The fields a mechanism's certificate states from this account, by name (all but α,
-        which each mechanism states its own way): n_out, ε_RDP (total and per record), the δ
-        asked for, ε of (ε, δ)-DP, the conversion (None without δ), feasible and reason."""
-        return {
-            "n_out": self.n_out,
-            "epsilon_rdp": self.epsilon_rdp,
-            "epsilon_rdp_per_record": self.epsilon_rdp_per_record,
-            "delta": None if delta is None else float(delta),
-            "epsilon": self.epsilon,
-            "conversion": None if delta is None else conversion,
-            "feasible": self.feasible,
-            "reason": self.reason,
-        }
+
+@dataclass(frozen=True)
+class RecordCertificate(RecordAccount):
+    """The certificate of n_out records of a mechanism: its account (:class:`RecordAccount`)
+    with the relation, the table's n and d, the admissible orders and the theorem.
+
+    The Gaussian release's (:class:`~synthcert.privacy.gaussian_release.GaussianCertificate`, σ;
+    :class:`~synthcert.privacy.gaussian_release.RDPCertificate` adds Corollary 3.2's p) and the
+    ridged release's (:class:`~synthcert.privacy.ridge.RidgeCertificate`, with ρ) are this type
+    with their own inputs. Keys: neighboring, n, d, (the mechanism's scale), the account's,
+    alpha_max, equation, (the mechanism's other fields).
+    """
+
+    neighboring: str
+    n: int
+    d: int
+    alpha_max: float
+    equation: str
+
+    PLACED = (("neighboring", None), ("n", "neighboring"), ("d", "n"))
+
+    @classmethod
+    def of(cls, account: RecordAccount, **fields: Any) -> Self:
+        """The certificate stating ``account``; ``fields`` are the mechanism's (and may restate
+        one of the account's, as the ridge states no order it did not certify)."""
+        return cls(**{**account.fields(), **fields})
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim this certificate states: inherent RDP at ``alpha`` (and its (ε, δ)), or
+        no claim when the theorem refuses."""
+        return self.claim_for(self.neighboring)
 
 
 def check_rdp_budget(epsilon_rdp: float) -> None:
@@ -252,27 +317,41 @@ def account_records(
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     check_dp_request(alpha, delta, conversion)
+    asked = {
+        "n_out": n_out,
+        "delta": None if delta is None else float(delta),
+        "conversion": None if delta is None else conversion,
+    }
+
+    def refused(order: float | None, why: str) -> RecordAccount:
+        return RecordAccount(
+            alpha=order, epsilon_rdp=None, epsilon_rdp_per_record=None, epsilon=None,
+            feasible=False, reason=why, **asked,
+        )  # fmt: skip
+
     if alpha is None:
         why = empty_range(event)
         if why is not None:
-            return RecordAccount(None, n_out, None, None, None, why)
+            return refused(None, why)
         alpha = best_order(event, n_out, float(delta), conversion)  # type: ignore[arg-type]
     alpha = float(alpha)
     per, why = certify_order(event, alpha)
     if why is not None:
-        return RecordAccount(alpha, n_out, None, None, None, why)
+        return refused(alpha, why)
     total = float(compose(per, n_out))
     eps_dp = None
     if delta is not None:
         eps_dp = 0.0 if n_out == 0 else float(rdp_to_dp(alpha, total, delta, conversion))
-    return RecordAccount(alpha, n_out, total, per, eps_dp, None)
+    return RecordAccount(
+        alpha=alpha, epsilon_rdp=total, epsilon_rdp_per_record=per, epsilon=eps_dp,
+        feasible=True, reason=None, **asked,
+    )  # fmt: skip
 
 
-def require_feasible(cert: C, what: str) -> C:
+def require_feasible(cert: Cert, what: str) -> Cert:
     """Return ``cert`` if feasible, else raise AssumptionError naming the violated assumption.
 
-    ``cert`` is a certificate of n_out records (``feasible``, ``reason``, ``equation``,
-    ``alpha_max``); ``what`` names it in the message ("RDP", "ridged").
+    ``what`` names the certificate in the message ("RDP", "ridged").
     """
     if not cert.feasible:
         raise AssumptionError(
@@ -284,7 +363,7 @@ def require_feasible(cert: C, what: str) -> C:
 
 
 @dataclass(frozen=True)
-class RecordCount(Result):
+class RecordCount(Published):
     """The largest n_out within a budget (a floor, never rounded up), or why there is none.
 
     ``max_records`` records cost ``epsilon_spent`` (ε_RDP for an RDP budget, ε of (ε, δ)-DP for
@@ -300,22 +379,15 @@ class RecordCount(Result):
     feasible: bool = True
     reason: str | None = None
 
-    def fields(self) -> dict[str, object]:
-        """The fields by name, for a budget result that extends them with its inputs."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-
-@dataclass(frozen=True)
-class BudgetFields(Result):
-    """The fields a sized release states, whatever its mechanism: a :class:`RecordCount` with
-    the budget it answers (its kind, ε, δ and conversion), the relation and the table's n, d.
-    :class:`~synthcert.privacy.budget.RecordBudget` adds σ, the ridge's ``RidgeBudget`` ρ.
+@dataclass(frozen=True, kw_only=True)
+class BudgetFields(RecordCount):
+    """What a sized release states, whatever its mechanism: its :class:`RecordCount` with the
+    budget it answers (its kind, ε, δ and conversion), the relation and the table's n, d.
+    :class:`~synthcert.privacy.budget.GaussianBudget` adds σ, the ridge's ``RidgeBudget`` ρ.
+    Keys: the count's, the budget's, n, d, (the mechanism's scale), feasible, reason.
     """
 
-    max_records: int
-    alpha: float
-    epsilon_rdp_per_record: float
-    epsilon_spent: float
     budget_epsilon: float
     budget_delta: float | None
     budget_kind: str  # "rdp" or "dp"
@@ -323,6 +395,31 @@ class BudgetFields(Result):
     neighboring: str
     n: int
     d: int
+
+    PLACED = (("feasible", "d"), ("reason", "feasible"))
+
+    @property
+    def account(self) -> RecordAccount:
+        """The account of ``max_records`` records at ``alpha``: ε_RDP = max_records × ε_RDP per
+        record (Prop. 2.5) and, for a DP budget, the ε spent at its δ."""
+        dp = self.budget_kind == "dp"
+        per = self.epsilon_rdp_per_record
+        stated = self.feasible and per is not None  # a refusal states no ε_RDP
+        return RecordAccount(
+            alpha=self.alpha, n_out=self.max_records,
+            epsilon_rdp=self.max_records * per if stated else None,  # type: ignore[operator]
+            epsilon_rdp_per_record=per, delta=self.budget_delta if dp else None,
+            epsilon=self.epsilon_spent if dp else None, conversion=self.conversion,
+            feasible=self.feasible, reason=self.reason,
+        )  # fmt: skip
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim of releasing ``max_records`` rows (:attr:`account`), or no claim when the
+        budget allows none."""
+        if not self.feasible or self.max_records < 1:
+            return no_privacy_claim(0, reason=f"none: {self.reason or 'no row is allowed'}")
+        return self.account.claim_for(self.neighboring)
 
     @classmethod
     def from_count(
@@ -421,7 +518,9 @@ def count_within_dp(
 
 __all__ = [
     "BudgetFields",
+    "Published",
     "RecordAccount",
+    "RecordCertificate",
     "RecordCount",
     "RecordEvent",
     "account_records",

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from synthcert._result import Result
 from synthcert.errors import AssumptionError
 from synthcert.privacy.conversion import Conversion
 from synthcert.privacy.numerics import log1p_minus_x
@@ -55,6 +54,7 @@ from synthcert.privacy.parameters import (
 )
 from synthcert.privacy.record_accountant import (
     BudgetFields,
+    RecordCertificate,
     RecordEvent,
     account_records,
     budget_kind,
@@ -261,26 +261,19 @@ def ridge_event(n: float, d: float, rho: float, neighboring: str = "unbounded") 
 # certificates
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class RidgeCertificate(Result):
-    """(α, ε_RDP) and, given δ, (ε, δ)-DP of releasing n_out ridged records; or why not."""
+class RidgeCertificate(RecordCertificate):
+    """(α, ε_RDP) and, given δ, (ε, δ)-DP of releasing n_out ridged records; or why not.
 
-    neighboring: str
-    n: int  # public minimum table size N
-    d: int
+    A :class:`~synthcert.privacy.record_accountant.RecordCertificate` whose n is the public
+    minimum table size N, with the ridge ρ and the public assumptions it rests on (all of them:
+    ``unconditional``).
+    """
+
     rho: float
-    alpha: float | None
-    n_out: int
-    epsilon_rdp: float | None
-    epsilon_rdp_per_record: float | None
-    delta: float | None
-    epsilon: float | None
-    conversion: str | None
-    feasible: bool
-    reason: str | None
-    alpha_max: float
-    equation: str
     unconditional: bool
     assumptions: tuple[str, ...]
+
+    PLACED = (("rho", "d"),)
 
 
 def _refusal(alpha: float, lim: float) -> str | None:
@@ -351,13 +344,13 @@ def certify_ridge(
     event = ridge_event(n, d, rho, neighboring)
     n_out = int(n) if n_out is None else int(n_out)
     acc = account_records(event, n_out, alpha=alpha, delta=delta, conversion=conversion)
-    return RidgeCertificate(
+    return RidgeCertificate.of(
+        acc,
         neighboring=neighboring,
         n=int(n),
         d=int(d),
         rho=float(rho),
         alpha=acc.alpha if acc.alpha is not None and math.isfinite(acc.alpha) else None,
-        **acc.certificate_fields(delta, conversion),
         alpha_max=event.alpha_max,
         equation=EQUATIONS[neighboring],
         unconditional=True,
@@ -373,16 +366,16 @@ def require_ridge(cert: RidgeCertificate) -> RidgeCertificate:
 # --------------------------------------------------------------------------------------------
 # sizing a release
 # --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RidgeBudget(BudgetFields):
-    """Largest number of ridged records within a budget (a floor, never rounded up); a refusal
-    states no order and no cost per record (None)."""
+    """Largest number of ridged records within a budget (a floor, never rounded up), with the
+    ridge ρ; a refusal states no order and no cost per record (None)."""
 
     alpha: float | None
     epsilon_rdp_per_record: float | None
     rho: float
-    feasible: bool
-    reason: str | None
+
+    PLACED = (("rho", "d"),)
 
 
 def max_records_ridge(

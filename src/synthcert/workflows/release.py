@@ -540,10 +540,9 @@ def make_certificate(
     (100, 20000, None)
     """
     bounded = synth.neighboring != "unbounded"
-    return Certificate(
+    return Certificate.stating(
+        claim,
         synthesizer="gaussian",
-        model=claim.model,
-        guarantee=claim.guarantee,
         neighboring=synth.neighboring,
         d=synth.encoder.dim,
         sigma=synth.sigma_declared,
@@ -553,14 +552,8 @@ def make_certificate(
         min_rows=synth.min_rows,
         n=synth.fit_.n if bounded else None,
         n_out=int(claim.n_out or 0),
-        alpha=claim.alpha,
-        epsilon_rdp=claim.epsilon_rdp,
         epsilon_rdp_per_record=per,
-        delta=claim.delta,
-        epsilon=claim.epsilon,
-        conversion=claim.conversion,
         budget=budget,
-        assumptions=claim.assumptions,
         synthcert_version=__version__,
         date=today_utc(),
         warnings=(*claim.warnings, *release_warnings(synth.schema)),

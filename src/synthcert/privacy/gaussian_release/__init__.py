@@ -29,6 +29,7 @@ from synthcert.privacy.gaussian_release.assumptions import (
     check_neighboring,
 )
 from synthcert.privacy.gaussian_release.certificate import (
+    GaussianCertificate,
     RDPCertificate,
     alpha_limit,
     certify,
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_BOUNDED_METHOD",
     "EQUATIONS",
     "NEIGHBORINGS",
+    "GaussianCertificate",
     "Method",
     "Neighboring",
     "RDPCertificate",

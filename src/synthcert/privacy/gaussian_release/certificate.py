@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from synthcert._result import Result
 from synthcert.errors import AssumptionError
 from synthcert.privacy.bounded_exact import SEARCH_RTOL, epsilon_bounded_exact, exact_alpha_limit
 from synthcert.privacy.gaussian_release.assumptions import (
@@ -40,7 +39,13 @@ from synthcert.privacy.gaussian_release.theorem31 import (
     epsilon_unbounded,
     unbounded_alpha_limit,
 )
-from synthcert.privacy.record_accountant import RecordEvent, compose, require_feasible
+from synthcert.privacy.record_accountant import (
+    RecordCertificate,
+    RecordEvent,
+    certify_order,
+    compose,
+    require_feasible,
+)
 
 
 def alpha_limit(
@@ -160,24 +165,33 @@ def epsilon_per_record(
 
 
 @dataclass(frozen=True)
-class RDPCertificate(Result):
-    """(α, ε)-RDP of releasing n_out records of M_G, or the reason no certificate is given."""
+class GaussianCertificate(RecordCertificate):
+    """The certificate of releasing n_out records of M_G: (α, ε)-RDP and, given δ, (ε, δ)-DP.
 
-    neighboring: str
-    n: int
-    d: int
+    A :class:`~synthcert.privacy.record_accountant.RecordCertificate` (the account of the
+    records: alpha, n_out, epsilon_rdp, epsilon_rdp_per_record, delta, epsilon, conversion,
+    feasible, reason; the relation, n, d, alpha_max and equation) with M_G's σ and the
+    method of a bounded certificate. :func:`synthcert.privacy.budget.account` states it (the
+    ``account`` command prints it); ``feasible=False`` with ``reason`` when the theorem refuses.
+    """
+
     sigma: float
-    alpha: float
-    n_out: int
-    epsilon_rdp: float
-    epsilon_rdp_per_record: float
-    feasible: bool
-    reason: str | None
-    alpha_max: float
-    p: float | None
-    equation: str
-    variant: str
     method: str = ""
+
+    PLACED = (("sigma", "d"),)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RDPCertificate(GaussianCertificate):
+    """(α, ε)-RDP of releasing n_out records of M_G at a given α (:func:`certify`), or the reason
+    no certificate is given (then ε_RDP is inf). No δ: ``delta``, ``epsilon`` and
+    ``conversion`` are None. ``p`` is the weight of Corollary 3.2 (bounded, ``method=
+    "corollary"``), ``variant`` the corollary as corrected or as printed."""
+
+    p: float | None
+    variant: str
+
+    PLACED = (("p", "alpha_max"), ("variant", "equation"))
 
 
 def infeasibility_reason(
@@ -316,29 +330,18 @@ def certify(
     >>> cert.feasible, round(cert.epsilon_rdp, 4)
     (True, 5.8064)
     """
-    check_neighboring(neighboring)
-    check_method(method)
-    _check_inputs(n, d, sigma)
+    event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     n_out = int(n) if n_out is None else int(n_out)
     if n_out < 0:
         raise AssumptionError("n_out must be ≥ 0", assumption="n_out ≥ 0", admissible="n_out ≥ 0")
     alpha = float(alpha)
-    m = theorem_n(n, neighboring)
-    lim = alpha_limit(m, d, sigma, neighboring, method)
-    reason = infeasibility_reason(alpha, m, d, sigma, neighboring, variant=variant, method=method)
-    p: float | None = None
-    per = math.inf
-    exact = neighboring == "bounded" and method == "exact"
-    if reason is None:
-        if exact:
-            per = float(epsilon_per_record(alpha, m, d, sigma, neighboring, method="exact"))
-        elif neighboring == "bounded":
-            per, p = bounded_optimum(alpha, float(m), float(d), float(sigma), variant)
-        else:
-            per = float(epsilon_per_record(alpha, m, d, sigma, neighboring))
-        if not math.isfinite(per):
-            reason = "the bound is infinite at this order (numerical edge of the admissible range)"
-    feasible = reason is None
+    per, reason = certify_order(event, alpha)
+    corollary = neighboring == "bounded" and method == "corollary"
+    p = None
+    if corollary and reason is None:  # the weight of eq. (3) at the optimum
+        p = bounded_optimum(
+            alpha, float(theorem_n(n, neighboring)), float(d), float(sigma), variant
+        )[1]
     return RDPCertificate(
         neighboring=neighboring,
         n=int(n),
@@ -346,14 +349,17 @@ def certify(
         sigma=float(sigma),
         alpha=alpha,
         n_out=n_out,
-        epsilon_rdp=float(compose(per, n_out)) if feasible else math.inf,
-        epsilon_rdp_per_record=per if feasible else math.inf,
-        feasible=feasible,
+        epsilon_rdp=float(compose(per, n_out)) if reason is None else math.inf,
+        epsilon_rdp_per_record=per,
+        delta=None,
+        epsilon=None,
+        conversion=None,
+        feasible=reason is None,
         reason=reason,
-        alpha_max=lim,
+        alpha_max=event.alpha_max,
         p=p,
         equation=equation_text(n, neighboring, method),
-        variant=variant if neighboring == "bounded" and not exact else "",
+        variant=variant if corollary else "",
         method=method if neighboring == "bounded" else "",
     )
 
@@ -404,6 +410,7 @@ def require(cert: RDPCertificate) -> RDPCertificate:
 
 
 __all__ = [
+    "GaussianCertificate",
     "RDPCertificate",
     "alpha_limit",
     "certify",
