@@ -67,12 +67,37 @@ def test_one_record_moves_at_most_two_category_counts(tmp_path, codes, changed, 
 
 def test_without_the_schema_the_chunk_decides_how_values_read(tmp_path):
     """The failure the fix removes (so the test above can fail): read with pandas' inference
-    alone, one blank turns every "1" into "1.0"."""
+    alone, one word keeps every "01" as written, its absence reads them as the number 1."""
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    write(a, "1", ("1", "2", "3"))
-    write(b, "", ("1", "2", "3"))
+    write(a, "01", ("01", "02", "03"))
+    write(b, "other", ("01", "02", "03"))
     read = [DomainCounts(SCHEMA) for _ in range(2)]
     for counts, path in zip(read, (a, b), strict=True):
         for chunk in iter_table_chunks(path):
             counts.update(chunk)
-    assert "1" in read[0].values["code"] and "1" not in read[1].values["code"]
+    assert "1" in read[0].values["code"] and "01" in read[1].values["code"]
+    assert "01" not in read[0].values["code"] and "1" not in read[1].values["code"]
+
+
+@pytest.mark.parametrize("first", [None, 7])
+def test_one_parquet_record_moves_at_most_two_category_counts(tmp_path, first):
+    """Parquet has no inference, but ``to_pandas`` turns an int64 column holding a null into
+    float64 for the whole record batch: one null (or its absence) makes every "1" read "1.0"
+    in a ``"string"`` column (attack27). Replace-one neighbours: the first record 1 ->
+    ``first``; the L1 distance of the count vectors must stay at most 2."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def counts(path, value) -> Counter:
+        rows = [value] + [1, 2, 3] * 100
+        table = pa.table({"code": pa.array(rows, pa.int64()), "x": [0.5] * len(rows)})
+        pq.write_table(table, path)
+        source = TableSource(path=path).reading(SCHEMA)
+        out = DomainCounts(SCHEMA)
+        for chunk in iter_table_chunks(source.path, csv=source.csv):
+            out.update(chunk)
+        return out.values["code"]
+
+    ca, cb = counts(tmp_path / "a.parquet", 1), counts(tmp_path / "b.parquet", first)
+    l1 = sum(abs(ca[k] - cb[k]) for k in set(ca) | set(cb))
+    assert l1 <= 2, (dict(ca), dict(cb))
