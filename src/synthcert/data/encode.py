@@ -230,15 +230,35 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
     return np.asarray(values, dtype=np.float64)
 
 
+EXACT_INTEGERS = 2.0**53  # whole floats below this are integers exactly
+
+
+def whole_as_integer_text(series: pd.Series, num: pd.Series) -> pd.Series:
+    """``series`` as stripped text, with every whole number of ``num`` (below 2^53 in size)
+    written as an integer ("1", never "1.0"): the name a value gets depends on the value alone,
+    not on the dtype pandas gave its column (an int64 column holding one null is float64)."""
+    whole = num.notna() & (np.mod(num.fillna(0.5), 1) == 0) & (num.abs() < EXACT_INTEGERS)
+    text = series.astype(str).str.strip()
+    return text.where(~whole, num.where(whole, 0).astype(np.int64).astype(str))
+
+
 def category_text(series: pd.Series, column: CategoricalColumn) -> pd.Series:
     """The values as category names: integers without a decimal point, booleans as
-    ``True``/``False``, text stripped; missing values stay missing."""
+    ``True``/``False``, text stripped; missing values stay missing.
+
+    A value's name depends on the value alone, never on the other records: text read from a
+    CSV is taken as written (:class:`~synthcert.data.io.CsvOptions` reads categorical columns
+    as text), and numbers (a Parquet column) are written by :func:`whole_as_integer_text`."""
     present = series.notna()
     if column.dtype == "integer":
-        num = pd.to_numeric(series, errors="coerce")
-        whole = num.notna() & (np.mod(num.fillna(0.5), 1) == 0)
-        text = series.astype(str).str.strip()
-        text = text.where(~whole, num.where(whole, 0).astype(np.int64).astype(str))
+        text = whole_as_integer_text(series, pd.to_numeric(series, errors="coerce"))
+    elif (
+        column.dtype != "boolean"
+        and pd.api.types.is_numeric_dtype(series.dtype)
+        and not pd.api.types.is_bool_dtype(series.dtype)
+    ):
+        num = series.to_numpy(dtype=np.float64, na_value=np.nan)
+        text = whole_as_integer_text(series, pd.Series(num, index=series.index))
     elif column.dtype == "boolean":
         text = series.astype(str).str.strip()
         low = text.str.lower()

@@ -41,6 +41,12 @@ class CsvOptions:
         Column names of a file without a header line (ignored when ``header`` is True).
     skip_rows : int, default 0
         Lines to skip at the top of the file.
+    text_columns : sequence of str, default ()
+        Columns read as text, value by value (``dtype=str``). A schema's categorical columns
+        are (:meth:`~synthcert.data.schema.Schema.read_options`): otherwise pandas infers one
+        type per chunk, and one record (a blank, a word) changes how *every* value of the chunk
+        reads ("1" becomes "1.0", "01" becomes "1"), so one record could move every category
+        count. Not a schema file key.
 
     Examples
     --------
@@ -56,6 +62,7 @@ class CsvOptions:
     encoding: str = "utf-8"
     names: Sequence[str] | None = None  # column names when the file has no header
     skip_rows: int = 0
+    text_columns: Sequence[str] = ()  # read as text (a schema's categorical columns)
 
     def pandas_kwargs(self) -> dict:
         """Keyword arguments for ``pandas.read_csv``."""
@@ -73,6 +80,8 @@ class CsvOptions:
             kwargs["header"] = None
             if self.names is not None:
                 kwargs["names"] = list(self.names)
+        if self.text_columns:
+            kwargs["dtype"] = dict.fromkeys(self.text_columns, str)
         if len(self.sep) > 1:
             kwargs["engine"] = "python"
         else:

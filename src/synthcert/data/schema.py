@@ -432,7 +432,14 @@ class Schema(Result):
         (';', False, ['x'])
         """
         opts = self.csv if self.csv is not None else CsvOptions()
-        return replace(opts, names=None if opts.header else tuple(self.csv_names))
+        return self.reading_text(
+            replace(opts, names=None if opts.header else tuple(self.csv_names))
+        )
+
+    def reading_text(self, opts: CsvOptions) -> CsvOptions:
+        """``opts`` reading every categorical column as text, value by value (a category's name
+        never depends on the other records of a chunk; :class:`~synthcert.data.io.CsvOptions`)."""
+        return replace(opts, text_columns=tuple(c.name for c in self.categorical))
 
     @property
     def names(self) -> list[str]:

@@ -77,9 +77,12 @@ class TableSource:
 
     def reading(self, schema: Schema) -> TableSource:
         """This source, reading a CSV as the schema's ``"csv"`` section says when it names no
-        CSV options of its own (every workflow reads its input through this)."""
-        if self.csv is not None or self.frame is not None:
+        CSV options of its own, and its categorical columns as text in any case (every workflow
+        reads its input through this)."""
+        if self.frame is not None:
             return self
+        if self.csv is not None:
+            return replace(self, csv=schema.reading_text(self.csv))
         return replace(self, csv=schema.read_options())
 
     @property
