@@ -32,7 +32,6 @@ from synthcert.synthesizers._pgm_inference import (
     CalibratedTree,
     JunctionTree,
     Placement,
-    Reduction,
     smallest_cover,
 )
 
@@ -102,19 +101,6 @@ class MirrorDescent:
         self.total = float(total)
         self.cliques = maximal_cliques([m.clique for m in measurements])
         self.tree = JunctionTree(sizes, self.cliques)
-        self.placed = self.tree.placements(self.cliques)
-        self.homes = [home for home, _ in self.placed]
-        # marginal of a clique from its home node's table: sum out the rest, reorder
-        self.from_node = [
-            (
-                Reduction.of(
-                    [sizes[a] for a in self.tree.nodes[h]],
-                    [i for i, a in enumerate(self.tree.nodes[h]) if a not in cl],
-                ),
-                Placement.of([a for a in self.tree.nodes[h] if a in cl], cl, sizes),
-            )
-            for cl, h in zip(self.cliques, self.homes, strict=True)
-        ]
         self.shapes = [tuple(sizes[a] for a in cl) for cl in self.cliques]
         self.terms = self._merge(measurements)
         lipschitz = np.zeros(len(self.cliques))
@@ -162,15 +148,11 @@ class MirrorDescent:
 
     def node_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
         """The junction tree's node marginals (counts) of the model with potentials ``theta``."""
-        return self.tree.marginals(self.tree.log_potentials(theta, self.placed), self.total)
+        return self.tree.marginals(theta, self.total)
 
     def clique_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
         """mu(theta) on each maximal clique (counts, axes in clique order)."""
-        nodes = self.node_marginals(theta)
-        out = []
-        for home, (reduce, place) in zip(self.homes, self.from_node, strict=True):
-            out.append(place.apply(reduce.sum(nodes[home])))
-        return out
+        return self.tree.clique_marginals(theta, self.total)
 
     def loss_and_gradient(self, mu: Sequence[np.ndarray]) -> tuple[float, list[np.ndarray]]:
         """L(mu) (up to a constant) and its gradient on each maximal clique."""
