@@ -238,6 +238,8 @@ class Placement:
 _WIDE = 64
 # a trailing run of at most this many cells is folded column by column
 _NARROW = 8
+# a table of at most this many cells is reduced or built by plain numpy calls
+_SMALL = 2048
 
 
 def _fold(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
@@ -267,27 +269,36 @@ class Reduction:
     The reduced axes are folded one at a time, left to right, each as axis 1 of an
     (outer, run, inner) view (:func:`_fold`): the first fold reads the whole table with the
     widest inner block, every later one a table already shrunk, and nothing is transposed.
+    A table of at most ``_SMALL`` cells is reduced in one numpy call (``steps`` empty), where
+    the calls' overhead would cost more than the narrow loops.
     """
 
+    shape: tuple[int, ...]  # the table's shape
+    axes: tuple[int, ...]  # the reduced axes
     steps: tuple[tuple[int, int, int], ...]  # (outer, run, inner) of each fold, in order
     kept: tuple[int, ...]  # the kept axes' sizes, in table order
 
     @classmethod
     def of(cls, shape: Sequence[int], axes: Iterable[int]) -> Reduction:
         """The reduction of a table of ``shape`` over ``axes``."""
-        out = set(axes)
+        out = sorted(set(axes))
         current = list(shape)
         steps = []
-        for removed, i in enumerate(sorted(out)):
-            pos = i - removed  # axis i's position once the earlier reduced axes are gone
-            steps.append((math.prod(current[:pos]), current[pos], math.prod(current[pos + 1 :])))
-            del current[pos]
+        if math.prod(shape) > _SMALL:
+            for removed, i in enumerate(out):
+                pos = i - removed  # axis i's position once the earlier reduced axes are gone
+                steps.append(
+                    (math.prod(current[:pos]), current[pos], math.prod(current[pos + 1 :]))
+                )
+                del current[pos]
         kept = tuple(n for i, n in enumerate(shape) if i not in out)
-        return cls(tuple(steps), kept)
+        return cls(tuple(shape), tuple(out), tuple(steps), kept)
 
     def _apply(self, ufunc: np.ufunc, table: np.ndarray) -> np.ndarray:
-        if not self.steps:
+        if not self.axes:
             return table.reshape(self.kept).copy()
+        if not self.steps:
+            return ufunc.reduce(table.reshape(self.shape), axis=self.axes)
         for step in self.steps:
             table = _fold(ufunc, table.reshape(step))
         return table.reshape(self.kept)
@@ -370,6 +381,8 @@ class Expansion:
         cut = len(attrs)
         while cut > 0 and math.prod(shape[cut:]) < _WIDE:
             cut -= 1
+        if math.prod(shape) <= _SMALL:  # one accumulator: the node itself
+            return cls((tuple(shape),), (tuple(range(len(inputs))),), (-1,))
         prefix = set(attrs[:cut])
         keys = [frozenset(set(t) & prefix) for t in inputs]
         groups = sorted(dict.fromkeys(keys), key=lambda q: math.prod(sizes[a] for a in q))
@@ -396,6 +409,14 @@ class Expansion:
     def add(self, out: np.ndarray, tables: Sequence[np.ndarray]) -> None:
         """Overwrite ``out`` with the sum of ``tables`` (each already placed on the node's axes
         by a :class:`Placement`), zeros if there are none."""
+        if len(self.sinks) == 1:  # straight onto the node
+            if not tables:
+                out.fill(0.0)
+                return
+            np.copyto(out, tables[0])
+            for t in tables[1:]:
+                out += t
+            return
         acc = [np.zeros(s) for s in self.shapes]
         first = True
         for g, (members, sink) in enumerate(zip(self.members, self.sinks, strict=True)):
@@ -512,6 +533,7 @@ class JunctionTree:
             Placement.of([a for a in self.nodes[h] if a in c], c, sizes)
             for c, (h, _) in zip(cliques, self.placed, strict=True)
         ]
+        self._edge_of = {e.node: k for k, e in enumerate(self.edges)}
         self._belief: list[np.ndarray] = []  # each node's working table, allocated once
 
     def home(self, clique: Sequence[str]) -> int:
@@ -564,14 +586,13 @@ class JunctionTree:
         placed = [place.apply(t) for t, (_, place) in zip(tables, self.placed, strict=True)]
         messages: list[np.ndarray] = [np.empty(0)] * len(self.edges)
         mass: list[np.ndarray] = [np.empty(0)] * len(belief)
-        is_root = set(self.roots)
-        edge_of = {e.node: k for k, e in enumerate(self.edges)}
+        edge_of = self._edge_of
         projected: list[list[np.ndarray]] = [[] for _ in belief]
         for n in self.order:
             a = belief[n]
             inputs = [placed[c] for c in self.homed[n]] + [messages[k] for k in self.incoming[n]]
             self.expansions[n].add(a, inputs)
-            if n in is_root:
+            if n not in edge_of:  # a root
                 np.subtract(a, a.max(), out=a)
                 np.exp(a, out=a)
                 a *= total / a.sum()
