@@ -23,10 +23,12 @@ the gradient, the Lipschitz constant and every Armijo comparison are unchanged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from synthcert.synthesizers._pgm_inference import (
     CalibratedTree,
@@ -108,6 +110,25 @@ class MirrorDescent:
             # ||P_i||^2 = |C| / |C_i|: the cells summed into each cell of the marginal
             lipschitz[t.clique] += t.precision * np.prod(self.shapes[t.clique]) / t.y.size
         self.alpha0 = 2.0 / (float(lipschitz.max()) * self.total)
+        # the potentials of all cliques as one vector (each clique's cells in C order), and
+        # every term's marginal as rows of one 0/1 matrix on it: P mu stacks P_i mu_{C_i}
+        cells = [math.prod(s) for s in self.shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        rows, cols = [], []
+        start = 0
+        for t in self.terms:  # t.y has the clique's axes, of size 1 where summed out
+            shape = self.shapes[t.clique]
+            row = np.arange(start, start + t.y.size).reshape(t.y.shape)
+            rows.append(np.broadcast_to(row, shape).ravel())
+            cols.append(np.arange(self.offsets[t.clique], self.offsets[t.clique + 1]))
+            start += t.y.size
+        self.project = sparse.csr_array(
+            (np.ones(sum(c.size for c in cols)), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(start, int(self.offsets[-1])),
+        )
+        self.lift = self.project.T.tocsr()
+        self.y = np.concatenate([t.y.ravel() for t in self.terms])
+        self.weights = np.concatenate([np.full(t.y.size, t.precision) for t in self.terms])
 
     def _owner(self, clique: Sequence[str]) -> int:
         """The smallest maximal clique covering ``clique`` (first of equal sizes)."""
@@ -137,33 +158,40 @@ class MirrorDescent:
             terms.append(_Term(owner, axes, place.apply(mean), float(weights.sum())))
         return terms
 
-    def expand(self, potentials: Mapping[Clique, np.ndarray] | None) -> list[np.ndarray]:
+    def expand(self, potentials: Mapping[Clique, np.ndarray] | None) -> np.ndarray:
         """Warm start: each given potential added onto the smallest maximal clique covering it
-        (the model is unchanged: the same sum of log-potentials); zeros where none is given."""
-        theta = [np.zeros(s) for s in self.shapes]
+        (the model is unchanged: the same sum of log-potentials); zeros where none is given.
+        The potentials of all cliques as one vector (:meth:`tables` gives each clique's)."""
+        theta = np.zeros(int(self.offsets[-1]))
+        tables = self.tables(theta)
         for cl, table in (potentials or {}).items():
             i = self._owner(cl)
-            theta[i] = theta[i] + Placement.of(cl, self.cliques[i], self.sizes).apply(table)
+            tables[i] += Placement.of(cl, self.cliques[i], self.sizes).apply(table)
         return theta
 
-    def node_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def tables(self, flat: np.ndarray) -> list[np.ndarray]:
+        """Each clique's table (axes in clique order) as a view of the vector ``flat``."""
+        return [
+            flat[self.offsets[i] : self.offsets[i + 1]].reshape(s)
+            for i, s in enumerate(self.shapes)
+        ]
+
+    def node_marginals(self, theta: np.ndarray) -> list[np.ndarray]:
         """The junction tree's node marginals (counts) of the model with potentials ``theta``."""
-        return self.tree.marginals(theta, self.total)
+        return self.tree.marginals(self.tables(theta), self.total)
 
-    def clique_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """mu(theta) on each maximal clique (counts, axes in clique order)."""
-        return self.tree.clique_marginals(theta, self.total)
+    def clique_marginals(self, theta: np.ndarray) -> np.ndarray:
+        """mu(theta) on each maximal clique (counts), as one vector like ``theta``."""
+        mu = self.tree.clique_marginals(self.tables(theta), self.total)
+        return np.concatenate([m.ravel() for m in mu])
 
-    def loss_and_gradient(self, mu: Sequence[np.ndarray]) -> tuple[float, list[np.ndarray]]:
-        """L(mu) (up to a constant) and its gradient on each maximal clique."""
-        loss = 0.0
-        grad = [np.zeros(s) for s in self.shapes]
-        for t in self.terms:
-            table = mu[t.clique]
-            diff = (table.sum(axis=t.axes, keepdims=True) if t.axes else table) - t.y
-            loss += 0.5 * t.precision * float(np.vdot(diff, diff))
-            grad[t.clique] = grad[t.clique] + t.precision * diff
-        return loss, grad
+    def loss_and_gradient(self, mu: np.ndarray) -> tuple[float, np.ndarray]:
+        """L(mu) (up to a constant) and its gradient, vectors like ``theta``:
+        L = sum_i ||P_i mu - y_i||^2 / (2 sigma_i^2), its gradient
+        sum_i P_i^T (P_i mu - y_i) / sigma_i^2."""
+        diff = self.project @ mu - self.y
+        weighted = self.weights * diff
+        return 0.5 * float(np.dot(diff, weighted)), self.lift @ weighted
 
     def run(
         self, iters: int, warm: Mapping[Clique, np.ndarray] | None = None
@@ -175,14 +203,14 @@ class MirrorDescent:
         loss, grad = self.loss_and_gradient(mu)
         alpha = self.alpha0
         for _ in range(iters):
-            trial = [t - alpha * g for t, g in zip(theta, grad, strict=True)]
+            trial = theta - alpha * grad
             mu2 = self.clique_marginals(trial)
             loss2, grad2 = self.loss_and_gradient(mu2)
-            gain = sum(float(np.vdot(g, a - b)) for g, a, b in zip(grad, mu, mu2, strict=True))
+            gain = float(np.dot(grad, mu - mu2))
             if loss - loss2 >= 0.5 * alpha * gain:
                 theta, mu, loss, grad = trial, mu2, loss2, grad2
                 alpha *= 1.01
             else:
                 alpha *= 0.5
         calib = self.tree.calibrated(self.node_marginals(theta), self.total)
-        return dict(zip(self.cliques, theta, strict=True)), calib
+        return dict(zip(self.cliques, self.tables(theta), strict=True)), calib
