@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import sys
 import time
 from collections.abc import Iterator
@@ -98,13 +99,15 @@ def run(name: str, cls, args, df, schema) -> dict:
         "estimate_s": sum(seconds),
         "estimates": len(seconds),
         "measured": len(synth.selected),
+        "selected": hashlib.sha256(repr(list(synth.selected)).encode()).hexdigest()[:12],
         "l1_oneway": one,
         "l1_twoway": two,
     }
     print(
         f"{name:>10}: fit {fit_s:7.1f} s, {fit_cpu:.1f} CPU s "
         f"({row['estimate_s']:.1f} s in {len(seconds)} estimates), "
-        f"{row['measured']} marginals measured; mean L1 one-way {one:.4f}, two-way {two:.4f}",
+        f"{row['measured']} marginals measured (sequence {row['selected']}); "
+        f"mean L1 one-way {one:.4f}, two-way {two:.4f}",
         flush=True,
     )
     return row
