@@ -55,8 +55,7 @@ class _Term:
     """The merged measurements of one marginal, placed on its maximal clique's axes."""
 
     clique: int  # index of the maximal clique the marginal is read from
-    axes: tuple[int, ...]  # that clique's axes summed out to get the marginal
-    y: np.ndarray  # precision-weighted mean of the measurements, broadcast on the clique
+    y: np.ndarray  # precision-weighted mean of the measurements (size 1 on summed-out axes)
     precision: float  # sum of 1 / sigma_i^2
 
 
@@ -141,7 +140,7 @@ class MirrorDescent:
         for m in measurements:
             groups.setdefault(frozenset(m.clique), []).append(m)
         terms = []
-        for key, group in groups.items():
+        for group in groups.values():
             order = group[0].clique
             weights = np.array([1.0 / max(m.sigma, 1e-12) ** 2 for m in group])
             tables = [
@@ -153,9 +152,8 @@ class MirrorDescent:
             mean = sum(w * t for w, t in zip(weights, tables, strict=True)) / weights.sum()
             owner = self._owner(order)
             target = self.cliques[owner]
-            axes = tuple(i for i, a in enumerate(target) if a not in key)
             place = Placement.of(order, target, self.sizes)
-            terms.append(_Term(owner, axes, place.apply(mean), float(weights.sum())))
+            terms.append(_Term(owner, place.apply(mean), float(weights.sum())))
         return terms
 
     def expand(self, potentials: Mapping[Clique, np.ndarray] | None) -> np.ndarray:
