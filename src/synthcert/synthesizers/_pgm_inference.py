@@ -234,7 +234,8 @@ class Placement:
         return table.reshape(self.shape)
 
 
-# a contiguous run of reduced cells this long or longer is summed by numpy's own reduction
+# an inner block (the contiguous cells after the reduced or broadcast axis) at least this
+# wide makes numpy's own reduction or broadcast one fast pass
 _WIDE = 64
 # a trailing run of at most this many cells is folded column by column
 _NARROW = 8
