@@ -123,3 +123,50 @@ def test_estimation_on_near_zero_mass_cliques_stays_finite(seed, scale, empty):
             np.testing.assert_allclose(got.sum(), total, rtol=1e-9)
     for f in calib.marginals.values():
         assert np.all(np.isfinite(f.values)) and np.all(f.values >= 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.lists(st.integers(1, 7), min_size=1, max_size=5),
+    scale=st.sampled_from([1, 40]),
+)
+def test_planned_reductions_projections_and_expansions_match_numpy(seed, shape, scale):
+    """The planned folds (left to right, no transposes; one numpy call on small tables) and
+    the shared projections and expansions of a node equal plain numpy, to round-off, on
+    small tables and on tables past the small-table threshold (narrow and wide inner blocks)."""
+    from synthcert.synthesizers._pgm_inference import (
+        Expansion,
+        Placement,
+        Projections,
+        Reduction,
+    )
+
+    rng = np.random.default_rng(seed)
+    shape = [n * (scale if i == 0 else 1) for i, n in enumerate(shape)]
+    attrs = tuple(f"x{i}" for i in range(len(shape)))
+    sizes = dict(zip(attrs, shape, strict=True))
+    table = rng.normal(size=shape)
+    subsets = [
+        tuple(a for a in attrs if rng.random() < 0.5)[:: 1 if rng.random() < 0.5 else -1]
+        for _ in range(5)
+    ]
+    for sub in subsets:
+        axes = tuple(i for i, a in enumerate(attrs) if a not in sub)
+        red = Reduction.of(shape, axes)
+        np.testing.assert_allclose(red.sum(table), table.sum(axis=axes), rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(red.max(table), table.max(axis=axes))
+    got = Projections.of(attrs, subsets, sizes).sum(table)
+    for sub, g in zip(subsets, got, strict=True):
+        axes = tuple(i for i, a in enumerate(attrs) if a not in sub)
+        np.testing.assert_allclose(g, table.sum(axis=axes), rtol=1e-12, atol=1e-12)
+    pieces = [rng.normal(size=[sizes[a] for a in sub]) for sub in subsets]
+    placed = [Placement.of(s, attrs, sizes).apply(p) for s, p in zip(subsets, pieces, strict=True)]
+    out = np.full(shape, np.nan)
+    Expansion.of(attrs, subsets, sizes).add(out, placed)
+    want = np.zeros(shape)
+    for p in placed:
+        want = want + p
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+    Expansion.of(attrs, [], sizes).add(out, [])
+    assert not out.any()

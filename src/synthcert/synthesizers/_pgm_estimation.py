@@ -23,16 +23,17 @@ the gradient, the Lipschitz constant and every Armijo comparison are unchanged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from synthcert.synthesizers._pgm_inference import (
     CalibratedTree,
     JunctionTree,
     Placement,
-    Reduction,
     smallest_cover,
 )
 
@@ -54,8 +55,7 @@ class _Term:
     """The merged measurements of one marginal, placed on its maximal clique's axes."""
 
     clique: int  # index of the maximal clique the marginal is read from
-    axes: tuple[int, ...]  # that clique's axes summed out to get the marginal
-    y: np.ndarray  # precision-weighted mean of the measurements, broadcast on the clique
+    y: np.ndarray  # precision-weighted mean of the measurements (size 1 on summed-out axes)
     precision: float  # sum of 1 / sigma_i^2
 
 
@@ -102,19 +102,6 @@ class MirrorDescent:
         self.total = float(total)
         self.cliques = maximal_cliques([m.clique for m in measurements])
         self.tree = JunctionTree(sizes, self.cliques)
-        self.placed = self.tree.placements(self.cliques)
-        self.homes = [home for home, _ in self.placed]
-        # marginal of a clique from its home node's table: sum out the rest, reorder
-        self.from_node = [
-            (
-                Reduction.of(
-                    [sizes[a] for a in self.tree.nodes[h]],
-                    [i for i, a in enumerate(self.tree.nodes[h]) if a not in cl],
-                ),
-                Placement.of([a for a in self.tree.nodes[h] if a in cl], cl, sizes),
-            )
-            for cl, h in zip(self.cliques, self.homes, strict=True)
-        ]
         self.shapes = [tuple(sizes[a] for a in cl) for cl in self.cliques]
         self.terms = self._merge(measurements)
         lipschitz = np.zeros(len(self.cliques))
@@ -122,6 +109,25 @@ class MirrorDescent:
             # ||P_i||^2 = |C| / |C_i|: the cells summed into each cell of the marginal
             lipschitz[t.clique] += t.precision * np.prod(self.shapes[t.clique]) / t.y.size
         self.alpha0 = 2.0 / (float(lipschitz.max()) * self.total)
+        # the potentials of all cliques as one vector (each clique's cells in C order), and
+        # every term's marginal as rows of one 0/1 matrix on it: P mu stacks P_i mu_{C_i}
+        cells = [math.prod(s) for s in self.shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(cells)]).astype(np.int64)
+        rows, cols = [], []
+        start = 0
+        for t in self.terms:  # t.y has the clique's axes, of size 1 where summed out
+            shape = self.shapes[t.clique]
+            row = np.arange(start, start + t.y.size).reshape(t.y.shape)
+            rows.append(np.broadcast_to(row, shape).ravel())
+            cols.append(np.arange(self.offsets[t.clique], self.offsets[t.clique + 1]))
+            start += t.y.size
+        self.project = sparse.csr_array(
+            (np.ones(sum(c.size for c in cols)), (np.concatenate(rows), np.concatenate(cols))),
+            shape=(start, int(self.offsets[-1])),
+        )
+        self.lift = self.project.T.tocsr()
+        self.y = np.concatenate([t.y.ravel() for t in self.terms])
+        self.weights = np.concatenate([np.full(t.y.size, t.precision) for t in self.terms])
 
     def _owner(self, clique: Sequence[str]) -> int:
         """The smallest maximal clique covering ``clique`` (first of equal sizes)."""
@@ -134,7 +140,7 @@ class MirrorDescent:
         for m in measurements:
             groups.setdefault(frozenset(m.clique), []).append(m)
         terms = []
-        for key, group in groups.items():
+        for group in groups.values():
             order = group[0].clique
             weights = np.array([1.0 / max(m.sigma, 1e-12) ** 2 for m in group])
             tables = [
@@ -146,42 +152,44 @@ class MirrorDescent:
             mean = sum(w * t for w, t in zip(weights, tables, strict=True)) / weights.sum()
             owner = self._owner(order)
             target = self.cliques[owner]
-            axes = tuple(i for i, a in enumerate(target) if a not in key)
             place = Placement.of(order, target, self.sizes)
-            terms.append(_Term(owner, axes, place.apply(mean), float(weights.sum())))
+            terms.append(_Term(owner, place.apply(mean), float(weights.sum())))
         return terms
 
-    def expand(self, potentials: Mapping[Clique, np.ndarray] | None) -> list[np.ndarray]:
+    def expand(self, potentials: Mapping[Clique, np.ndarray] | None) -> np.ndarray:
         """Warm start: each given potential added onto the smallest maximal clique covering it
-        (the model is unchanged: the same sum of log-potentials); zeros where none is given."""
-        theta = [np.zeros(s) for s in self.shapes]
+        (the model is unchanged: the same sum of log-potentials); zeros where none is given.
+        The potentials of all cliques as one vector (:meth:`tables` gives each clique's)."""
+        theta = np.zeros(int(self.offsets[-1]))
+        tables = self.tables(theta)
         for cl, table in (potentials or {}).items():
             i = self._owner(cl)
-            theta[i] = theta[i] + Placement.of(cl, self.cliques[i], self.sizes).apply(table)
+            tables[i] += Placement.of(cl, self.cliques[i], self.sizes).apply(table)
         return theta
 
-    def node_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
+    def tables(self, flat: np.ndarray) -> list[np.ndarray]:
+        """Each clique's table (axes in clique order) as a view of the vector ``flat``."""
+        return [
+            flat[self.offsets[i] : self.offsets[i + 1]].reshape(s)
+            for i, s in enumerate(self.shapes)
+        ]
+
+    def node_marginals(self, theta: np.ndarray) -> list[np.ndarray]:
         """The junction tree's node marginals (counts) of the model with potentials ``theta``."""
-        return self.tree.marginals(self.tree.log_potentials(theta, self.placed), self.total)
+        return self.tree.marginals(self.tables(theta), self.total)
 
-    def clique_marginals(self, theta: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """mu(theta) on each maximal clique (counts, axes in clique order)."""
-        nodes = self.node_marginals(theta)
-        out = []
-        for home, (reduce, place) in zip(self.homes, self.from_node, strict=True):
-            out.append(place.apply(reduce.sum(nodes[home])))
-        return out
+    def clique_marginals(self, theta: np.ndarray) -> np.ndarray:
+        """mu(theta) on each maximal clique (counts), as one vector like ``theta``."""
+        mu = self.tree.clique_marginals(self.tables(theta), self.total)
+        return np.concatenate([m.ravel() for m in mu])
 
-    def loss_and_gradient(self, mu: Sequence[np.ndarray]) -> tuple[float, list[np.ndarray]]:
-        """L(mu) (up to a constant) and its gradient on each maximal clique."""
-        loss = 0.0
-        grad = [np.zeros(s) for s in self.shapes]
-        for t in self.terms:
-            table = mu[t.clique]
-            diff = (table.sum(axis=t.axes, keepdims=True) if t.axes else table) - t.y
-            loss += 0.5 * t.precision * float(np.vdot(diff, diff))
-            grad[t.clique] = grad[t.clique] + t.precision * diff
-        return loss, grad
+    def loss_and_gradient(self, mu: np.ndarray) -> tuple[float, np.ndarray]:
+        """L(mu) (up to a constant) and its gradient, vectors like ``theta``:
+        L = sum_i ||P_i mu - y_i||^2 / (2 sigma_i^2), its gradient
+        sum_i P_i^T (P_i mu - y_i) / sigma_i^2."""
+        diff = self.project @ mu - self.y
+        weighted = self.weights * diff
+        return 0.5 * float(np.dot(diff, weighted)), self.lift @ weighted
 
     def run(
         self, iters: int, warm: Mapping[Clique, np.ndarray] | None = None
@@ -193,14 +201,14 @@ class MirrorDescent:
         loss, grad = self.loss_and_gradient(mu)
         alpha = self.alpha0
         for _ in range(iters):
-            trial = [t - alpha * g for t, g in zip(theta, grad, strict=True)]
+            trial = theta - alpha * grad
             mu2 = self.clique_marginals(trial)
             loss2, grad2 = self.loss_and_gradient(mu2)
-            gain = sum(float(np.vdot(g, a - b)) for g, a, b in zip(grad, mu, mu2, strict=True))
+            gain = float(np.dot(grad, mu - mu2))
             if loss - loss2 >= 0.5 * alpha * gain:
                 theta, mu, loss, grad = trial, mu2, loss2, grad2
                 alpha *= 1.01
             else:
                 alpha *= 0.5
         calib = self.tree.calibrated(self.node_marginals(theta), self.total)
-        return dict(zip(self.cliques, theta, strict=True)), calib
+        return dict(zip(self.cliques, self.tables(theta), strict=True)), calib

@@ -234,49 +234,217 @@ class Placement:
         return table.reshape(self.shape)
 
 
+# an inner block (the contiguous cells after the reduced or broadcast axis) at least this
+# wide makes numpy's own reduction or broadcast one fast pass
+_WIDE = 64
+# a trailing run of at most this many cells is folded column by column
+_NARROW = 8
+# a table of at most this many cells is reduced or built by plain numpy calls
+_SMALL = 2048
+
+
+def _fold(ufunc: np.ufunc, x: np.ndarray) -> np.ndarray:
+    """``ufunc`` reduced over axis 1 of an (outer, run, inner) array, by the fastest numpy route.
+
+    numpy's reduction is one fast pass when the inner block is wide, but slow (up to 30x) when
+    it is narrow: then a short run is folded slice by slice (``run - 1`` passes over
+    ``outer * inner`` cells), and a longer one summed by ``einsum``'s reduction loop. Every
+    route adds (or compares) the same numbers in a fixed order, so equal inputs give equal
+    outputs.
+    """
+    _, run, inner = x.shape
+    if inner >= _WIDE or run == 1:
+        return ufunc.reduce(x, axis=1)
+    if ufunc is np.add and not (inner == 1 and run <= _NARROW):
+        return np.einsum("ori->oi", x)
+    out = x[:, 0, :].copy()
+    for j in range(1, run):
+        ufunc(out, x[:, j, :], out=out)
+    return out
+
+
 @dataclass(frozen=True)
 class Reduction:
-    """Summing a table over some of its axes, planned once: the kept axes are moved first and
-    the rest flattened into one contiguous trailing axis (numpy's sum over several strided
-    axes can be ten times slower), so every reduction is one pass in the same order."""
+    """Summing (or maximising) a C-ordered table over some of its axes, planned once.
 
-    perm: tuple[int, ...]  # kept axes, then reduced axes
-    shape: tuple[int, ...]  # the transposed table's shape
+    The reduced axes are folded one at a time, left to right, each as axis 1 of an
+    (outer, run, inner) view (:func:`_fold`): the first fold reads the whole table with the
+    widest inner block, every later one a table already shrunk, and nothing is transposed.
+    A table of at most ``_SMALL`` cells is reduced in one numpy call (``steps`` empty), where
+    the calls' overhead would cost more than the narrow loops.
+    """
+
+    shape: tuple[int, ...]  # the table's shape
+    axes: tuple[int, ...]  # the reduced axes
+    steps: tuple[tuple[int, int, int], ...]  # (outer, run, inner) of each fold, in order
     kept: tuple[int, ...]  # the kept axes' sizes, in table order
-    inverse: tuple[int, ...]  # the transpose back to the table's order
 
     @classmethod
     def of(cls, shape: Sequence[int], axes: Iterable[int]) -> Reduction:
         """The reduction of a table of ``shape`` over ``axes``."""
-        out = set(axes)
-        keep = [i for i in range(len(shape)) if i not in out]
-        perm = (*keep, *sorted(out))
-        inverse = tuple(int(i) for i in np.argsort(perm))
-        return cls(perm, tuple(shape[i] for i in perm), tuple(shape[i] for i in keep), inverse)
+        out = sorted(set(axes))
+        current = list(shape)
+        steps = []
+        if math.prod(shape) > _SMALL:
+            for removed, i in enumerate(out):
+                pos = i - removed  # axis i's position once the earlier reduced axes are gone
+                steps.append(
+                    (math.prod(current[:pos]), current[pos], math.prod(current[pos + 1 :]))
+                )
+                del current[pos]
+        kept = tuple(n for i, n in enumerate(shape) if i not in out)
+        return cls(tuple(shape), tuple(out), tuple(steps), kept)
 
-    def matrix(self, table: np.ndarray) -> np.ndarray:
-        """``table`` as a (kept cells, reduced cells) matrix."""
-        return table.transpose(self.perm).reshape(math.prod(self.kept), -1)
-
-    def table(self, matrix: np.ndarray) -> np.ndarray:
-        """The inverse of :meth:`matrix`: a table in the original axis order."""
-        return matrix.reshape(self.shape).transpose(self.inverse)
+    def _apply(self, ufunc: np.ufunc, table: np.ndarray) -> np.ndarray:
+        if not self.axes:
+            return table.reshape(self.kept).copy()
+        if not self.steps:
+            return ufunc.reduce(table.reshape(self.shape), axis=self.axes)
+        for step in self.steps:
+            table = _fold(ufunc, table.reshape(step))
+        return table.reshape(self.kept)
 
     def sum(self, table: np.ndarray) -> np.ndarray:
-        """``table`` summed over the reduced axes (kept axes in table order)."""
-        return self.matrix(table).sum(axis=1).reshape(self.kept)
+        """``table`` summed over the reduced axes (kept axes in table order; a new array)."""
+        return self._apply(np.add, table)
+
+    def max(self, table: np.ndarray) -> np.ndarray:
+        """``table``'s maximum over the reduced axes (kept axes in table order)."""
+        return self._apply(np.maximum, table)
+
+
+@dataclass(frozen=True)
+class Projections:
+    """The marginals of one table onto several subsets of its attributes, planned once.
+
+    Each distinct subset is summed from the smallest table already computed that covers it
+    (the table itself or an earlier, larger subset), largest subsets first: the children's
+    separators and the cliques of a junction-tree node share their passes over the node.
+    """
+
+    plan: tuple[tuple[int, Reduction], ...]  # (source: 0 the table, k the k-th result; how)
+    slots: tuple[int, ...]  # each requested subset's result (1-based, as sources)
+
+    @classmethod
+    def of(
+        cls, attrs: Sequence[str], targets: Sequence[Sequence[str]], sizes: Mapping[str, int]
+    ) -> Projections:
+        """The plan for a table over ``attrs``; each target's axes come out in ``attrs`` order."""
+        attrs = tuple(attrs)
+        wanted = [tuple(a for a in attrs if a in set(t)) for t in targets]
+        distinct = sorted(
+            dict.fromkeys(wanted), key=lambda t: -math.prod(sizes[a] for a in t)
+        )  # stable: equal sizes keep their first-requested order
+        made: list[Attrs] = [attrs]
+        plan = []
+        for t in distinct:
+            covers = [k for k, m in enumerate(made) if set(t) <= set(m)]
+            src = min(covers, key=lambda k: (math.prod(sizes[a] for a in made[k]), k))
+            shape = [sizes[a] for a in made[src]]
+            plan.append(
+                (src, Reduction.of(shape, [i for i, a in enumerate(made[src]) if a not in t]))
+            )
+            made.append(t)
+        return cls(tuple(plan), tuple(1 + distinct.index(t) for t in wanted))
+
+    def sum(self, table: np.ndarray) -> list[np.ndarray]:
+        """Every target's marginal of ``table`` (new arrays; equal targets share one)."""
+        made = [table]
+        for src, reduction in self.plan:
+            made.append(reduction.sum(made[src]))
+        return [made[k] for k in self.slots]
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """The sum of several tables over subsets of a node's attributes, broadcast onto the node,
+    planned once (the transpose of :class:`Projections`).
+
+    numpy broadcasts a table that varies along a narrow trailing block slowly (an inner loop
+    of a few cells, up to 8x slower than a wide one). So the node's axes are split into a
+    prefix and the shortest suffix of at least ``_WIDE`` cells; the tables with the same
+    attributes in the prefix are summed into one accumulator spanning the whole suffix,
+    each accumulator is folded into the smallest one whose prefix attributes cover its own,
+    and only those left over are added onto the node, each a pass with a wide inner block.
+    """
+
+    shapes: tuple[tuple[int, ...], ...]  # each accumulator's shape (node axes, 1 if absent)
+    members: tuple[tuple[int, ...], ...]  # the inputs summed into each accumulator
+    sinks: tuple[int, ...]  # the accumulator each one is folded into (-1: the node)
+
+    @classmethod
+    def of(
+        cls, attrs: Sequence[str], inputs: Sequence[Sequence[str]], sizes: Mapping[str, int]
+    ) -> Expansion:
+        """The plan for the tables over ``inputs`` (subsets of ``attrs``), in that order."""
+        attrs = tuple(attrs)
+        shape = [sizes[a] for a in attrs]
+        cut = len(attrs)
+        while cut > 0 and math.prod(shape[cut:]) < _WIDE:
+            cut -= 1
+        if math.prod(shape) <= _SMALL:  # one accumulator: the node itself
+            return cls((tuple(shape),), (tuple(range(len(inputs))),), (-1,))
+        prefix = set(attrs[:cut])
+        keys = [frozenset(set(t) & prefix) for t in inputs]
+        groups = sorted(dict.fromkeys(keys), key=lambda q: math.prod(sizes[a] for a in q))
+        sinks = []
+        for i, q in enumerate(groups):
+            wider = [j for j in range(i + 1, len(groups)) if q < groups[j]]
+            sinks.append(
+                min(wider, key=lambda j: (math.prod(sizes[a] for a in groups[j]), j))
+                if wider
+                else -1
+            )
+        return cls(
+            tuple(
+                tuple(
+                    n if a in q or i >= cut else 1
+                    for i, (a, n) in enumerate(zip(attrs, shape, strict=True))
+                )
+                for q in groups
+            ),
+            tuple(tuple(k for k, key in enumerate(keys) if key == q) for q in groups),
+            tuple(sinks),
+        )
+
+    def add(self, out: np.ndarray, tables: Sequence[np.ndarray]) -> None:
+        """Overwrite ``out`` with the sum of ``tables`` (each already placed on the node's axes
+        by a :class:`Placement`), zeros if there are none."""
+        if len(self.sinks) == 1:  # straight onto the node
+            if not tables:
+                out.fill(0.0)
+                return
+            np.copyto(out, tables[0])
+            for t in tables[1:]:
+                out += t
+            return
+        acc = [np.zeros(s) for s in self.shapes]
+        first = True
+        for g, (members, sink) in enumerate(zip(self.members, self.sinks, strict=True)):
+            for k in members:
+                acc[g] += tables[k]
+            if sink >= 0:
+                acc[sink] += acc[g]
+            elif first:
+                np.copyto(out, acc[g])
+                first = False
+            else:
+                out += acc[g]
+        if first:
+            out.fill(0.0)
 
 
 @dataclass(frozen=True)
 class _Edge:
-    """A node and its parent in the schedule, with the separator's placements both ways."""
+    """A node and its parent in the schedule, with the separator planned both ways."""
 
     node: int
     parent: int
-    reduce: Reduction  # the node's table onto the separator
-    parent_reduce: Reduction  # the parent's table onto the separator
+    reduce: Reduction  # the node's table onto the separator (separator in node order)
+    keep: tuple[int, ...]  # the separator (node order) broadcast on the node's axes
     up: Placement  # the separator (in node order) onto the parent's axes
     down: Placement  # the separator (in parent order) onto the node's axes
+    slot: int  # the separator's place among the parent's projections
 
 
 class JunctionTree:
@@ -284,9 +452,12 @@ class JunctionTree:
 
     mbi builds the tree (``make_junction_tree``: a greedy elimination order, then a maximum
     spanning tree of the triangulated graph's cliques); the schedule (collect towards each
-    component's smallest node, then distribute) and every axis permutation are planned here
-    once, so :meth:`marginals` is plain numpy calls: cheap enough for every iteration of
-    mirror descent, with nothing to compile.
+    component's smallest node, then distribute), every reduction and placement, how each node
+    sums its potentials and messages (:class:`Expansion`) and how it projects onto its
+    children's separators and its cliques (:class:`Projections`) are planned here once, so
+    :meth:`marginals` is plain numpy calls on reused buffers: cheap enough for every iteration
+    of mirror descent, with nothing to compile. The buffers make a tree unsafe to share
+    between threads.
 
     Parameters
     ----------
@@ -307,31 +478,64 @@ class JunctionTree:
         self.sizes = dict(sizes)
         self.tree: nx.Graph = tree
         self.nodes: list[Attrs] = sorted(tuple(n) for n in tree.nodes)
+        self.shapes = [tuple(sizes[a] for a in n) for n in self.nodes]
         index = {n: i for i, n in enumerate(self.nodes)}
+        self.cliques = cliques
+        self.placed = self.placements(cliques)
         self.roots: list[int] = []
-        self.edges: list[_Edge] = []  # children before parents (post-order)
+        self.order: list[int] = []  # every node, children before parents
+        links: list[tuple[Attrs, Attrs]] = []  # (node, parent) in that order
         for component in sorted(nx.connected_components(tree), key=min):
             root = min(component)  # not set order, which follows str hashing (varies by process)
             self.roots.append(index[root])
             parent = dict(nx.bfs_predecessors(tree, root))
             for node in nx.dfs_postorder_nodes(tree, root):
-                if node == root:
-                    continue
-                up = parent[node]
-                self.edges.append(
-                    _Edge(
-                        index[node],
-                        index[up],
-                        Reduction.of(
-                            [sizes[a] for a in node], [i for i, a in enumerate(node) if a not in up]
-                        ),
-                        Reduction.of(
-                            [sizes[a] for a in up], [i for i, a in enumerate(up) if a not in node]
-                        ),
-                        Placement.of([a for a in node if a in up], up, sizes),
-                        Placement.of([a for a in up if a in node], node, sizes),
-                    )
+                self.order.append(index[node])
+                if node != root:
+                    links.append((node, parent[node]))
+        # each node's inputs (its cliques' potentials, then its children's messages) and
+        # projections (its children's separators, then its cliques)
+        self.homed: list[list[int]] = [[] for _ in self.nodes]
+        for c, (home, _) in enumerate(self.placed):
+            self.homed[home].append(c)
+        self.incoming: list[list[int]] = [[] for _ in self.nodes]
+        inputs: list[list[Sequence[str]]] = [[cliques[c] for c in h] for h in self.homed]
+        targets: list[list[Attrs]] = [[] for _ in self.nodes]
+        self.edges: list[_Edge] = []
+        for k, (node, up) in enumerate(links):
+            n, p = index[node], index[up]
+            sep = [a for a in node if a in up]
+            self.incoming[p].append(k)
+            inputs[p].append(sep)
+            self.edges.append(
+                _Edge(
+                    n,
+                    p,
+                    Reduction.of(self.shapes[n], [i for i, a in enumerate(node) if a not in up]),
+                    tuple(sizes[a] if a in up else 1 for a in node),
+                    Placement.of(sep, up, sizes),
+                    Placement.of([a for a in up if a in node], node, sizes),
+                    len(targets[p]),
                 )
+            )
+            targets[p].append(tuple(a for a in up if a in node))
+        self.clique_slots = []
+        for clique, (home, _) in zip(cliques, self.placed, strict=True):
+            self.clique_slots.append(len(targets[home]))
+            targets[home].append(clique)
+        self.expansions = [
+            Expansion.of(n, i, sizes) for n, i in zip(self.nodes, inputs, strict=True)
+        ]
+        self.projections = [
+            Projections.of(n, t, sizes) for n, t in zip(self.nodes, targets, strict=True)
+        ]
+        # each clique's marginal (summed in node order) put in the clique's own order
+        self.clique_order = [
+            Placement.of([a for a in self.nodes[h] if a in c], c, sizes)
+            for c, (h, _) in zip(cliques, self.placed, strict=True)
+        ]
+        self._edge_of = {e.node: k for k, e in enumerate(self.edges)}
+        self._belief: list[np.ndarray] = []  # each node's working table, allocated once
 
     def home(self, clique: Sequence[str]) -> int:
         """The index of the smallest node whose attributes cover ``clique``."""
@@ -345,46 +549,69 @@ class JunctionTree:
             for c, h in zip(cliques, homes, strict=True)
         ]
 
-    def log_potentials(
-        self, tables: Sequence[np.ndarray], placed: Sequence[tuple[int, Placement]]
-    ) -> list[np.ndarray]:
-        """Every node's log-potential: the sum of the clique tables placed on it (zeros else)."""
-        psi = [np.zeros([self.sizes[a] for a in n]) for n in self.nodes]
-        for table, (home, place) in zip(tables, placed, strict=True):
-            psi[home] = psi[home] + place.apply(table)
-        return psi
+    def marginals(self, tables: Sequence[np.ndarray], total: float) -> list[np.ndarray]:
+        """Every node's marginal (counts summing to ``total``; new arrays) for the
+        log-potentials ``tables`` on the tree's cliques (:meth:`_sum_product`)."""
+        return [m.copy() for m in self._sum_product(tables, total)[0]]
 
-    def marginals(self, psi: Sequence[np.ndarray], total: float) -> list[np.ndarray]:
-        """Every node's marginal (counts summing to ``total``) from its log-potential ``psi``.
+    def clique_marginals(self, tables: Sequence[np.ndarray], total: float) -> list[np.ndarray]:
+        """The marginal (counts, axes in clique order) of each of the tree's cliques for the
+        log-potentials ``tables`` on them (:meth:`_sum_product`)."""
+        projected = self._sum_product(tables, total)[1]
+        return [
+            order.apply(projected[home][slot])
+            for (home, _), slot, order in zip(
+                self.placed, self.clique_slots, self.clique_order, strict=True
+            )
+        ]
+
+    def _sum_product(
+        self, tables: Sequence[np.ndarray], total: float
+    ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+        """Every node's marginal and projections for the log-potentials ``tables``.
 
         Sum-product on the tree (Koller & Friedman 2009, section 10.2), collect then
-        distribute. Collect, children first: a node's belief A_c is its potential plus the
-        messages of its children; it sends its parent m_c = log sum_{c \\ s} exp A_c (each
-        slice shifted by its maximum, so nothing overflows or underflows to an empty slice)
-        and keeps the conditional exp(A_c - m_c) = p(c \\ s | s). Distribute, parents first:
-        a root's marginal is its normalised belief, and a child's is its conditional times
-        its parent's marginal on the separator s, p(c) = p(c \\ s | s) p(s). One exponential
-        per node, no division by a marginal (so no 0/0 where a separator has no mass).
+        distribute. Collect, children first: a node's belief A_c is the sum of its cliques'
+        potentials and its children's messages; it sends its parent
+        m_c = log sum_{c \\ s} exp A_c (each slice shifted by its maximum t_s, so nothing
+        overflows or underflows to an empty slice) and keeps e_c = exp(A_c - t_s) and the
+        slice masses z_s = sum_{c \\ s} e_c >= 1, whose ratio is p(c \\ s | s). Distribute,
+        parents first: a root's marginal is its normalised belief, and a child's is
+        p(c) = e_c p(s) / z_s, p(s) the parent's marginal on the separator. One exponential
+        per cell, no division by a marginal (so no 0/0 where a separator has no mass). The
+        node marginals returned are views of the tree's buffers, valid until the next call.
         """
-        belief = list(psi)
-        conditional: list[np.ndarray] = [np.empty(0)] * len(psi)
-        for e in self.edges:
-            a = e.reduce.matrix(belief[e.node])  # (separator cells, the rest)
-            top = a.max(axis=1, keepdims=True)
-            shifted = np.exp(a - top)
-            mass = shifted.sum(axis=1, keepdims=True)
-            conditional[e.node] = shifted / mass
-            message = (np.log(mass) + top).reshape(e.reduce.kept)
-            belief[e.parent] = belief[e.parent] + e.up.apply(message)
-        out: list[np.ndarray] = [np.empty(0)] * len(psi)
-        for r in self.roots:
-            shifted = np.exp(belief[r] - belief[r].max())
-            out[r] = shifted * (total / shifted.sum())
+        if not self._belief:
+            self._belief = [np.empty(s) for s in self.shapes]
+        belief = self._belief
+        placed = [place.apply(t) for t, (_, place) in zip(tables, self.placed, strict=True)]
+        messages: list[np.ndarray] = [np.empty(0)] * len(self.edges)
+        mass: list[np.ndarray] = [np.empty(0)] * len(belief)
+        edge_of = self._edge_of
+        projected: list[list[np.ndarray]] = [[] for _ in belief]
+        for n in self.order:
+            a = belief[n]
+            inputs = [placed[c] for c in self.homed[n]] + [messages[k] for k in self.incoming[n]]
+            self.expansions[n].add(a, inputs)
+            if n not in edge_of:  # a root
+                np.subtract(a, a.max(), out=a)
+                np.exp(a, out=a)
+                a *= total / a.sum()
+                projected[n] = self.projections[n].sum(a)
+                continue
+            k = edge_of[n]
+            e = self.edges[k]
+            top = e.reduce.max(a)
+            np.subtract(a, top.reshape(e.keep), out=a)
+            np.exp(a, out=a)
+            mass[n] = e.reduce.sum(a)
+            messages[k] = e.up.apply(np.log(mass[n]) + top)
         for e in reversed(self.edges):
-            separator = e.down.apply(e.parent_reduce.sum(out[e.parent]))
-            joint = conditional[e.node] * separator.transpose(e.reduce.perm).reshape(-1, 1)
-            out[e.node] = e.reduce.table(joint)
-        return out
+            separator = e.down.apply(projected[e.parent][e.slot])
+            a = belief[e.node]
+            a *= separator / mass[e.node].reshape(e.keep)
+            projected[e.node] = self.projections[e.node].sum(a)
+        return belief, projected
 
     def calibrated(self, marginals: Sequence[np.ndarray], total: float) -> CalibratedTree:
         """The tree with its node ``marginals`` as a :class:`CalibratedTree`."""
@@ -399,10 +626,8 @@ def calibrate(
 
     Koller & Friedman (2009) Algorithm 10.2; marginals are scaled to sum to ``total``.
     """
-    cliques = list(log_potentials)
-    jt = JunctionTree(sizes, cliques)
-    psi = jt.log_potentials(list(log_potentials.values()), jt.placements(cliques))
-    return jt.calibrated(jt.marginals(psi, total), total)
+    jt = JunctionTree(sizes, list(log_potentials))
+    return jt.calibrated(jt.marginals(list(log_potentials.values()), total), total)
 
 
 def sample_codes(
