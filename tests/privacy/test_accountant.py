@@ -135,6 +135,17 @@ def test_approximate_zcdp_steps_pay_their_tails_in_delta_and_the_conditioning_in
     )
 
 
+@pytest.mark.parametrize("eps", [1e-4, 3e-4, 1e-3, 0.01])
+def test_rho_from_epsilon_delta_on_tiny_budgets(eps):
+    """A tiny rho (a share of a small epsilon, as a wide DP domain gives its lists) is found
+    and admissible: Brent's absolute tolerance once left the root 1e-4 off and the search
+    failed after 100,000 steps (attack27)."""
+    rho = rho_from_epsilon_delta(eps, 5e-8)
+    assert zcdp_epsilon(rho, 5e-8) <= eps
+    assert zcdp_epsilon(rho * (1 + 1e-6), 5e-8) > eps  # the largest, to 1e-6
+    assert rho >= rho_from_bun_steinke(eps, 5e-8)
+
+
 def test_many_small_pure_steps_compose_better_through_zcdp():
     acc = PrivacyAccountant(5.0, 1e-5)
     for _ in range(400):

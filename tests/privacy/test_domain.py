@@ -391,6 +391,8 @@ def test_public_columns_are_kept_and_the_budget_is_split_by_need():
     assert est.spent.epsilon <= 0.6 and est.spent.delta == 1e-6
     with pytest.raises(AssumptionError, match="needs delta"):
         plan_budget(SMALL, 0.3, 2.0, 0.0)
+    with pytest.raises(AssumptionError, match="conditioning of the category lists"):
+        plan_budget(SMALL, 0.1, 2.0, 0.4)  # ln(1/(1 - 0.2)) = 0.22 > 0.2
     with pytest.raises(AssumptionError, match="nothing"):
         plan_budget(SMALL.select(["a", "d"]), 0.3, 2.0, 1e-6)
 

@@ -33,6 +33,7 @@ Kind = Literal["pure", "exponential", "approx", "zcdp", "approx_zcdp", "rdp"]
 Route = Literal["none", "basic", "zcdp", "rdp"]
 TOLERANCE = 1e-9
 RHO_HEADROOM = 1e-9  # relative: rho_from_epsilon_delta's rho, re-summed, stays within
+SMALL_RHO = 1e-3  # below: rho_from_epsilon_delta searches rho / lo (see there)
 
 
 @dataclass(frozen=True)
@@ -167,10 +168,17 @@ def rho_from_epsilon_delta(epsilon: float, delta: float) -> float:
         # floating-point sum may exceed rho by a few ulps
         return zcdp_epsilon(rho * (1.0 + RHO_HEADROOM), delta) - epsilon
 
-    rho = calibrate(
-        lambda r: excess(r) <= 0, lo, find="largest", integer=False, lower=lo, slack=excess
-    )
-    if rho is None:  # cannot happen (CKS <= B&S); the B&S value is valid
+    if lo >= SMALL_RHO:
+        rho = calibrate(
+            lambda r: excess(r) <= 0, lo, find="largest", integer=False, lower=lo, slack=excess
+        )
+    else:  # search rho / lo: Brent's absolute tolerance (2e-12) would swamp a tiny rho
+        k = calibrate(
+            lambda x: excess(x * lo) <= 0, 1.0, find="largest", integer=False, lower=1.0,
+            slack=lambda x: excess(x * lo),
+        )  # fmt: skip
+        rho = None if k is None else k * lo
+    if rho is None or not excess(rho) <= 0:  # cannot happen (CKS <= B&S); B&S is valid
         return lo
     assert zcdp_epsilon(rho, delta) <= epsilon, (epsilon, delta, rho)
     return float(rho)

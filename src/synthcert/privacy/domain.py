@@ -632,7 +632,15 @@ def plan_budget(
     part.update({n: free * weight[n] / total_w for n in rest})
     if cat:  # approximate zCDP: rho split by the shares (DomainBudget)
         delta_conv = float(delta) / 2.0
-        rho = rho_from_epsilon_delta(eps + math.log1p(-delta_c * len(cat)), delta_conv)
+        left = eps + math.log1p(-delta_c * len(cat))  # after the lists' conditioning
+        if not left > 0:
+            raise AssumptionError(
+                f"--param private_domain's epsilon {eps:.3g} does not cover the conditioning of "
+                f"the category lists' tails, ln(1/(1 - delta/2)) = {-math.log1p(-delta / 2):.3g}",
+                assumption="share x epsilon > ln(1/(1 - delta/2))",
+                admissible="a smaller --delta or a larger share or epsilon",
+            )
+        rho = rho_from_epsilon_delta(left, delta_conv)
         quantile_eps = tuple(math.sqrt(8.0 * rho * part[n] / 2.0) for n in num)
         category_rhos = tuple(float(rho * part[n]) for n in cat)
     else:  # pure DP: epsilon split by the shares
