@@ -9,6 +9,7 @@ from synth_checks import check_table
 
 from synthcert.data.datasets import adult_schema
 from synthcert.data.discretize import Discretizer
+from synthcert.errors import ParameterError
 from synthcert.privacy.accountant import rho_from_epsilon_delta
 from synthcert.synthesizers._pgm_estimation import Measurement
 from synthcert.synthesizers._pgm_mechanisms import (
@@ -188,3 +189,9 @@ def test_aim_with_compression_spends_the_same_budget_and_samples_the_original_do
     assert p.sum() == pytest.approx(1.0) and np.all(p >= 0)
     again = AIMSynthesizer(schema, compress=True, **kw).fit(df)
     pd.testing.assert_frame_equal(again.sample(500, seed=3), comp.sample(500, seed=3))
+
+
+def test_compress_must_be_a_bool(rare):
+    schema, df = rare
+    with pytest.raises(ParameterError, match="compress must be true or false"):
+        AIMSynthesizer(schema, epsilon=1.0, compress="yes").fit(df)

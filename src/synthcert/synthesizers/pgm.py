@@ -387,6 +387,18 @@ class AIMSynthesizer(_PGMSynthesizer):
         super().__init__(schema, **kwargs)
         self.compress = compress
 
+    def validate_params(self) -> None:
+        """The shared checks, and ``compress`` a bool.
+
+        Raises
+        ------
+        ParameterError
+            If ``compress`` is not True or False (or a shared check fails).
+        """
+        super().validate_params()
+        if not isinstance(self.compress, bool):
+            raise ParameterError(f"compress must be true or false, got {self.compress!r}")
+
     def _mechanism_options(self) -> dict[str, object]:
         """``compress``, and ``ordered``: the number of value bins of each numeric column
         (public), which the compression merges in runs of adjacent bins."""
