@@ -365,8 +365,10 @@ class AIMSynthesizer(_PGMSynthesizer):
         cells of the model's domain after the one-way measurements (adjacent bins of a
         numeric column, one cell for categories), and decompress sampled cells by those noisy
         counts (:func:`~synthcert.synthesizers._pgm_mechanisms.compression_rule`);
-        post-processing, so the privacy claim is unchanged. Off by default: on the 6,000-row
-        Adult and California benchmarks it did not improve the default path.
+        post-processing, so the privacy claim is unchanged. Off by default: on 6,000-row
+        samples it left California unchanged and made Adult's 2-way TV about 8 % worse
+        (merged rare categories are decompressed independently of the other columns), though
+        it cut the RMSE of a long-tailed regression target with rare categories by 12 %.
 
     Examples
     --------
