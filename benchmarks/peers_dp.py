@@ -22,12 +22,14 @@ and AUC ratios above 1 are better; "speed" is dpmm AIM's wall seconds over the t
 dpmm AIM's, ML efficacy within 2 %, at >= 10x its speed.
 
 The peers run in their own virtual environments, created once (idempotently) under
-``.bench-venvs/`` at the repository root: ``dpmm==0.1.9`` and ``opendp[mbi]==0.16.*`` with
-pandas. Each run is a subprocess ``<venv python> benchmarks/_peer_runner.py JOB.json`` that
-calls the tool's public API on a CSV in a temporary folder and writes the synthetic CSV back;
-synthcert runs the same way in this interpreter's environment, through its CLI
-(``synthcert synthesize --synthesizer NAME --epsilon 1 --delta 1e-6``, its defaults). A peer
-that fails to install, crashes or times out is a row saying so, not an error of this script.
+``.bench-venvs/`` at the repository root, or under ``$SYNTHCERT_BENCH_VENVS`` when that
+environment variable names a folder (one set of venvs shared by several checkouts):
+``dpmm==0.1.9`` and ``opendp[mbi]==0.16.*`` with pandas. Each run is a subprocess
+``<venv python> benchmarks/_peer_runner.py JOB.json`` that calls the tool's public API on a
+CSV in a temporary folder and writes the synthetic CSV back; synthcert runs the same way in
+this interpreter's environment, through its CLI (``synthcert synthesize --synthesizer NAME
+--epsilon 1 --delta 1e-6``, its defaults). A peer that fails to install, crashes or times out
+is a row saying so, not an error of this script.
 
     SYNTHCERT_DATA_HOME=/path/to/data python benchmarks/peers_dp.py [--quick] [--repeats 3]
         [--datasets adult,california] [--tools ...] [--jobs N] [--timeout S] [--write]
@@ -61,7 +63,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = Path(__file__).resolve().with_name("_peer_runner.py")
 RESULTS = Path(__file__).resolve().with_name("RESULTS.md")
-VENVS = ROOT / ".bench-venvs"
+VENVS = Path(os.environ.get("SYNTHCERT_BENCH_VENVS") or ROOT / ".bench-venvs")
 EPSILON, DELTA = 1.0, 1e-6
 QUANTILE_BINS = 20
 QUICK_ROWS = 6_000

@@ -47,6 +47,177 @@ class PGMState:
     selected: list[Clique] = field(default_factory=list)
     sigmas: list[float] = field(default_factory=list)
     seconds: float = 0.0
+    compression: Compression | None = None  # AIM's merged codes (None: the original domain)
+
+
+# -- domain compression ----------------------------------------------------------------------
+COMPRESS_SD = 3.0  # a code whose noisy one-way count is below 3 sigma is merged
+
+
+@dataclass(frozen=True)
+class Compression:
+    """AIM's model domain after its one-way measurements (``compress``; post-processing).
+
+    For each compressed column ``a``: ``groups[a][c]`` is the model's cell of original code
+    ``c`` (a partition of the codes into cells 0..m-1), and ``law[a][c]`` the probability of
+    ``c`` within its cell (summing to 1 over each cell), by which a cell is decompressed.
+    Columns not named keep their codes.
+    """
+
+    groups: dict[str, np.ndarray] = field(default_factory=dict)
+    law: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.groups)
+
+    def sizes(self, sizes: Mapping[str, int]) -> dict[str, int]:
+        """The model's domain: the number of cells of each column."""
+        return {a: int(self.groups[a].max()) + 1 if a in self.groups else k
+                for a, k in sizes.items()}  # fmt: skip
+
+    def table(self, clique: Clique, counts: np.ndarray, sizes: Mapping[str, int]) -> np.ndarray:
+        """A count table over ``clique`` (axes in clique order, original ``sizes``) on the
+        model's domain: the counts of a cell's codes are summed."""
+        out = np.asarray(counts, dtype=np.float64).reshape([sizes[a] for a in clique])
+        for axis, a in enumerate(clique):
+            if a not in self.groups:
+                continue
+            moved = np.moveaxis(out, axis, 0)
+            summed = np.zeros((int(self.groups[a].max()) + 1, *moved.shape[1:]))
+            np.add.at(summed, self.groups[a], moved)
+            out = np.moveaxis(summed, 0, axis)
+        return out
+
+    def expand_codes(
+        self, codes: np.ndarray, columns: Sequence[str], rng: np.random.Generator
+    ) -> np.ndarray:
+        """Model codes -> original codes: each cell to one of its codes drawn by ``law``
+        (decompression; post-processing). Only codes of the original domain come out."""
+        out = np.array(codes, dtype=np.int64, copy=True)
+        for j, a in enumerate(columns):
+            if a not in self.groups:
+                continue
+            group, law = self.groups[a], self.law[a]
+            order = np.argsort(group, kind="stable")  # the original codes, cell by cell
+            cum = np.cumsum(law[order])
+            first = np.searchsorted(group[order], out[:, j], side="left")
+            last = np.searchsorted(group[order], out[:, j], side="right") - 1
+            base = np.where(first > 0, cum[np.maximum(first - 1, 0)], 0.0)
+            width = cum[last] - base
+            target = base + rng.random(len(out)) * width
+            pick = np.searchsorted(cum, target, side="right")
+            out[:, j] = order[np.clip(pick, first, last)]
+        return out
+
+    def expand_table(
+        self, clique: Sequence[str], p: np.ndarray, sizes: Mapping[str, int]
+    ) -> np.ndarray:
+        """A table over ``clique`` on the model's domain -> on the original codes: each
+        cell's mass shared among its codes by ``law``."""
+        out = np.asarray(p, dtype=np.float64)
+        for axis, a in enumerate(clique):
+            if a not in self.groups:
+                continue
+            moved = np.moveaxis(out, axis, 0)
+            law = self.law[a].reshape(-1, *([1] * (moved.ndim - 1)))
+            out = np.moveaxis(moved[self.groups[a]] * law, 0, axis)
+        return out
+
+
+def within_law(group: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each code's probability within its cell: its noisy count clipped at 0 over the cell's
+    sum; uniform over the cell when no count of it is positive."""
+    w = np.maximum(np.asarray(y, dtype=np.float64), 0.0)
+    total = np.bincount(group, weights=w)[group]
+    size = np.bincount(group).astype(np.float64)[group]
+    return np.where(total > 0, w / np.where(total > 0, total, 1.0), 1.0 / size)
+
+
+def merge_low(y: np.ndarray, threshold: float) -> np.ndarray:
+    """Unordered codes (categories, a missing code): those whose noisy count is below
+    ``threshold`` share one cell, the last, when there are at least two of them and one code
+    stays; the others keep a cell each, in order."""
+    low = np.asarray(y, dtype=np.float64) < threshold
+    if low.sum() < 2 or low.all():
+        return np.arange(len(low), dtype=np.int64)
+    group = np.empty(len(low), dtype=np.int64)
+    group[~low] = np.arange(int((~low).sum()))
+    group[low] = int((~low).sum())
+    return group
+
+
+def merge_runs(y: np.ndarray, threshold: float) -> np.ndarray:
+    """Ordered codes (numeric bins): runs of adjacent bins, left to right, each closed at the
+    first bin where its noisy count (clipped at 0) reaches ``threshold``; a last run below it
+    joins the one before. A bin reaching the threshold alone keeps its own cell."""
+    w = np.maximum(np.asarray(y, dtype=np.float64), 0.0)
+    group = np.zeros(len(w), dtype=np.int64)
+    g, acc = 0, 0.0
+    for i, v in enumerate(w):
+        group[i] = g
+        acc += v
+        if acc >= threshold and i < len(w) - 1:
+            g, acc = g + 1, 0.0
+    if acc < threshold and g > 0:
+        group[group == g] = g - 1
+    return group
+
+
+def compression_rule(
+    one_way: Mapping[str, np.ndarray],
+    sigma: float,
+    ordered: Mapping[str, int] | None = None,
+    threshold_sd: float = COMPRESS_SD,
+) -> Compression:
+    """The model's cells from the noisy one-way counts ``one_way`` and their public noise scale
+    ``sigma`` only: post-processing, so it costs no privacy.
+
+    A code whose noisy count is below ``threshold_sd * sigma`` cannot be told from an empty
+    one at that noise, so it does not get a cell of its own (McKenna et al.'s MST
+    ``compress_domain``; dpmm's ``DomainCompressor``): a marginal measured later spreads its
+    noise over fewer cells and AIM's selection penalty sqrt(2/pi) sigma d_r shrinks with d_r.
+    The first ``ordered[a]`` codes of column ``a`` are bins in order, merged in runs of
+    adjacent bins (:func:`merge_runs`); the other codes in one cell (:func:`merge_low`).
+    Within a cell, codes follow their noisy counts (:func:`within_law`).
+    """
+    threshold = threshold_sd * sigma
+    groups, law = {}, {}
+    for a, y in one_way.items():
+        y = np.asarray(y, dtype=np.float64)
+        m = int((ordered or {}).get(a, 0))
+        head = merge_runs(y[:m], threshold) if m else np.zeros(0, dtype=np.int64)
+        tail = merge_low(y[m:], threshold) + (int(head.max()) + 1 if m else 0)
+        group = np.concatenate([head, tail]).astype(np.int64)
+        if group.max() + 1 < len(y):
+            groups[a] = group
+            law[a] = within_law(group, y)
+    return Compression(groups, law)
+
+
+def compress_model(
+    est: Estimator,
+    state: PGMState,
+    answers: Mapping[Clique, np.ndarray],
+    sizes: dict[str, int],
+    sigma: float,
+    ordered: Mapping[str, int] | None,
+) -> tuple[Estimator, PGMState, dict[Clique, np.ndarray], dict[str, int]]:
+    """AIM after its one-way measurements, on the compressed domain of
+    :func:`compression_rule`: a new estimator and state whose one-way measurements are the
+    noisy counts summed over each cell (a merged cell's sum has noise variance m sigma^2 for m
+    codes, and is weighted as one of scale sigma), and the count tables re-expressed on the
+    cells. Unchanged when nothing is merged."""
+    one_way = {m.clique[0]: m.y for m in state.measurements}
+    comp = compression_rule(one_way, sigma, ordered)
+    if not comp:
+        return est, state, dict(answers), sizes
+    new_sizes = comp.sizes(sizes)
+    new_est = Estimator(new_sizes, est.iters, est.known_total)
+    new_state = PGMState(new_sizes, compression=comp)
+    for m in state.measurements:
+        new_est.measure(new_state, m.clique, comp.table(m.clique, m.y, sizes), m.sigma)
+    tables = {cl: comp.table(cl, t, sizes) for cl, t in answers.items()}
+    return new_est, new_state, tables, new_sizes
 
 
 # -- workloads -----------------------------------------------------------------------------
@@ -242,6 +413,8 @@ def run_aim(
     pgm_iters: int = 1000,
     round_iters: int | None = None,
     progress: Progress | None = None,
+    compress: bool = False,
+    ordered: Mapping[str, int] | None = None,
 ) -> PGMState:
     """AIM (thesis Algorithms 4-6; McKenna et al. 2022). ``rho=None`` runs without noise.
 
@@ -255,6 +428,12 @@ def run_aim(
     Without DP: one-way marginals, then the worst-approximated admissible candidate by
     w_r ||x_r - y_r||_1 for ``rounds`` rounds (default k), measured exactly, stopping early
     when every candidate is matched.
+
+    ``compress`` (DP only): after the one-way measurements, the model's domain merges the codes
+    whose noisy one-way count is below 3 sigma (:func:`compression_rule`; the first
+    ``ordered[a]`` codes of column ``a`` are ordered bins, merged with their neighbours), and
+    every later marginal is measured on the merged cells; the state keeps the
+    :class:`Compression` by which sampled cells are decompressed.
     """
     t0 = time.perf_counter()
     columns = list(sizes)
@@ -302,6 +481,8 @@ def run_aim(
             rho=1.0 / (2.0 * sigma**2), rng=rng, accountant=accountant,
         )  # fmt: skip
         rho_used += 1.0 / (2.0 * sigma**2)
+    if compress:  # post-processing of the noisy one-way counts: no privacy cost
+        est, state, answers, sizes = compress_model(est, state, answers, sizes, sigma, ordered)
     est.fit(state, round_iters)
     sensitivity = max(abs(w) for w in weights.values())
     t = 0

@@ -13,14 +13,14 @@ marginals are measured exactly (the thesis's audit, section 3.5, uses this mode)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import pandas as pd
 
-from synthcert.data.discretize import DEFAULT_BINS, Discretizer
+from synthcert.data.discretize import DEFAULT_BINS, Discretizer, value_cardinality
 from synthcert.data.encode import MissingPolicy
-from synthcert.data.schema import Schema
+from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import DataError, ParameterError
 from synthcert.privacy.accountant import rho_from_epsilon_delta
 from synthcert.seeding import Seed, seed_sequence
@@ -257,10 +257,15 @@ class _PGMSynthesizer(DPSynthesizer):
             pgm_iters=int(self.pgm_iters),
             round_iters=self.round_iters,
             progress=self.progress,
+            **self._mechanism_options(),
         )
         self.accountant.check_within_budget()
         self.n_ = n
         return self._end_fit()
+
+    def _mechanism_options(self) -> dict[str, object]:
+        """Keyword arguments of this synthesizer's mechanism beyond the shared ones."""
+        return {}
 
     @property
     def selected(self) -> list[Clique]:
@@ -284,6 +289,8 @@ class _PGMSynthesizer(DPSynthesizer):
         """Forward-sample codes from the model's junction tree, then decode within bins."""
         rng = np.random.default_rng(seed_sequence(seed))
         codes = sample_codes(self.state_.calib, self.schema.names, int(n), rng)  # type: ignore[arg-type]
+        if self.state_.compression:
+            codes = self.state_.compression.expand_codes(codes, self.schema.names, rng)
         return self.discretizer.inverse_transform(codes, rng)
 
     def model_marginal(self, columns: Sequence[str]) -> np.ndarray:
@@ -306,6 +313,9 @@ class _PGMSynthesizer(DPSynthesizer):
         """
         self._check_fitted()
         p = self.state_.calib.project(tuple(columns))  # type: ignore[union-attr]
+        if self.state_.compression:
+            sizes = dict(zip(self.schema.names, self.discretizer.cardinalities, strict=True))
+            p = self.state_.compression.expand_table(tuple(columns), p, sizes)
         return p / p.sum()
 
     def claim_rho(self) -> float | None:
@@ -350,6 +360,15 @@ class AIMSynthesizer(_PGMSynthesizer):
         The secret seed of the fit's selections and noise (default: OS entropy).
     progress : callable, optional
         Called with the progress of the mechanism.
+    compress : bool, default False
+        Under DP, merge the codes whose noisy one-way count is below 3 sigma into shared
+        cells of the model's domain after the one-way measurements (adjacent bins of a
+        numeric column, one cell for categories), and decompress sampled cells by those noisy
+        counts (:func:`~synthcert.synthesizers._pgm_mechanisms.compression_rule`);
+        post-processing, so the privacy claim is unchanged. Off by default: on 6,000-row
+        samples it left California unchanged and made Adult's 2-way TV about 8 % worse
+        (merged rare categories are decompressed independently of the other columns), though
+        it cut the RMSE of a long-tailed regression target with rare categories by 12 %.
 
     Examples
     --------
@@ -365,6 +384,32 @@ class AIMSynthesizer(_PGMSynthesizer):
     name = "aim"
     description = "AIM: adaptive, iterative marginal selection with Private-PGM."
     mechanism = staticmethod(run_aim)
+
+    def __init__(self, schema: Schema, *, compress: bool = False, **kwargs: Any) -> None:
+        super().__init__(schema, **kwargs)
+        self.compress = compress
+
+    def validate_params(self) -> None:
+        """The shared checks, and ``compress`` a bool.
+
+        Raises
+        ------
+        ParameterError
+            If ``compress`` is not True or False (or a shared check fails).
+        """
+        super().validate_params()
+        if not isinstance(self.compress, bool):
+            raise ParameterError(f"compress must be true or false, got {self.compress!r}")
+
+    def _mechanism_options(self) -> dict[str, object]:
+        """``compress``, and ``ordered``: the number of value bins of each numeric column
+        (public), which the compression merges in runs of adjacent bins."""
+        ordered = {
+            c.name: value_cardinality(c, self.bins)
+            for c in self.schema.columns
+            if isinstance(c, NumericColumn)
+        }
+        return {"compress": bool(self.compress), "ordered": ordered}
 
 
 class MWEMPGMSynthesizer(_PGMSynthesizer):
