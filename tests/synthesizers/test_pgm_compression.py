@@ -21,7 +21,7 @@ from synthcert.synthesizers._pgm_mechanisms import (
     merge_low,
     merge_runs,
 )
-from synthcert.synthesizers.pgm import AIMSynthesizer
+from synthcert.synthesizers.pgm import AIMSynthesizer, MWEMPGMSynthesizer
 
 COLUMNS = ["age", "race", "native-country", "income"]
 
@@ -195,3 +195,11 @@ def test_compress_must_be_a_bool(rare):
     schema, df = rare
     with pytest.raises(ParameterError, match="compress must be true or false"):
         AIMSynthesizer(schema, epsilon=1.0, compress="yes").fit(df)
+
+
+def test_mwem_pgm_refuses_compress(rare):
+    """compress is AIM's: MWEM-PGM takes it in its signature (one documented signature for
+    both) but refuses True instead of ignoring it."""
+    schema, df = rare
+    with pytest.raises(ParameterError, match="compress is an AIM parameter"):
+        MWEMPGMSynthesizer(schema, epsilon=1.0, compress=True).fit(df)

@@ -13,7 +13,7 @@ marginals are measured exactly (the thesis's audit, section 3.5, uses this mode)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 import numpy as np
 import pandas as pd
@@ -102,6 +102,7 @@ class _PGMSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
         progress: Progress | None = None,
+        compress: bool = False,
     ) -> None:
         self.schema = schema
         self.epsilon = epsilon
@@ -116,6 +117,7 @@ class _PGMSynthesizer(DPSynthesizer):
         self.missing = missing
         self.seed = seed
         self.progress = progress
+        self.compress = compress
 
     def validate_params(self) -> None:
         """Check the budget (as zCDP), the measurement share, the rounds and the workload.
@@ -385,10 +387,6 @@ class AIMSynthesizer(_PGMSynthesizer):
     description = "AIM: adaptive, iterative marginal selection with Private-PGM."
     mechanism = staticmethod(run_aim)
 
-    def __init__(self, schema: Schema, *, compress: bool = False, **kwargs: Any) -> None:
-        super().__init__(schema, **kwargs)
-        self.compress = compress
-
     def validate_params(self) -> None:
         """The shared checks, and ``compress`` a bool.
 
@@ -447,6 +445,8 @@ class MWEMPGMSynthesizer(_PGMSynthesizer):
         The secret seed of the fit's selections and noise (default: OS entropy).
     progress : callable, optional
         Called with the progress of the mechanism.
+    compress : bool, default False
+        AIM's domain compression; MWEM-PGM refuses True.
 
     Examples
     --------
@@ -461,5 +461,19 @@ class MWEMPGMSynthesizer(_PGMSynthesizer):
 
     name = "mwem-pgm"
     description = "MWEM with Private-PGM estimation of a graphical model."
+
+    def validate_params(self) -> None:
+        """The shared checks; ``compress`` is AIM's (MWEM-PGM measures no one-way marginals
+        first to compress by).
+
+        Raises
+        ------
+        ParameterError
+            If ``compress`` is not False (or a shared check fails).
+        """
+        super().validate_params()
+        if self.compress is not False:
+            raise ParameterError("compress is an AIM parameter; mwem-pgm does not take it")
+
     default_max_model_size = 25.0
     mechanism = staticmethod(run_mwem)
