@@ -233,10 +233,13 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
 EXACT_INTEGERS = 2.0**53  # whole floats below this are integers exactly
 
 
-def whole_as_integer_text(series: pd.Series, num: pd.Series) -> pd.Series:
-    """``series`` as stripped text, with every whole number of ``num`` (below 2^53 in size)
-    written as an integer ("1", never "1.0"): the name a value gets depends on the value alone,
-    not on the dtype pandas gave its column (an int64 column holding one null is float64)."""
+def whole_as_integer_text(series: pd.Series) -> pd.Series:
+    """``series`` as stripped text, with every value that is a whole number (below 2^53 in
+    size) written as an integer ("1", never "1.0"): the name a value gets depends on the value
+    alone, not on the dtype pandas gave its column (an int64 column holding one null is
+    float64)."""
+    parsed = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    num = pd.Series(parsed, index=series.index)
     whole = num.notna() & (np.mod(num.fillna(0.5), 1) == 0) & (num.abs() < EXACT_INTEGERS)
     text = series.astype(str).str.strip()
     return text.where(~whole, num.where(whole, 0).astype(np.int64).astype(str))
@@ -250,15 +253,11 @@ def category_text(series: pd.Series, column: CategoricalColumn) -> pd.Series:
     CSV is taken as written (:class:`~synthcert.data.io.CsvOptions` reads categorical columns
     as text), and numbers (a Parquet column) are written by :func:`whole_as_integer_text`."""
     present = series.notna()
-    if column.dtype == "integer":
-        text = whole_as_integer_text(series, pd.to_numeric(series, errors="coerce"))
-    elif (
-        column.dtype != "boolean"
-        and pd.api.types.is_numeric_dtype(series.dtype)
-        and not pd.api.types.is_bool_dtype(series.dtype)
-    ):
-        num = series.to_numpy(dtype=np.float64, na_value=np.nan)
-        text = whole_as_integer_text(series, pd.Series(num, index=series.index))
+    numbers = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    )
+    if column.dtype == "integer" or (numbers and column.dtype != "boolean"):
+        text = whole_as_integer_text(series)
     elif column.dtype == "boolean":
         text = series.astype(str).str.strip()
         low = text.str.lower()

@@ -441,7 +441,7 @@ def tree_bin_column(
     cap = cell_capacity(column, edges)
     estimates = consistent_tree(split_levels(noisy))
     mass, leaf_edges = allocate(estimates, cap, theta)
-    mass, leaf_edges = trim_empty_ends(estimates, mass, leaf_edges, FLOOR_SD * sd, END_SD * sd)
+    mass, leaf_edges = trim_empty_ends(estimates, mass, leaf_edges, theta, END_SD * sd)
     total = float(mass.sum())
     cuts = merge_empty_bins(leaf_cuts(mass, leaf_edges, bins, theta), cap)
     prob = mass / total if total > 0 else cap / cap.sum()
