@@ -15,6 +15,7 @@ the conversion of rho at delta' = delta - delta_a (:func:`approx_zcdp_epsilon`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,14 +39,53 @@ SMALL_RHO = 1e-3  # below: rho_from_epsilon_delta searches rho / lo (see there)
 
 @dataclass(frozen=True)
 class LedgerEntry(Result):
-    """One mechanism run: its kind, its own parameters, and its zCDP equivalent when it has one."""
+    """One mechanism run: its kind and the statements it has about its privacy loss.
+
+    Every statement is optional; a step is composed by each rule whose statement it has
+    (:func:`compose_steps`).
+
+    Attributes
+    ----------
+    mechanism : str
+        Its name. Entries of one name at several orders are one mechanism's RDP curve
+        (:meth:`PrivacyAccountant.record_rdp_curve`), not several mechanisms.
+    kind : str
+        pure, exponential, approx, zcdp, approx_zcdp or rdp.
+    epsilon : float or None
+        ε of an (ε, δ)-DP statement (pure when ``delta`` is 0); None when it has none.
+    rho : float or None
+        ρ of a ρ-zCDP statement (for approx_zcdp: conditioned on its event).
+    alpha, epsilon_rdp : float or None
+        An (α, ε_RDP)-RDP statement at one order (rdp only).
+    delta : float
+        δ of the (ε, δ) statement, or δ_a of an approx_zcdp step.
+    curve : int or None
+        Which RDP curve the statement belongs to (rdp only): the points of one curve are
+        alternatives (one mechanism at several orders), separate curves compose.
+    """
 
     mechanism: str
     kind: Kind
-    epsilon: float | None  # pure / approx epsilon, or the RDP epsilon at ``alpha`` (rdp)
-    rho: float | None  # zCDP equivalent (None for an RDP step at a single order)
-    alpha: float | None = None  # RDP order (rdp only)
-    delta: float = 0.0  # delta of an (epsilon, delta) step, or delta_a of an approx_zcdp step
+    epsilon: float | None
+    rho: float | None
+    alpha: float | None = None
+    delta: float = 0.0
+    epsilon_rdp: float | None = None
+    curve: int | None = None
+
+    def rdp_at(self, alpha: float) -> float | None:
+        """ε_RDP of this step at order ``alpha`` from its zCDP or pure statement (an RDP
+        statement is read by :func:`rdp_total`), or None without one.
+
+        ρ-zCDP is (α, ρα)-RDP for every α (Bun & Steinke 2016, Def. 1.1); pure ε-DP is also
+        (α, ε)-RDP (D_α ≤ D_∞ = ε, Mironov 2017, Prop. 3), so a pure step counts min(ε, ρα).
+        """
+        if self.rho is None:
+            return None
+        bound = alpha * self.rho
+        if self.epsilon is not None and self.delta == 0.0:
+            bound = min(self.epsilon, bound)
+        return bound
 
 
 @dataclass(frozen=True)
@@ -112,6 +152,136 @@ def approx_zcdp_epsilon(
 def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
     """(alpha, eps)-RDP -> (eps', delta)-DP by synthcert.privacy.conversion.rdp_to_dp."""
     return float(rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)[0])
+
+
+@dataclass(frozen=True)
+class Composition(Result):
+    """What a sequence of steps adds up to by every composition rule that applies.
+
+    No rule is preferred here: :meth:`PrivacyAccountant.spent` prefers pure DP within a
+    requested budget, :func:`synthcert.privacy.ledger.compose` the smallest ε.
+
+    Attributes
+    ----------
+    steps : int
+        Steps composed.
+    epsilon_basic, delta_basic : float or None
+        Basic composition (Σε, Σδ) when every step states (ε, δ) (Dwork & Roth 2014,
+        Thm. 3.16); None otherwise.
+    rho : float or None
+        Σρ of the steps that are not RDP-only, when each has a zCDP statement (Bun & Steinke
+        2016, Lemma 2.3); None otherwise. A zCDP total only when no step is RDP-only.
+    delta_approx : float
+        Σδ_a of the approximately zCDP steps (their events' failure probabilities).
+    alpha, epsilon_rdp : float or None
+        The RDP total (α, ε_RDP) when some step is RDP-only and every step has a Rényi
+        statement at α (:func:`rdp_total`); α minimises ε at ``delta`` (the smallest
+        admissible order without δ).
+    delta : float or None
+        The δ the totals are converted at.
+    epsilon_zcdp, epsilon_rdp_dp : float or None
+        ρ and the RDP total converted to ε at ``delta``, the approximate steps' tails paid
+        (:func:`approx_zcdp_epsilon`); None without δ or without that total.
+    """
+
+    steps: int
+    epsilon_basic: float | None
+    delta_basic: float | None
+    rho: float | None
+    delta_approx: float
+    alpha: float | None
+    epsilon_rdp: float | None
+    delta: float | None
+    epsilon_zcdp: float | None
+    epsilon_rdp_dp: float | None
+
+
+def rdp_total(entries: Sequence[LedgerEntry], alpha: float) -> float | None:
+    """ε_RDP of all ``entries`` composed at order ``alpha``, or None if one has no bound there.
+
+    RDP adds up at a common order (Mironov 2017, Prop. 1). An RDP curve is read at α from its
+    points of order ≥ α, the smallest of them: Rényi divergence does not decrease with the
+    order (van Erven & Harremoës 2014, Thm. 3), so (α', ε)-RDP implies (α, ε)-RDP for α ≤ α'.
+    Every other step counts :meth:`LedgerEntry.rdp_at`.
+    """
+    curves: dict[int | None, list[float]] = {}
+    parts: list[float] = []
+    for e in entries:
+        if e.epsilon_rdp is not None:
+            if e.alpha is not None and e.alpha >= alpha:
+                curves.setdefault(e.curve, []).append(e.epsilon_rdp)
+            else:
+                curves.setdefault(e.curve, [])
+            continue
+        bound = e.rdp_at(alpha)
+        if bound is None:
+            return None
+        parts.append(bound)
+    if any(not points for points in curves.values()):
+        return None  # some curve has no point at or above alpha
+    return math.fsum([*parts, *(min(points) for points in curves.values())])
+
+
+def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Composition:
+    """Compose ``entries`` by basic composition, zCDP addition and RDP addition, and convert
+    the Rényi totals at ``delta`` (δ in (0, 1)); the one composition of the privacy core.
+
+    Parameters
+    ----------
+    entries : sequence of LedgerEntry
+        The steps, each with the statements it has.
+    delta : float or None
+        δ to convert at; None (or outside (0, 1)) converts nothing.
+
+    Returns
+    -------
+    Composition
+        Every total that applies.
+
+    Examples
+    --------
+    >>> acc = PrivacyAccountant(2.0, 1e-6)
+    >>> _ = acc.record_pure("Laplace", 0.5)
+    >>> _ = acc.record_zcdp("Gaussian", 0.02)
+    >>> c = compose_steps(acc.ledger, 1e-6)
+    >>> (c.epsilon_basic, round(c.rho, 6))
+    (None, 0.145)
+    """
+    entries = list(entries)
+    convert = delta is not None and 0.0 < delta < 1.0
+    stated = all(e.epsilon is not None for e in entries)
+    eps_basic = math.fsum(e.epsilon for e in entries) if stated else None  # type: ignore[misc]
+    delta_basic = math.fsum(e.delta for e in entries) if stated else None
+    renyi = [e for e in entries if e.epsilon_rdp is not None]
+    others = [e for e in entries if e.epsilon_rdp is None]
+    rho = math.fsum(e.rho for e in others) if all(e.rho is not None for e in others) else None  # type: ignore[misc]
+    delta_a = math.fsum(e.delta for e in entries if e.kind == "approx_zcdp")
+    eps_zcdp = None
+    if rho is not None and not renyi and convert:
+        eps_zcdp = approx_zcdp_epsilon(partial(zcdp_epsilon, rho), delta_a, delta)  # type: ignore[arg-type]
+    best: tuple[float, float, float] | None = None  # (epsilon at delta, alpha, eps_rdp)
+    for alpha in sorted({float(e.alpha) for e in renyi if e.alpha is not None}):
+        total = rdp_total(entries, alpha)
+        if total is None:
+            continue
+        if not convert:
+            best = (math.inf, alpha, total)  # the smallest admissible order
+            break
+        eps = approx_zcdp_epsilon(partial(rdp_epsilon, alpha, total), delta_a, delta)  # type: ignore[arg-type]
+        if best is None or eps < best[0]:
+            best = (eps, alpha, total)
+    return Composition(
+        steps=len(entries),
+        epsilon_basic=eps_basic,
+        delta_basic=delta_basic,
+        rho=rho,
+        delta_approx=delta_a,
+        alpha=None if best is None else best[1],
+        epsilon_rdp=None if best is None else best[2],
+        delta=delta if convert else None,
+        epsilon_zcdp=eps_zcdp,
+        epsilon_rdp_dp=best[0] if best is not None and convert else None,
+    )
 
 
 def rho_from_bun_steinke(epsilon: float, delta: float) -> float:
@@ -257,21 +427,47 @@ class PrivacyAccountant:
     def record_rdp_curve(
         self, mechanism: str, alphas: Sequence[float], epsilons: Sequence[float]
     ) -> tuple[LedgerEntry, ...]:
-        """One mechanism's RDP curve: an (alpha, epsilon)-RDP entry per order."""
+        """One mechanism's RDP curve: an (alpha, epsilon)-RDP point per order; the points are
+        alternatives (the curve is read at each order, :func:`rdp_total`), not composed."""
         if len(alphas) != len(epsilons):
             raise AssumptionError("alphas and epsilons must have the same length")
+        curve = self._next_curve()
         return tuple(
-            self.record_rdp(mechanism, a, e) for a, e in zip(alphas, epsilons, strict=True)
+            self._add(self._rdp_entry(mechanism, a, e, curve))
+            for a, e in zip(alphas, epsilons, strict=True)
         )
 
-    def record_rdp(self, mechanism: str, alpha: float, epsilon_rdp: float) -> LedgerEntry:
-        """An (alpha, epsilon)-RDP step at one order (kept in the ledger; not in the zCDP sum)."""
+    def record_rdp(
+        self,
+        mechanism: str,
+        alpha: float,
+        epsilon_rdp: float,
+        *,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+    ) -> LedgerEntry:
+        """An (alpha, epsilon_rdp)-RDP step at one order (not in the zCDP sum); ``epsilon``
+        and ``delta``: an (ε, δ)-DP statement it also has (a published inherent-RDP claim)."""
+        if epsilon is not None:
+            self._check_nonneg("epsilon", epsilon)
+            check_delta(delta)
+        entry = self._rdp_entry(mechanism, alpha, epsilon_rdp, self._next_curve())
+        return self._add(dataclasses.replace(entry, epsilon=epsilon, delta=float(delta)))
+
+    def _rdp_entry(
+        self, mechanism: str, alpha: float, epsilon_rdp: float, curve: int
+    ) -> LedgerEntry:
         if not alpha > 1:
             raise AssumptionError(
                 f"RDP order alpha must exceed 1, got {alpha}", assumption="alpha > 1"
             )
         self._check_nonneg("epsilon_rdp", epsilon_rdp)
-        return self._add(LedgerEntry(mechanism, "rdp", float(epsilon_rdp), None, float(alpha)))
+        return LedgerEntry(
+            mechanism, "rdp", None, None, float(alpha), 0.0, float(epsilon_rdp), curve
+        )
+
+    def _next_curve(self) -> int:
+        return len({e.curve for e in self._ledger if e.curve is not None})
 
     def _add(self, entry: LedgerEntry) -> LedgerEntry:
         self._ledger.append(entry)
@@ -292,42 +488,20 @@ class PrivacyAccountant:
         return tuple(self._ledger)
 
     def spent(self) -> Spent:
-        """Totals by basic composition (Prop. 2.3.16), zCDP addition (Prop. 2.3.19) and RDP
-        addition at a common order (Prop. 2.3.18); reports the tightest valid one."""
-        entries = self._ledger
+        """The tightest total of :func:`compose_steps` at the requested δ: basic composition
+        (Prop. 2.3.16) when it fits the requested ε (pure DP is the stronger claim), else the
+        smallest ε of basic composition, zCDP addition (Prop. 2.3.19) and RDP addition
+        (Prop. 2.3.18) with δ within the request."""
         delta_req = self.delta if self.delta else None
+        c = compose_steps(self._ledger, delta_req)
         routes: list[tuple[float, float, Route, float | None]] = []
-        has_eps = all(e.kind in ("pure", "exponential", "approx") for e in entries)
-        eps_basic = float(sum(e.epsilon or 0.0 for e in entries)) if has_eps else None
-        delta_basic = float(sum(e.delta for e in entries)) if has_eps else None
-        if eps_basic is not None and delta_basic is not None:
-            routes.append((eps_basic, delta_basic, "basic", None))
-        non_rdp = [e for e in entries if e.kind != "rdp"]
-        rho = (
-            float(sum(e.rho for e in non_rdp))  # type: ignore[misc]
-            if all(e.rho is not None for e in non_rdp)
-            else None
-        )
-        rdp = [e for e in entries if e.kind == "rdp"]
-        delta_a = math.fsum(e.delta for e in entries if e.kind == "approx_zcdp")
-        eps_zcdp = None
-        if rho is not None and not rdp and delta_req is not None:
-            eps_zcdp = approx_zcdp_epsilon(partial(zcdp_epsilon, rho), delta_a, delta_req)
-            routes.append((eps_zcdp, float(delta_req), "zcdp", None))
-        if rdp and rho is not None and delta_req is not None:
-            names = {e.mechanism for e in rdp}
-            for alpha in sorted({e.alpha for e in rdp}):  # type: ignore[type-var]
-                at = [e for e in rdp if e.alpha == alpha]
-                if {e.mechanism for e in at} != names:
-                    continue  # some RDP mechanism has no value at this order
-                total = sum(e.epsilon or 0.0 for e in at) + alpha * rho  # type: ignore[operator]
-                eps = approx_zcdp_epsilon(
-                    partial(rdp_epsilon, float(alpha), float(total)),  # type: ignore[arg-type]
-                    delta_a,
-                    delta_req,
-                )
-                routes.append((eps, float(delta_req), "rdp", float(alpha)))  # type: ignore[arg-type]
-        if not entries:
+        if c.epsilon_basic is not None and c.delta_basic is not None:
+            routes.append((c.epsilon_basic, c.delta_basic, "basic", None))
+        if c.epsilon_zcdp is not None:
+            routes.append((c.epsilon_zcdp, float(delta_req), "zcdp", None))  # type: ignore[arg-type]
+        if c.epsilon_rdp_dp is not None:
+            routes.append((c.epsilon_rdp_dp, float(delta_req), "rdp", c.alpha))  # type: ignore[arg-type]
+        if not self._ledger:
             best: tuple[float, float, Route, float | None] = (0.0, 0.0, "none", None)
         elif routes:
             ok = [r for r in routes if delta_req is None or r[1] <= delta_req + TOLERANCE]
@@ -341,14 +515,14 @@ class PrivacyAccountant:
             epsilon=float(best[0]),
             delta=float(best[1]),
             route=best[2],
-            epsilon_pure=eps_basic,
-            delta_basic=delta_basic,
-            rho=rho,
-            epsilon_zcdp=eps_zcdp,
+            epsilon_pure=c.epsilon_basic,
+            delta_basic=c.delta_basic,
+            rho=c.rho,
+            epsilon_zcdp=c.epsilon_zcdp,
             alpha=best[3],
             requested_epsilon=self.epsilon,
             requested_delta=self.delta,
-            steps=len(entries),
+            steps=c.steps,
         )
 
     def check_within_budget(self) -> Spent:

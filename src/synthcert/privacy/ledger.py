@@ -49,6 +49,7 @@ from pathlib import Path
 
 from synthcert._result import Result
 from synthcert.errors import BudgetError, DataError, ParameterError
+from synthcert.privacy.accountant import PrivacyAccountant, compose_steps
 from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 
 LEDGER_FIELDS = (
@@ -234,32 +235,31 @@ def _tokens(lines: list[bytes]) -> list[str | None]:
     return out
 
 
-def _rho(claim: PrivacyClaim) -> float | None:
+def _step(accountant: PrivacyAccountant, i: int, claim: PrivacyClaim) -> None:
+    """Record entry ``i`` of the ledger as one step with the statements its claim makes: pure
+    ε; (ε, δ) with ρ (zCDP); (α, ε_RDP) with its (ε, δ) when stated (inherent RDP); (ε, δ)."""
+    name = f"entry {i}"
+    eps = None if claim.epsilon is None else float(claim.epsilon)
+    delta = float(claim.delta or 0.0)
     if claim.model == "pure-dp":
-        return float(claim.epsilon) ** 2 / 2.0  # type: ignore[arg-type]
-    if claim.model == "zcdp" and claim.rho is not None:
-        return float(claim.rho)
-    return None
-
-
-def _rdp_at(claim: PrivacyClaim, alpha: float) -> float | None:
-    """ε_RDP of ``claim`` at order ``alpha`` (≤ its own order for inherent RDP), or None."""
-    if claim.model == "pure-dp":
-        eps = float(claim.epsilon)  # type: ignore[arg-type]
-        return min(eps, alpha * eps * eps / 2.0)
-    if claim.model == "zcdp" and claim.rho is not None:
-        return float(claim.rho) * alpha
-    if claim.model == "inherent-rdp" and claim.alpha is not None and claim.epsilon_rdp is not None:
-        return float(claim.epsilon_rdp) if alpha <= float(claim.alpha) else None
-    return None
-
-
-def _basic(claims: Sequence[PrivacyClaim]) -> tuple[float, float] | None:
-    if any(c.epsilon is None or (c.delta is None and c.model != "pure-dp") for c in claims):
-        return None
-    eps = math.fsum(float(c.epsilon) for c in claims)  # type: ignore[arg-type]
-    delta = math.fsum(float(c.delta or 0.0) for c in claims)
-    return eps, delta
+        accountant.record_pure(name, eps)  # type: ignore[arg-type]
+    elif claim.model == "zcdp" and claim.rho is not None:
+        if eps is None or claim.delta is None:
+            accountant.record_zcdp(name, float(claim.rho))
+        else:
+            accountant.record_approx(name, eps, delta, rho=float(claim.rho))
+    elif (
+        claim.model == "inherent-rdp" and claim.alpha is not None and claim.epsilon_rdp is not None
+    ):
+        stated = eps is not None and claim.delta is not None
+        accountant.record_rdp(
+            name, float(claim.alpha), float(claim.epsilon_rdp),
+            epsilon=eps if stated else None, delta=delta if stated else 0.0,
+        )  # fmt: skip
+    elif eps is not None and claim.delta is not None:
+        accountant.record_approx(name, eps, delta)
+    else:
+        raise ParameterError(f"entry {i} of the ledger states neither (ε, δ) nor a Rényi figure")
 
 
 def _n_out(claims: Sequence[PrivacyClaim]) -> int | None:
@@ -295,8 +295,6 @@ def compose(claims: Sequence[PrivacyClaim]) -> PrivacyClaim:
     >>> round(compose([z, z]).rho, 6)
     0.04
     """
-    from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
-
     claims = list(claims)
     if not claims:
         raise ParameterError("an empty ledger has no total")
@@ -316,41 +314,39 @@ def compose(claims: Sequence[PrivacyClaim]) -> PrivacyClaim:
     mechanisms = tuple(sorted({m for c in claims for m in c.mechanisms}))
     base = {"guarantee": GUARANTEE, "neighboring": relation, "n_out": _n_out(claims),
             "mechanisms": mechanisms}  # fmt: skip
-    basic = _basic(claims)
+    accountant = PrivacyAccountant()
+    for i, c in enumerate(claims, start=1):
+        _step(accountant, i, c)
+    stated = compose_steps(accountant.ledger, None)
+    delta = stated.delta_basic
+    total = compose_steps(accountant.ledger, delta)
     models = {c.model for c in claims}
+
+    def smallest(converted: float | None) -> float | None:
+        """The converted total, or the basic sum where smaller (both hold at Σδ)."""
+        if converted is None:
+            return None
+        return converted if total.epsilon_basic is None else min(converted, total.epsilon_basic)
+
     if models == {"pure-dp"}:
-        eps = math.fsum(float(c.epsilon) for c in claims)  # type: ignore[arg-type]
-        return PrivacyClaim("pure-dp", epsilon=eps, delta=0.0, conversion="ledger: basic", **base)
-    if models <= {"pure-dp", "zcdp"} and all(_rho(c) is not None for c in claims):
-        rho = math.fsum(_rho(c) for c in claims)  # type: ignore[misc]
-        delta = basic[1] if basic is not None else None
-        eps = None
-        if delta is not None and 0.0 < delta < 1.0:
-            eps = zcdp_to_dp(rho, delta)
-            if basic is not None:
-                eps = min(eps, basic[0])
+        return PrivacyClaim("pure-dp", epsilon=total.epsilon_basic, delta=0.0,
+                            conversion="ledger: basic", **base)  # fmt: skip
+    if models <= {"pure-dp", "zcdp"} and total.rho is not None:
+        eps = smallest(total.epsilon_zcdp)
         return PrivacyClaim("zcdp", epsilon=eps, delta=delta if eps is not None else None,
-                            rho=rho, conversion="ledger: zcdp", **base)  # fmt: skip
-    if models <= {"pure-dp", "zcdp", "inherent-rdp"} and "inherent-rdp" in models:
-        alpha = min(float(c.alpha) for c in claims if c.model == "inherent-rdp")  # type: ignore[arg-type]
-        parts = [_rdp_at(c, alpha) for c in claims]
-        if all(p is not None for p in parts):
-            eps_rdp = math.fsum(parts)  # type: ignore[arg-type]
-            delta = basic[1] if basic is not None else None
-            eps = None
-            if delta is not None and 0.0 < delta < 1.0:
-                eps = float(rdp_to_dp(alpha, eps_rdp, delta, "ckm"))
-                if basic is not None:
-                    eps = min(eps, basic[0])
-            return PrivacyClaim("inherent-rdp", epsilon=eps,
-                                delta=delta if eps is not None else None, alpha=alpha,
-                                epsilon_rdp=eps_rdp, conversion="ledger: rdp", **base)  # fmt: skip
-    if basic is None:
+                            rho=total.rho, conversion="ledger: zcdp", **base)  # fmt: skip
+    if models <= {"pure-dp", "zcdp", "inherent-rdp"} and total.epsilon_rdp is not None:
+        eps = smallest(total.epsilon_rdp_dp)
+        return PrivacyClaim(
+            "inherent-rdp", epsilon=eps, delta=delta if eps is not None else None,
+            alpha=total.alpha, epsilon_rdp=total.epsilon_rdp, conversion="ledger: rdp", **base,
+        )  # fmt: skip
+    if total.epsilon_basic is None or delta is None:
         raise ParameterError(
             "the ledger holds a Rényi-DP claim without (ε, δ) beside claims that only state "
             "(ε, δ): no composition rule applies"
         )
-    return PrivacyClaim("approx-dp", epsilon=basic[0], delta=basic[1],
+    return PrivacyClaim("approx-dp", epsilon=total.epsilon_basic, delta=delta,
                         conversion="ledger: basic", **base)  # fmt: skip
 
 
