@@ -10,6 +10,7 @@ any clique inside a counted set is summed out of it without reading the data aga
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,16 @@ from synthcert.errors import DataError
 from synthcert.statistics.chunks import CHUNK_ROWS
 from synthcert.statistics.counts import Clique
 from synthcert.statistics.sources import CachedCounts
+
+
+@dataclass(frozen=True)
+class _PassRows:
+    """The row bookkeeping of one engine pass (private): rows counted (kept by the
+    missing-value policy), rows read, and missing values given public fills."""
+
+    rows: int
+    rows_read: int
+    values_filled: int
 
 
 class EngineCounts(CachedCounts):
@@ -78,33 +89,30 @@ class EngineCounts(CachedCounts):
         self.chunk_rows = chunk_rows
         self.partition_rows = partition_rows
         self.progress = progress
-        self._rows: int | None = None
-        self._rows_read: int | None = None
-        self._values_filled: int | None = None
+        self._rows_of_pass: _PassRows | None = None
 
     @property
     def rows_read(self) -> int:
         """Rows read, including those the missing-value policy dropped (private)."""
-        if self._rows_read is None:
-            self.marginal([(j,) for j in range(len(self.cardinalities))])
-        assert self._rows_read is not None
-        return self._rows_read
+        return self._pass_rows().rows_read
 
     @property
     def values_filled(self) -> int:
         """Missing values the ``fill`` policy replaced by public fills (private)."""
-        if self._values_filled is None:
-            self.marginal([(j,) for j in range(len(self.cardinalities))])
-        assert self._values_filled is not None
-        return self._values_filled
+        return self._pass_rows().values_filled
 
     @property
     def rows(self) -> int:
         """Rows counted (the same in every pass, or the input changed and this raises)."""
-        if self._rows is None:
+        return self._pass_rows().rows
+
+    def _pass_rows(self) -> _PassRows:
+        """The row bookkeeping of the passes, after a pass of the one-way marginals if none
+        has run yet."""
+        if self._rows_of_pass is None:
             self.marginal([(j,) for j in range(len(self.cardinalities))])
-        assert self._rows is not None
-        return self._rows
+        assert self._rows_of_pass is not None
+        return self._rows_of_pass
 
     def _count(self, sets: list[Clique]) -> dict[Clique, np.ndarray]:
         """One pass of the engine over the input for all ``sets``."""
@@ -113,12 +121,11 @@ class EngineCounts(CachedCounts):
             partition_rows=self.partition_rows, engine=self.engine, scheduler=self.scheduler,
             progress=self.progress,
         )  # fmt: skip
-        if self._rows is not None and mc.rows != self._rows:
+        before = self._rows_of_pass
+        if before is not None and mc.rows != before.rows:
             raise DataError(
-                f"{str(self.input_path)!r} gave {mc.rows} rows in this pass and {self._rows} "
+                f"{str(self.input_path)!r} gave {mc.rows} rows in this pass and {before.rows} "
                 "before: the input changed while it was being read; fit again"
             )
-        self._rows = mc.rows
-        self._rows_read = mc.rows_read
-        self._values_filled = mc.values_filled
+        self._rows_of_pass = _PassRows(mc.rows, mc.rows_read, mc.values_filled)
         return {s: mc.table(s) for s in sets}

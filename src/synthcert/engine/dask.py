@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from synthcert.engine.local import Done, in_order
+from synthcert.engine.local import Done, FuturesEngine
 from synthcert.engine.reduce import merge_copy, tree_pairs
 from synthcert.errors import SynthcertError, import_extra
 
@@ -116,7 +116,7 @@ def dask_client(
         cluster.close()
 
 
-class DaskEngine:
+class DaskEngine(FuturesEngine):
     """Run per-partition functions as Dask tasks on ``client``'s cluster.
 
     Parameters
@@ -135,42 +135,18 @@ class DaskEngine:
         """Workers currently attached to the scheduler."""
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
-    def map_ordered(
-        self,
-        func: Callable[..., T],
-        items: Sequence[Any],
-        *args: Any,
-        window: int | None = None,
-        on_done: Done | None = None,
-    ) -> Iterator[T]:
-        """Yield ``func(item, *args)`` in item order, with at most ``window`` tasks in flight.
-
-        Parameters
-        ----------
-        func : callable
-            A picklable function applied to each item (and ``args``) on a worker.
-        items : sequence
-            The items, in order.
-        *args
-            Further arguments of ``func`` (sent with each task).
-        window : int, optional
-            Tasks in flight (default twice the workers).
-        on_done : callable, optional
-            Called with each item's index when its result is consumed.
-
-        Yields
-        ------
-        object
-            The results, in item order.
-        """
-        window = window or 2 * self.n_workers
+    def _submitter(
+        self, func: Callable[..., Any], args: tuple[Any, ...]
+    ) -> contextlib.AbstractContextManager[Callable[[Any], Any]]:
+        """Submits a task to the cluster (the client is closed by whoever opened it)."""
         submit = self.client.submit
-        for i, fut in in_order(lambda x: submit(_apply, x, func, args, pure=False), items, window):
-            value = fut.result()
-            fut.release()
-            if on_done:
-                on_done(i)
-            yield value
+        return contextlib.nullcontext(lambda x: submit(_apply, x, func, args, pure=False))
+
+    def _result(self, fut: Any) -> Any:
+        """The task's value, its result then released on the cluster."""
+        value = fut.result()
+        fut.release()
+        return value
 
     def reduce(
         self,

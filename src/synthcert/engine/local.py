@@ -6,7 +6,9 @@ the cores busy; results are consumed in partition order, so they do not depend o
 
 from __future__ import annotations
 
+import contextlib
 import os
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +50,68 @@ def in_order(
         yield pending.popleft()
 
 
-class LocalEngine:
+class FuturesEngine(ABC):
+    """An engine that runs each item as one future: ``map_ordered`` for the local and Dask engines.
+
+    A subclass says how to submit an item (:meth:`_submitter`) and, when it must, how to take a
+    finished future's value (:meth:`_result`); the ordering, the window of items in flight and
+    the ``on_done`` calls are the same for every engine, so they are written once here.
+    """
+
+    @property
+    @abstractmethod
+    def n_workers(self) -> int:
+        """Workers (threads or Dask workers) the tasks run on."""
+
+    @abstractmethod
+    def _submitter(
+        self, func: Callable[..., Any], args: tuple[Any, ...]
+    ) -> contextlib.AbstractContextManager[Callable[[Any], Any]]:
+        """A context whose value ``submit(item)`` starts ``func(item, *args)`` and returns its
+        future; leaving it releases what it opened."""
+
+    def _result(self, fut: Any) -> Any:
+        """The value of a finished future."""
+        return fut.result()
+
+    def map_ordered(
+        self,
+        func: Callable[..., T],
+        items: Sequence[Any],
+        *args: Any,
+        window: int | None = None,
+        on_done: Done | None = None,
+    ) -> Iterator[T]:
+        """Yield ``func(item, *args)`` in item order, with at most ``window`` items in flight.
+
+        Parameters
+        ----------
+        func : callable
+            Applied to each item (and ``args``); on Dask, a picklable function run on a worker.
+        items : sequence
+            The items, in order.
+        *args
+            Further arguments of ``func`` (on Dask, sent with each task).
+        window : int, optional
+            Items in flight (default twice the workers).
+        on_done : callable, optional
+            Called with each item's index when its result is consumed.
+
+        Yields
+        ------
+        object
+            The results, in item order.
+        """
+        window = window or 2 * self.n_workers
+        with self._submitter(func, args) as submit:
+            for i, fut in in_order(submit, items, window):
+                value = self._result(fut)
+                if on_done:
+                    on_done(i)
+                yield value
+
+
+class LocalEngine(FuturesEngine):
     """Run per-partition functions with ``workers`` threads of this process.
 
     Parameters
@@ -67,41 +130,13 @@ class LocalEngine:
         """Number of threads."""
         return self.workers
 
-    def map_ordered(
-        self,
-        func: Callable[..., T],
-        items: Sequence[Any],
-        *args: Any,
-        window: int | None = None,
-        on_done: Done | None = None,
-    ) -> Iterator[T]:
-        """Yield ``func(item, *args)`` in item order, with at most ``window`` items in flight.
-
-        Parameters
-        ----------
-        func : callable
-            Applied to each item (and ``args``).
-        items : sequence
-            The items, in order.
-        *args
-            Further arguments of ``func``.
-        window : int, optional
-            Items in flight (default twice the threads).
-        on_done : callable, optional
-            Called with each item's index when it is consumed.
-
-        Yields
-        ------
-        object
-            The results, in item order.
-        """
-        window = window or 2 * self.workers
+    @contextlib.contextmanager
+    def _submitter(
+        self, func: Callable[..., Any], args: tuple[Any, ...]
+    ) -> Iterator[Callable[[Any], Any]]:
+        """Submits to a pool of ``workers`` threads, shut down (after its tasks) on exit."""
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            for i, fut in in_order(lambda x: pool.submit(func, x, *args), items, window):
-                value = fut.result()
-                if on_done:
-                    on_done(i)
-                yield value
+            yield lambda x: pool.submit(func, x, *args)
 
     def reduce(
         self,

@@ -357,8 +357,7 @@ def sample_frames(
     ParameterError
         The model has no ``sample_chunk``, ``n`` is negative, or the engine is unknown.
     """
-    model = checked_model(model)
-    chunks = chunk_specs(int(n), seed, _chunk_rows(model, chunk_rows))
+    model, _, chunks = _sampling_chunks(model, n, seed, chunk_rows)
     done = 0
     with open_engine(engine, scheduler) as eng:
         for frame in eng.map_ordered(chunk_frame, chunks, model):
@@ -406,15 +405,24 @@ def sample_tables(
     ParameterError
         The model has no ``sample_chunk``, ``n`` is negative, or the engine is unknown.
     """
-    model = checked_model(model)
-    chunks = chunk_specs(int(n), seed, _chunk_rows(model, chunk_rows))
+    model, _, chunks = _sampling_chunks(model, n, seed, chunk_rows)
     with open_engine(engine, scheduler) as eng:
         yield from eng.map_ordered(chunk_table, chunks, model)
 
 
-def _chunk_rows(model: SamplesChunks, chunk_rows: int | None) -> int:
-    """The chunk size asked for, else the model's own, else the one default."""
-    return int(chunk_rows or getattr(model, "chunk_rows", None) or CHUNK_ROWS)
+def _sampling_chunks(
+    model: SamplesChunks, n: int, seed: Seed, chunk_rows: int | None
+) -> tuple[SamplesChunks, int, list[ChunkSpec]]:
+    """The checked model, the chunk size and the chunks of ``n`` rows (what every sampling
+    operation starts from).
+
+    The chunk size is the one asked for, else the model's own ``chunk_rows``, else the one
+    default :data:`~synthcert.statistics.CHUNK_ROWS`; chunk i is drawn from child i of the seed
+    (:func:`~synthcert.engine.sample.chunk_specs`).
+    """
+    model = checked_model(model)
+    size = int(chunk_rows or getattr(model, "chunk_rows", None) or CHUNK_ROWS)
+    return model, size, chunk_specs(int(n), seed, size)
 
 
 def sample_partitioned(
@@ -474,9 +482,7 @@ def sample_partitioned(
     DataError
         ``out`` is a file, or a folder that is not a synthcert dataset.
     """
-    model = checked_model(model)
-    chunk_rows = _chunk_rows(model, chunk_rows)
-    chunks = chunk_specs(int(n), seed, chunk_rows)
+    model, chunk_rows, chunks = _sampling_chunks(model, n, seed, chunk_rows)
     # zero rows from a fixed seed: refuses an unfitted model before writing, and names columns
     columns = list(chunk_frame(ChunkSpec(0, 0, np.random.SeedSequence(0)), model).columns)
     writer = PartitionedDatasetWriter(out, protect=protect)

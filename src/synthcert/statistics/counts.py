@@ -11,8 +11,10 @@ in any order (integer sums, so every engine and every order gives the same integ
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Self
 
 import numpy as np
 
@@ -48,30 +50,72 @@ def clique_counts(codes: np.ndarray, clique: Clique, shape: Sequence[int]) -> np
     return counts.astype(np.int64, copy=False).reshape(shape)
 
 
-class _RowTally:
-    """The row bookkeeping every count accumulator keeps beside its counts: ``rows`` counted
-    (kept by the missing-value policy), ``rows_read`` (kept or not) and ``values_filled``
-    (missing values given public fills); integer sums, so merges commute."""
+class _CountAccumulator(ABC):
+    """What every count accumulator shares: ``update`` with a chunk of codes, ``merge`` with
+    another accumulator, and the row bookkeeping kept beside the counts: ``rows`` counted (kept
+    by the missing-value policy), ``rows_read`` (kept or not) and ``values_filled`` (missing
+    values given public fills). A subclass says how its counts add a chunk
+    (:meth:`_add_codes`) and another accumulator's counts (:meth:`_add_counts`); all are
+    integer sums, so merges commute."""
 
     rows: int
     rows_read: int
     values_filled: int
 
-    def _tally(self, kept: int, read: int | None, filled: int) -> None:
-        """Add one chunk: ``kept`` rows counted, ``read`` rows read (default ``kept``)."""
+    @abstractmethod
+    def _add_codes(self, codes: np.ndarray) -> None:
+        """Add the counts of the rows of an (m, k) codes array."""
+
+    @abstractmethod
+    def _add_counts(self, other: Self) -> None:
+        """Add the counts of another accumulator of the same cells."""
+
+    def update(self, codes: np.ndarray, *, read: int | None = None, filled: int = 0) -> Self:
+        """Add the rows of an (m, k) codes array (in place).
+
+        Parameters
+        ----------
+        codes : numpy.ndarray
+            The kept rows' codes, one column per column of the table.
+        read : int, optional
+            Rows read for this chunk, kept or not (default: the rows of ``codes``).
+        filled : int, default 0
+            Values of this chunk given public fills.
+
+        Returns
+        -------
+        MarginalCounts or HistogramAccumulator
+            ``self``.
+        """
+        self._add_codes(codes)
+        kept = int(codes.shape[0])
         self.rows += kept
         self.rows_read += int(kept if read is None else read)
         self.values_filled += int(filled)
+        return self
 
-    def _tally_merged(self, other: _RowTally) -> None:
-        """Add the bookkeeping of another accumulator's (disjoint) rows."""
+    def merge(self, other: Self) -> Self:
+        """Add the counts of other rows, on the same cells (in place).
+
+        Parameters
+        ----------
+        other : MarginalCounts or HistogramAccumulator
+            Counts of disjoint rows, of the same type and cells (left untouched).
+
+        Returns
+        -------
+        MarginalCounts or HistogramAccumulator
+            ``self``.
+        """
+        self._add_counts(other)
         self.rows += other.rows
         self.rows_read += other.rows_read
         self.values_filled += other.values_filled
+        return self
 
 
 @dataclass
-class MarginalCounts(_RowTally):
+class MarginalCounts(_CountAccumulator):
     """Counts of k-way cells on public bins, one flattened array per clique, mergeable.
 
     Parameters
@@ -107,47 +151,15 @@ class MarginalCounts(_RowTally):
                 c: np.zeros(math.prod(s), dtype=np.int64) for c, s in self.shapes.items()
             }
 
-    def update(
-        self, codes: np.ndarray, *, read: int | None = None, filled: int = 0
-    ) -> MarginalCounts:
-        """Add the rows of an (m, k) codes array (in place).
-
-        Parameters
-        ----------
-        codes : numpy.ndarray
-            The kept rows' codes.
-        read : int, optional
-            Rows read for this chunk, kept or not (default: the rows of ``codes``).
-        filled : int, default 0
-            Values of this chunk given public fills.
-
-        Returns
-        -------
-        MarginalCounts
-            ``self``.
-        """
+    def _add_codes(self, codes: np.ndarray) -> None:
+        """Add each clique's cell counts of the codes (flattened, as kept)."""
         for clique, shape in self.shapes.items():
             self.counts[clique] += clique_counts(codes, clique, shape).ravel()
-        self._tally(int(codes.shape[0]), read, filled)
-        return self
 
-    def merge(self, other: MarginalCounts) -> MarginalCounts:
-        """Add the counts of other rows, on the same cliques (in place).
-
-        Parameters
-        ----------
-        other : MarginalCounts
-            Counts of disjoint rows (left untouched).
-
-        Returns
-        -------
-        MarginalCounts
-            ``self``.
-        """
+    def _add_counts(self, other: MarginalCounts) -> None:
+        """Add the counts of each clique of ``other``."""
         for clique in self.counts:
             self.counts[clique] += other.counts[clique]
-        self._tally_merged(other)
-        return self
 
     def table(self, clique: Sequence[int]) -> np.ndarray:
         """The counts of one clique as a k-dimensional array (axes in clique order).
@@ -172,7 +184,7 @@ class MarginalCounts(_RowTally):
 
 
 @dataclass
-class HistogramAccumulator(_RowTally):
+class HistogramAccumulator(_CountAccumulator):
     """One-way counts of every column on public bins (the marginals of the cliques (j,)).
 
     The same counting and merging as :class:`MarginalCounts` restricted to single columns,
@@ -209,47 +221,15 @@ class HistogramAccumulator(_RowTally):
         if self.counts is None:
             self.counts = [np.zeros(int(k), dtype=np.int64) for k in self.cardinalities]
 
-    def update(
-        self, codes: np.ndarray, *, read: int | None = None, filled: int = 0
-    ) -> HistogramAccumulator:
-        """Add the rows of an (m, k) codes array (in place).
-
-        Parameters
-        ----------
-        codes : numpy.ndarray
-            The kept rows' codes, one column per histogram.
-        read : int, optional
-            Rows read for this chunk, kept or not (default: the rows of ``codes``).
-        filled : int, default 0
-            Values of this chunk given public fills.
-
-        Returns
-        -------
-        HistogramAccumulator
-            ``self``.
-        """
+    def _add_codes(self, codes: np.ndarray) -> None:
+        """Add the histogram of each column of the codes."""
         for j, k in enumerate(self.cardinalities):
             self.counts[j] += clique_counts(codes, (j,), (k,))
-        self._tally(int(codes.shape[0]), read, filled)
-        return self
 
-    def merge(self, other: HistogramAccumulator) -> HistogramAccumulator:
-        """Add the histograms of other rows (in place).
-
-        Parameters
-        ----------
-        other : HistogramAccumulator
-            Histograms of disjoint rows on the same bins (left untouched).
-
-        Returns
-        -------
-        HistogramAccumulator
-            ``self``.
-        """
+    def _add_counts(self, other: HistogramAccumulator) -> None:
+        """Add the histograms of ``other``, column by column."""
         for j in range(len(self.counts)):
             self.counts[j] += other.counts[j]
-        self._tally_merged(other)
-        return self
 
 
 __all__ = ["Clique", "HistogramAccumulator", "MarginalCounts", "clique_counts"]
