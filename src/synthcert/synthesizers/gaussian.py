@@ -40,7 +40,7 @@ from synthcert.privacy.claims import (
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import CHUNK_ROWS, chunk_sizes
 from synthcert.statistics.moments import MomentAccumulator
-from synthcert.synthesizers.base import Synthesizer, sample_count
+from synthcert.synthesizers.base import Synthesizer, sample_count, store_params
 
 
 @dataclass(frozen=True)
@@ -153,16 +153,7 @@ class GaussianSynthesizer(Synthesizer):
         chunk_rows: int = CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
-        self.schema = schema
-        self.sigma = sigma
-        self.neighboring = neighboring
-        self.min_rows = min_rows
-        self.ridge = ridge
-        self.alpha = alpha
-        self.delta = delta
-        self.missing = missing
-        self.chunk_rows = chunk_rows
-        self.workers = workers
+        store_params(self, locals())
 
     def validate_params(self) -> None:
         """Check sigma, the minimum table size, the ridge and the chunking options.

@@ -35,7 +35,14 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_aim,
     run_mwem,
 )
-from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
+from synthcert.synthesizers.base import (
+    DEFAULT_DELTA,
+    DPSynthesizer,
+    cached_discretizer,
+    check_bins,
+    check_share,
+    store_params,
+)
 from synthcert.synthesizers.counts import fit_from_table
 
 
@@ -104,20 +111,7 @@ class _PGMSynthesizer(DPSynthesizer):
         progress: Progress | None = None,
         compress: bool = False,
     ) -> None:
-        self.schema = schema
-        self.epsilon = epsilon
-        self.delta = delta
-        self.workload = workload
-        self.rounds = rounds
-        self.max_model_size = max_model_size
-        self.pgm_iters = pgm_iters
-        self.round_iters = round_iters
-        self.measure_share = measure_share
-        self.bins = bins
-        self.missing = missing
-        self.seed = seed
-        self.progress = progress
-        self.compress = compress
+        store_params(self, locals())
 
     def validate_params(self) -> None:
         """Check the budget (as zCDP), the measurement share, the rounds and the workload.
@@ -143,11 +137,10 @@ class _PGMSynthesizer(DPSynthesizer):
         super().validate_params()
         if self.epsilon is not None:
             rho_from_epsilon_delta(self.epsilon, self.target_delta())  # checks both
-        if not 0 < self.measure_share < 1:
-            raise ParameterError(
-                f"measure_share (the share of each round's budget spent on measurement) "
-                f"must lie in (0, 1), got {self.measure_share}"
-            )
+        check_share(
+            "measure_share (the share of each round's budget spent on measurement)",
+            self.measure_share,
+        )
         if self.rounds is not None and self.rounds < 1:
             raise ParameterError(f"rounds must be at least 1, got {self.rounds}")
         if self.pgm_iters < 1:
@@ -156,8 +149,7 @@ class _PGMSynthesizer(DPSynthesizer):
             raise ParameterError(f"round_iters must be at least 1, got {self.round_iters}")
         if self.max_model_size is not None and not self.max_model_size > 0:
             raise ParameterError(f"max_model_size must be positive, got {self.max_model_size}")
-        if not self.bins >= 2:
-            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        check_bins(self.bins)
         names = set(self.schema.names)
         for cl in self.workload or ():
             unknown = [a for a in cl if a not in names]

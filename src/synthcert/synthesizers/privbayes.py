@@ -38,7 +38,14 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
     prefetch_subsets,
 )
-from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer, require_two_rows
+from synthcert.synthesizers.base import (
+    DPSynthesizer,
+    cached_discretizer,
+    check_bins,
+    check_share,
+    require_two_rows,
+    store_params,
+)
 from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.counts import fit_from_table
 
@@ -160,17 +167,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        self.schema = schema
-        self.epsilon = epsilon
-        self.delta = delta
-        self.degree = degree
-        self.structure_share = structure_share
-        self.noise = noise
-        self.staircase_form = staircase_form
-        self.theta = theta
-        self.bins = bins
-        self.missing = missing
-        self.seed = seed
+        store_params(self, locals())
 
     def validate_params(self) -> None:
         """Check the budget, the degree, the structure share, the noise and the bins.
@@ -195,14 +192,12 @@ class PrivBayesSynthesizer(DPSynthesizer):
         super().validate_params()
         if self.degree is not None and self.degree < 0:
             raise ParameterError(f"degree must be >= 0, got {self.degree}")
-        if not 0 < self.structure_share < 1:
-            raise ParameterError(f"structure_share must lie in (0, 1), got {self.structure_share}")
+        check_share("structure_share", self.structure_share)
         check_choice("noise", self.noise, ("laplace", "staircase"))
         check_choice("staircase_form", self.staircase_form, ("l1", "coordinate"))
         if not self.theta > 0:
             raise ParameterError(f"theta must be positive, got {self.theta}")
-        if not self.bins >= 2:
-            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        check_bins(self.bins)
 
     @property
     def discretizer(self) -> Discretizer:
