@@ -43,10 +43,10 @@ from synthcert.synthesizers.base import (
     check_share,
     store_params,
 )
-from synthcert.synthesizers.counts import fit_from_table
+from synthcert.synthesizers.counts import FitFromTableMixin
 
 
-class _PGMSynthesizer(DPSynthesizer):
+class _PGMSynthesizer(FitFromTableMixin, DPSynthesizer):
     """Shared parts: discretisation, budget, workload, sampling from the fitted model.
 
     ``pgm_iters`` mirror-descent iterations for the final estimate, ``round_iters`` (default
@@ -178,14 +178,6 @@ class _PGMSynthesizer(DPSynthesizer):
         if len(names) == 1:
             return [((names[0],), 1.0)]
         return all_pairs(names)
-
-    def _fit(self, table: pd.DataFrame) -> None:
-        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
-
-        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
-        (private: run record only) counts the rows the missing-value policy dropped.
-        """
-        fit_from_table(self, table)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Run the mechanism (AIM or MWEM) on the marginals of ``source`` (counted on

@@ -47,7 +47,7 @@ from synthcert.synthesizers.base import (
     store_params,
 )
 from synthcert.synthesizers.copula import clip_normalise
-from synthcert.synthesizers.counts import fit_from_table
+from synthcert.synthesizers.counts import FitFromTableMixin
 
 Noise = Literal["laplace", "staircase"]
 DEFAULT_THETA = 4.0
@@ -97,7 +97,7 @@ def choose_degree(
     return min(best, max(d - 1, 1))
 
 
-class PrivBayesSynthesizer(DPSynthesizer):
+class PrivBayesSynthesizer(FitFromTableMixin, DPSynthesizer):
     """A degree-k Bayesian network over discretised columns (PrivBayes).
 
     ``degree=None`` picks k by theta-usefulness under DP (2 without DP); ``structure_share``
@@ -205,14 +205,6 @@ class PrivBayesSynthesizer(DPSynthesizer):
         return cached_discretizer(self)
 
     # -- fitting -------------------------------------------------------------------------
-    def _fit(self, table: pd.DataFrame) -> None:
-        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
-
-        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
-        (private: run record only) counts the rows the missing-value policy dropped.
-        """
-        fit_from_table(self, table)
-
     def fit_counts(self, source: CountSource) -> Self:
         """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3) from the
         joint counts of ``source`` (counted on ``self.discretizer``'s bins).
