@@ -88,35 +88,6 @@ def constructor_params(cls: type) -> list[str]:
     return names
 
 
-def store_params(synth: Synthesizer, params: Mapping[str, Any]) -> None:
-    """Store each constructor argument under its own name, unchanged (the estimator convention
-    of this module's docstring), in signature order.
-
-    Called as ``store_params(self, locals())``, the first statement of an ``__init__`` whose
-    signature names every parameter: the signature stays what :func:`constructor_params`,
-    :meth:`Synthesizer.get_params` and the API reference read, and what ``get_params`` returns
-    is exactly what the call passed.
-
-    Parameters
-    ----------
-    synth : Synthesizer
-        The synthesizer being constructed.
-    params : mapping of str to object
-        ``locals()`` at the start of ``__init__`` (``self`` is skipped).
-
-    Examples
-    --------
-    >>> from synthcert.data.schema import NumericColumn, Schema
-    >>> from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
-    >>> s = PrivBayesSynthesizer(Schema((NumericColumn("x", 0, 1),)), bins=7)
-    >>> s.bins, s.epsilon
-    (7, None)
-    """
-    for name, value in params.items():
-        if name != "self":
-            setattr(synth, name, value)
-
-
 def check_bins(bins: int) -> None:
     """Refuse fewer than 2 public bins per numeric column (a discretisation needs 2 cells).
 
@@ -269,6 +240,32 @@ class Synthesizer(ABC):
         self.schema = schema
 
     # -- parameters (scikit-learn's get_params / set_params) -----------------------------
+    def _store_params(self, params: Mapping[str, Any]) -> None:
+        """Store each constructor argument under its own name, unchanged (the estimator
+        convention of this module's docstring), in signature order.
+
+        Called as ``self._store_params(locals())``, the first statement of an ``__init__``
+        whose signature names every parameter: the signature stays what
+        :func:`constructor_params`, :meth:`get_params` and the API reference read, and what
+        ``get_params`` returns is exactly what the call passed.
+
+        Parameters
+        ----------
+        params : mapping of str to object
+            ``locals()`` at the start of ``__init__`` (``self`` is skipped).
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
+        >>> s = PrivBayesSynthesizer(Schema((NumericColumn("x", 0, 1),)), bins=7)
+        >>> s.bins, s.epsilon
+        (7, None)
+        """
+        for name, value in params.items():
+            if name != "self":
+                setattr(self, name, value)
+
     @classmethod
     def _get_param_names(cls) -> list[str]:
         """The constructor's parameter names (see :func:`constructor_params`)."""

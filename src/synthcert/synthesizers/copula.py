@@ -61,7 +61,6 @@ from synthcert.synthesizers.base import (
     check_bins,
     check_share,
     require_two_rows,
-    store_params,
 )
 from synthcert.synthesizers.gaussian import gaussian_factor
 
@@ -427,7 +426,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        store_params(self, locals())
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget, the marginal share, the bins and the kind of marginals.

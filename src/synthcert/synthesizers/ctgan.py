@@ -79,7 +79,6 @@ from synthcert.synthesizers.base import (
     DPSynthesizer,
     cached_discretizer,
     check_bins,
-    store_params,
 )
 from synthcert.synthesizers.ctgan_missing import (
     MISSING_LEVEL,
@@ -177,7 +176,7 @@ class CTGANSynthesizer(DPSynthesizer):
         secure_mode: bool = False,
         min_rows: int | None = None,
     ) -> None:
-        store_params(self, locals())
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget (DP-SGD needs 0 < delta < 1), the epochs, batches and clip norm.

@@ -40,7 +40,7 @@ from synthcert.privacy.claims import (
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.chunks import CHUNK_ROWS, chunk_sizes
 from synthcert.statistics.moments import MomentAccumulator
-from synthcert.synthesizers.base import Synthesizer, sample_count, store_params
+from synthcert.synthesizers.base import Synthesizer, sample_count
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class GaussianSynthesizer(Synthesizer):
         chunk_rows: int = CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
-        store_params(self, locals())
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check sigma, the minimum table size, the ridge and the chunking options.

@@ -41,7 +41,6 @@ from synthcert.synthesizers.base import (
     cached_discretizer,
     check_bins,
     check_share,
-    store_params,
 )
 from synthcert.synthesizers.counts import FitFromTableMixin
 
@@ -111,7 +110,7 @@ class _PGMSynthesizer(FitFromTableMixin, DPSynthesizer):
         progress: Progress | None = None,
         compress: bool = False,
     ) -> None:
-        store_params(self, locals())
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget (as zCDP), the measurement share, the rounds and the workload.

@@ -44,7 +44,6 @@ from synthcert.synthesizers.base import (
     check_bins,
     check_share,
     require_two_rows,
-    store_params,
 )
 from synthcert.synthesizers.copula import clip_normalise
 from synthcert.synthesizers.counts import FitFromTableMixin
@@ -167,7 +166,7 @@ class PrivBayesSynthesizer(FitFromTableMixin, DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        store_params(self, locals())
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget, the degree, the structure share, the noise and the bins.
