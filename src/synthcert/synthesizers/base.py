@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 import operator
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar, Self
 
 import numpy as np
@@ -85,6 +86,37 @@ def constructor_params(cls: type) -> list[str]:
         if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
             break
     return names
+
+
+def check_bins(bins: int) -> None:
+    """Refuse fewer than 2 public bins per numeric column (a discretisation needs 2 cells).
+
+    Raises
+    ------
+    ParameterError
+        ``"bins must be at least 2, got <bins>"``.
+    """
+    if not bins >= 2:
+        raise ParameterError(f"bins must be at least 2, got {bins}")
+
+
+def check_share(label: str, share: float) -> None:
+    """Refuse a budget share outside the open interval (0, 1) (both parts must get some budget).
+
+    Parameters
+    ----------
+    label : str
+        How the message names the share (the parameter's name, possibly explained).
+    share : float
+        The share.
+
+    Raises
+    ------
+    ParameterError
+        ``"<label> must lie in (0, 1), got <share>"``.
+    """
+    if not 0 < share < 1:
+        raise ParameterError(f"{label} must lie in (0, 1), got {share}")
 
 
 def sample_count(n: Any) -> int:
@@ -208,6 +240,32 @@ class Synthesizer(ABC):
         self.schema = schema
 
     # -- parameters (scikit-learn's get_params / set_params) -----------------------------
+    def _store_params(self, params: Mapping[str, Any]) -> None:
+        """Store each constructor argument under its own name, unchanged (the estimator
+        convention of this module's docstring), in signature order.
+
+        Called as ``self._store_params(locals())``, the first statement of an ``__init__``
+        whose signature names every parameter: the signature stays what
+        :func:`constructor_params`, :meth:`get_params` and the API reference read, and what
+        ``get_params`` returns is exactly what the call passed.
+
+        Parameters
+        ----------
+        params : mapping of str to object
+            ``locals()`` at the start of ``__init__`` (``self`` is skipped).
+
+        Examples
+        --------
+        >>> from synthcert.data.schema import NumericColumn, Schema
+        >>> from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
+        >>> s = PrivBayesSynthesizer(Schema((NumericColumn("x", 0, 1),)), bins=7)
+        >>> s.bins, s.epsilon
+        (7, None)
+        """
+        for name, value in params.items():
+            if name != "self":
+                setattr(self, name, value)
+
     @classmethod
     def _get_param_names(cls) -> list[str]:
         """The constructor's parameter names (see :func:`constructor_params`)."""

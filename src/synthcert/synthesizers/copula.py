@@ -55,7 +55,13 @@ from synthcert.privacy.audit_hook import record_measurement
 from synthcert.privacy.mechanisms import laplace_mechanism
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.sources import CountSource, check_cardinalities
-from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer, require_two_rows
+from synthcert.synthesizers.base import (
+    DPSynthesizer,
+    cached_discretizer,
+    check_bins,
+    check_share,
+    require_two_rows,
+)
 from synthcert.synthesizers.gaussian import gaussian_factor
 
 
@@ -420,14 +426,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        self.schema = schema
-        self.epsilon = epsilon
-        self.delta = delta
-        self.marginal_share = marginal_share
-        self.bins = bins
-        self.marginals = marginals
-        self.missing = missing
-        self.seed = seed
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget, the marginal share, the bins and the kind of marginals.
@@ -460,10 +459,8 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 assumption="marginals='beta' only without epsilon",
                 admissible="drop epsilon, or use marginals='empirical' (the DP default)",
             )
-        if not 0 < self.marginal_share < 1:
-            raise ParameterError(f"marginal_share must lie in (0, 1), got {self.marginal_share}")
-        if not self.bins >= 2:
-            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        check_share("marginal_share", self.marginal_share)
+        check_bins(self.bins)
 
     # -- fitting -------------------------------------------------------------------------
     def _fit(self, table: pd.DataFrame) -> None:

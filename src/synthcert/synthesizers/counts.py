@@ -23,3 +23,21 @@ def fit_from_table(synth: Any, table: pd.DataFrame) -> Any:
     synth.rows_dropped_missing_ = dropped
     synth.values_filled_ = filled
     return synth
+
+
+class FitFromTableMixin:
+    """``_fit(table)`` of a synthesizer that fits from marginal counts on its public bins.
+
+    Put before the synthesizer's base class (``class S(FitFromTableMixin, DPSynthesizer)``);
+    the class provides ``discretizer`` and ``fit_counts`` (the route of
+    :class:`~synthcert.statistics.protocols.FitsFromCounts`), and ``fit(table)`` is then
+    :func:`fit_from_table`: the same counts as an engine's, counted in memory.
+    """
+
+    def _fit(self, table: pd.DataFrame) -> None:
+        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
+
+        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
+        (private: run record only) counts the rows the missing-value policy dropped.
+        """
+        fit_from_table(self, table)

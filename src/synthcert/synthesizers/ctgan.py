@@ -74,7 +74,12 @@ from synthcert.seeding import (
     torch_seeded,
     torch_seeds,
 )
-from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
+from synthcert.synthesizers.base import (
+    DEFAULT_DELTA,
+    DPSynthesizer,
+    cached_discretizer,
+    check_bins,
+)
 from synthcert.synthesizers.ctgan_missing import (
     MISSING_LEVEL,
     PATTERN_BUDGET_SHARE,
@@ -171,24 +176,7 @@ class CTGANSynthesizer(DPSynthesizer):
         secure_mode: bool = False,
         min_rows: int | None = None,
     ) -> None:
-        self.schema = schema
-        self.epsilon = epsilon
-        self.delta = delta
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.embedding_dim = embedding_dim
-        self.generator_dim = generator_dim
-        self.discriminator_dim = discriminator_dim
-        self.generator_lr = generator_lr
-        self.discriminator_lr = discriminator_lr
-        self.max_grad_norm = max_grad_norm
-        self.pac = pac
-        self.bins = bins
-        self.missing = missing
-        self.seed = seed
-        self.progress = progress
-        self.secure_mode = secure_mode
-        self.min_rows = min_rows
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget (DP-SGD needs 0 < delta < 1), the epochs, batches and clip norm.
@@ -224,8 +212,7 @@ class CTGANSynthesizer(DPSynthesizer):
             )
         if not self.max_grad_norm > 0:
             raise ParameterError(f"max_grad_norm must be positive, got {self.max_grad_norm}")
-        if not self.bins >= 2:
-            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        check_bins(self.bins)
 
     @property
     def discretizer(self) -> Discretizer:

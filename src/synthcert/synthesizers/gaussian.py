@@ -153,16 +153,7 @@ class GaussianSynthesizer(Synthesizer):
         chunk_rows: int = CHUNK_ROWS,
         workers: int | None = None,
     ) -> None:
-        self.schema = schema
-        self.sigma = sigma
-        self.neighboring = neighboring
-        self.min_rows = min_rows
-        self.ridge = ridge
-        self.alpha = alpha
-        self.delta = delta
-        self.missing = missing
-        self.chunk_rows = chunk_rows
-        self.workers = workers
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check sigma, the minimum table size, the ridge and the chunking options.

@@ -35,11 +35,17 @@ from synthcert.synthesizers._pgm_mechanisms import (
     run_aim,
     run_mwem,
 )
-from synthcert.synthesizers.base import DEFAULT_DELTA, DPSynthesizer, cached_discretizer
-from synthcert.synthesizers.counts import fit_from_table
+from synthcert.synthesizers.base import (
+    DEFAULT_DELTA,
+    DPSynthesizer,
+    cached_discretizer,
+    check_bins,
+    check_share,
+)
+from synthcert.synthesizers.counts import FitFromTableMixin
 
 
-class _PGMSynthesizer(DPSynthesizer):
+class _PGMSynthesizer(FitFromTableMixin, DPSynthesizer):
     """Shared parts: discretisation, budget, workload, sampling from the fitted model.
 
     ``pgm_iters`` mirror-descent iterations for the final estimate, ``round_iters`` (default
@@ -104,20 +110,7 @@ class _PGMSynthesizer(DPSynthesizer):
         progress: Progress | None = None,
         compress: bool = False,
     ) -> None:
-        self.schema = schema
-        self.epsilon = epsilon
-        self.delta = delta
-        self.workload = workload
-        self.rounds = rounds
-        self.max_model_size = max_model_size
-        self.pgm_iters = pgm_iters
-        self.round_iters = round_iters
-        self.measure_share = measure_share
-        self.bins = bins
-        self.missing = missing
-        self.seed = seed
-        self.progress = progress
-        self.compress = compress
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget (as zCDP), the measurement share, the rounds and the workload.
@@ -143,11 +136,10 @@ class _PGMSynthesizer(DPSynthesizer):
         super().validate_params()
         if self.epsilon is not None:
             rho_from_epsilon_delta(self.epsilon, self.target_delta())  # checks both
-        if not 0 < self.measure_share < 1:
-            raise ParameterError(
-                f"measure_share (the share of each round's budget spent on measurement) "
-                f"must lie in (0, 1), got {self.measure_share}"
-            )
+        check_share(
+            "measure_share (the share of each round's budget spent on measurement)",
+            self.measure_share,
+        )
         if self.rounds is not None and self.rounds < 1:
             raise ParameterError(f"rounds must be at least 1, got {self.rounds}")
         if self.pgm_iters < 1:
@@ -156,8 +148,7 @@ class _PGMSynthesizer(DPSynthesizer):
             raise ParameterError(f"round_iters must be at least 1, got {self.round_iters}")
         if self.max_model_size is not None and not self.max_model_size > 0:
             raise ParameterError(f"max_model_size must be positive, got {self.max_model_size}")
-        if not self.bins >= 2:
-            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        check_bins(self.bins)
         names = set(self.schema.names)
         for cl in self.workload or ():
             unknown = [a for a in cl if a not in names]
@@ -186,14 +177,6 @@ class _PGMSynthesizer(DPSynthesizer):
         if len(names) == 1:
             return [((names[0],), 1.0)]
         return all_pairs(names)
-
-    def _fit(self, table: pd.DataFrame) -> None:
-        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
-
-        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
-        (private: run record only) counts the rows the missing-value policy dropped.
-        """
-        fit_from_table(self, table)
 
     def fit_counts(self, source: CountSource) -> Self:
         """Run the mechanism (AIM or MWEM) on the marginals of ``source`` (counted on

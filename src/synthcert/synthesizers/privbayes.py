@@ -38,9 +38,15 @@ from synthcert.synthesizers._bayesnet import (
     learn_structure,
     prefetch_subsets,
 )
-from synthcert.synthesizers.base import DPSynthesizer, cached_discretizer, require_two_rows
+from synthcert.synthesizers.base import (
+    DPSynthesizer,
+    cached_discretizer,
+    check_bins,
+    check_share,
+    require_two_rows,
+)
 from synthcert.synthesizers.copula import clip_normalise
-from synthcert.synthesizers.counts import fit_from_table
+from synthcert.synthesizers.counts import FitFromTableMixin
 
 Noise = Literal["laplace", "staircase"]
 DEFAULT_THETA = 4.0
@@ -90,7 +96,7 @@ def choose_degree(
     return min(best, max(d - 1, 1))
 
 
-class PrivBayesSynthesizer(DPSynthesizer):
+class PrivBayesSynthesizer(FitFromTableMixin, DPSynthesizer):
     """A degree-k Bayesian network over discretised columns (PrivBayes).
 
     ``degree=None`` picks k by theta-usefulness under DP (2 without DP); ``structure_share``
@@ -160,17 +166,7 @@ class PrivBayesSynthesizer(DPSynthesizer):
         missing: MissingPolicy = "model",
         seed: Seed = None,
     ) -> None:
-        self.schema = schema
-        self.epsilon = epsilon
-        self.delta = delta
-        self.degree = degree
-        self.structure_share = structure_share
-        self.noise = noise
-        self.staircase_form = staircase_form
-        self.theta = theta
-        self.bins = bins
-        self.missing = missing
-        self.seed = seed
+        self._store_params(locals())
 
     def validate_params(self) -> None:
         """Check the budget, the degree, the structure share, the noise and the bins.
@@ -195,14 +191,12 @@ class PrivBayesSynthesizer(DPSynthesizer):
         super().validate_params()
         if self.degree is not None and self.degree < 0:
             raise ParameterError(f"degree must be >= 0, got {self.degree}")
-        if not 0 < self.structure_share < 1:
-            raise ParameterError(f"structure_share must lie in (0, 1), got {self.structure_share}")
+        check_share("structure_share", self.structure_share)
         check_choice("noise", self.noise, ("laplace", "staircase"))
         check_choice("staircase_form", self.staircase_form, ("l1", "coordinate"))
         if not self.theta > 0:
             raise ParameterError(f"theta must be positive, got {self.theta}")
-        if not self.bins >= 2:
-            raise ParameterError(f"bins must be at least 2, got {self.bins}")
+        check_bins(self.bins)
 
     @property
     def discretizer(self) -> Discretizer:
@@ -210,14 +204,6 @@ class PrivBayesSynthesizer(DPSynthesizer):
         return cached_discretizer(self)
 
     # -- fitting -------------------------------------------------------------------------
-    def _fit(self, table: pd.DataFrame) -> None:
-        """Discretise ``table`` and fit from its counts (:meth:`fit_counts`).
-
-        Missing values of nullable columns are one more category; ``rows_dropped_missing_``
-        (private: run record only) counts the rows the missing-value policy dropped.
-        """
-        fit_from_table(self, table)
-
     def fit_counts(self, source: CountSource) -> Self:
         """Learn the network (Algorithm 2) and its conditional tables (Algorithm 3) from the
         joint counts of ``source`` (counted on ``self.discretizer``'s bins).
