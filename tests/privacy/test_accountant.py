@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
 from synthcert.privacy.accountant import (
+    LedgerEntry,
     PrivacyAccountant,
     compose_steps,
     rdp_epsilon,
@@ -214,6 +215,8 @@ def test_an_rdp_curve_is_read_at_lower_orders_and_separate_runs_compose():
     twice.record_rdp("sgd", 8.0, 0.4)
     assert rdp_total(twice.ledger, 8.0) == pytest.approx(0.8)
     assert twice.spent().epsilon == pytest.approx(rdp_epsilon(8.0, 0.8, 1e-5), rel=1e-12)
+    read_back = [LedgerEntry.from_dict({**e.to_dict(), "curve": None}) for e in twice.ledger]
+    assert rdp_total(read_back, 8.0) == pytest.approx(0.8)  # without curves: each its own
 
 
 def test_a_pure_step_counts_at_most_its_epsilon_in_renyi_terms():

@@ -202,16 +202,16 @@ def rdp_total(entries: Sequence[LedgerEntry], alpha: float) -> float | None:
     RDP adds up at a common order (Mironov 2017, Prop. 1). An RDP curve is read at α from its
     points of order ≥ α, the smallest of them: Rényi divergence does not decrease with the
     order (van Erven & Harremoës 2014, Thm. 3), so (α', ε)-RDP implies (α, ε)-RDP for α ≤ α'.
-    Every other step counts :meth:`LedgerEntry.rdp_at`.
+    Every other step counts :meth:`LedgerEntry.rdp_at`. A point without a curve is a curve of
+    its own (never read as an alternative to another).
     """
-    curves: dict[int | None, list[float]] = {}
+    curves: dict[int | str, list[float]] = {}
     parts: list[float] = []
-    for e in entries:
+    for i, e in enumerate(entries):
         if e.epsilon_rdp is not None:
+            points = curves.setdefault(f"entry {i}" if e.curve is None else e.curve, [])
             if e.alpha is not None and e.alpha >= alpha:
-                curves.setdefault(e.curve, []).append(e.epsilon_rdp)
-            else:
-                curves.setdefault(e.curve, [])
+                points.append(e.epsilon_rdp)
             continue
         bound = e.rdp_at(alpha)
         if bound is None:
