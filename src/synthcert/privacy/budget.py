@@ -17,8 +17,8 @@ from synthcert.privacy.gaussian_release import (
     Method,
     Neighboring,
     Variant,
-    equation_text,
     record_event,
+    setting_fields,
 )
 from synthcert.privacy.record_accountant import (
     BudgetFields,
@@ -266,14 +266,7 @@ def account(
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     acc = account_records(event, n_out, alpha=alpha, delta=delta, conversion=conversion)
     return GaussianCertificate.of(
-        acc,
-        neighboring=neighboring,
-        n=int(n),
-        d=int(d),
-        sigma=float(sigma),
-        alpha_max=float(event.alpha_max),
-        equation=equation_text(n, neighboring, method),
-        method=method if neighboring == "bounded" else "",
+        acc, **setting_fields(n, d, sigma, neighboring, method, event.alpha_max)
     )
 
 
