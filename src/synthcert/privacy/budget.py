@@ -17,16 +17,16 @@ from synthcert.privacy.gaussian_release import (
     Method,
     Neighboring,
     Variant,
-    equation_text,
     record_event,
+    setting_fields,
 )
 from synthcert.privacy.record_accountant import (
     BudgetFields,
+    RecordCount,
+    RecordEvent,
     account_records,
     budget_kind,
-    check_dp_budget,
     check_dp_request,
-    check_rdp_budget,
     count_within_dp,
     count_within_rdp,
 )
@@ -46,6 +46,49 @@ class GaussianBudget(BudgetFields):
     PLACED = (("sigma", "d"),)
 
 
+@dataclass(frozen=True)
+class BudgetRequest:
+    """The one budget a release is sized in, checked by
+    :func:`~synthcert.privacy.record_accountant.budget_kind`: an RDP budget (α, ε_RDP), or an
+    (ε, δ)-DP budget whose α is optimised unless given.
+
+    ``epsilon`` is ε_RDP of an RDP budget and ε of a DP one; ``delta`` is None for an RDP
+    budget. M_G (:func:`max_records`) and the ridged release
+    (:func:`~synthcert.privacy.ridge.max_records_ridge`) size themselves through it.
+    """
+
+    alpha: float | None
+    epsilon: float
+    delta: float | None
+    conversion: Conversion
+
+    @classmethod
+    def of(
+        cls,
+        alpha: float | None,
+        epsilon_rdp: float | None,
+        epsilon: float | None,
+        delta: float | None,
+        conversion: Conversion = "ckm",
+    ) -> BudgetRequest:
+        """The budget given as (alpha, epsilon_rdp) or (epsilon, delta[, alpha]), exactly one.
+
+        Raises as :func:`~synthcert.privacy.record_accountant.budget_kind` does.
+        """
+        if budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion) == "rdp":
+            return cls(alpha, float(epsilon_rdp), None, conversion)  # type: ignore[arg-type]
+        return cls(alpha, epsilon, delta, conversion)  # type: ignore[arg-type]
+
+    def count(self, event: RecordEvent) -> RecordCount:
+        """Largest n_out of ``event`` within the budget, floored: n_out·ε_α ≤ ε_RDP (seed 000
+        Prop. 2.5; :func:`~synthcert.privacy.record_accountant.count_within_rdp`), or
+        n_out·ε_α + offset(α, δ) ≤ ε maximised over α (Prop. 2.6 / CKS;
+        :func:`~synthcert.privacy.record_accountant.count_within_dp`)."""
+        if self.delta is None:
+            return count_within_rdp(event, self.alpha, self.epsilon)  # type: ignore[arg-type]
+        return count_within_dp(event, self.epsilon, self.delta, self.conversion, self.alpha)
+
+
 def max_records_rdp(
     n: int,
     d: int,
@@ -58,12 +101,10 @@ def max_records_rdp(
     method: Method = DEFAULT_BOUNDED_METHOD,
 ) -> GaussianBudget:
     """Largest n_out with n_out·ε_α(n) ≤ ε_RDP (seed 000 Prop. 2.5; thesis Table 5.2, floored)."""
-    check_rdp_budget(epsilon_rdp)
-    event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
-    count = count_within_rdp(event, alpha, epsilon_rdp)
-    return GaussianBudget.from_count(
-        count, epsilon_rdp, None, None, neighboring, n, d, sigma=float(sigma)
-    )
+    return max_records(
+        n, d, sigma, neighboring=neighboring, alpha=alpha, epsilon_rdp=epsilon_rdp,
+        variant=variant, method=method,
+    )  # fmt: skip
 
 
 def max_records_dp(
@@ -85,12 +126,10 @@ def max_records_dp(
     of records allowed is (ε − offset)/ε_α; it is maximised continuously over α in log(α−1)
     (:func:`~synthcert.privacy.record_accountant.count_within_dp`).
     """
-    check_dp_budget(epsilon, delta, conversion)
-    event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
-    count = count_within_dp(event, epsilon, delta, conversion, alpha)
-    return GaussianBudget.from_count(
-        count, epsilon, delta, conversion, neighboring, n, d, sigma=float(sigma)
-    )
+    return max_records(
+        n, d, sigma, neighboring=neighboring, alpha=alpha, epsilon=epsilon, delta=delta,
+        conversion=conversion, variant=variant, method=method,
+    )  # fmt: skip
 
 
 def max_records(
@@ -149,14 +188,11 @@ def max_records(
     >>> max_records(10**6, 6, 0.01, alpha=4.0, epsilon_rdp=1.0).max_records  # Table 5.2: 1.72e5
     172222
     """
-    if budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion) == "rdp":
-        return max_records_rdp(
-            n, d, sigma, alpha, epsilon_rdp, neighboring=neighboring, variant=variant,
-            method=method,
-        )  # fmt: skip
-    return max_records_dp(
-        n, d, sigma, epsilon, delta, neighboring=neighboring, conversion=conversion,
-        variant=variant, alpha=alpha, method=method,
+    budget = BudgetRequest.of(alpha, epsilon_rdp, epsilon, delta, conversion)
+    event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
+    return GaussianBudget.from_count(
+        budget.count(event), budget.epsilon, budget.delta, budget.conversion, neighboring, n, d,
+        sigma=float(sigma),
     )  # fmt: skip
 
 
@@ -230,14 +266,7 @@ def account(
     event = record_event(n, d, sigma, neighboring, variant=variant, method=method)
     acc = account_records(event, n_out, alpha=alpha, delta=delta, conversion=conversion)
     return GaussianCertificate.of(
-        acc,
-        neighboring=neighboring,
-        n=int(n),
-        d=int(d),
-        sigma=float(sigma),
-        alpha_max=float(event.alpha_max),
-        equation=equation_text(n, neighboring, method),
-        method=method if neighboring == "bounded" else "",
+        acc, **setting_fields(n, d, sigma, neighboring, method, event.alpha_max)
     )
 
 
@@ -319,6 +348,7 @@ def min_dataset_size(
 
 __all__ = [
     "Account",
+    "BudgetRequest",
     "GaussianBudget",
     "GaussianCertificate",
     "RecordBudget",

@@ -49,8 +49,9 @@ secret seed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Protocol, Self, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -218,6 +219,67 @@ def dp_bin_edges(
     return finish_edges(column, draws)
 
 
+# --------------------------------------------------------------------------------------------
+# what the bins steps share (quantile bins here, tree bins in privacy.tree_bins)
+# --------------------------------------------------------------------------------------------
+class ChunkCounts(Protocol):
+    """Private counts of a bins step that grow by one input chunk at a time."""
+
+    def update(self, chunk: pd.DataFrame) -> Self:
+        """Add one chunk."""
+        ...
+
+
+Counts = TypeVar("Counts", bound=ChunkCounts)
+
+
+def column_values(chunk: pd.DataFrame, column: NumericColumn) -> np.ndarray:
+    """The column's values in one chunk, on the encoder's public rules
+    (:func:`~synthcert.data.encode.numeric_values`: missing and unparsable values are NaN).
+
+    Raises
+    ------
+    DataError
+        When the input has no such column.
+    """
+    if column.name not in chunk.columns:
+        raise DataError(f"the input has no column {column.name!r}")
+    return numeric_values(chunk[column.name], column)
+
+
+def read_counts(counts: Counts, chunks: Callable[[], Iterable[pd.DataFrame]]) -> Counts:
+    """``counts`` updated with every chunk of one streamed pass over the input (``chunks`` is
+    called once)."""
+    for chunk in chunks():
+        counts.update(chunk)
+    return counts
+
+
+def step_rng(seed: np.random.SeedSequence | None) -> Rng:
+    """The step's generator: one child spawned from the run's secret seed sequence (fresh OS
+    entropy without one), so the step's noise is independent of the synthesizer's."""
+    seq = seed if seed is not None else np.random.SeedSequence()
+    return np.random.default_rng(seq.spawn(1)[0])
+
+
+def with_columns(schema: Schema, done: Mapping[str, Column]) -> Schema:
+    """``schema`` with each column named in ``done`` replaced by its new version, in order."""
+    new: list[Column] = [done.get(c.name, c) for c in schema.columns]
+    return replace(schema, columns=tuple(new))
+
+
+def undeclared_share(bins: str, names: Iterable[str], budget: str) -> AssumptionError:
+    """The refusal of a DP run whose schema asks for ``bins`` of the columns ``names`` without a
+    declared share of ``budget`` to pay them from (the share is public: it is never chosen
+    by looking at the data)."""
+    return AssumptionError(
+        f"the schema asks for {bins} of {', '.join(names)}: declare the share "
+        f"of {budget} they cost with --param dp_bins=SHARE",
+        assumption=f"a declared share of {budget} for {bins}",
+        admissible="--param dp_bins=0.1, or explicit public bins in the schema",
+    )
+
+
 @dataclass
 class EdgeCounts:
     """Rank counts of the requested columns on their public edge grids, chunk by chunk.
@@ -238,9 +300,7 @@ class EdgeCounts:
     def update(self, chunk: pd.DataFrame) -> EdgeCounts:
         """Add one chunk (missing and unparsable values skipped, by public rule)."""
         for col in self.columns:
-            if col.name not in chunk.columns:
-                raise DataError(f"the input has no column {col.name!r}")
-            x = numeric_values(chunk[col.name], col)
+            x = column_values(chunk, col)
             self.nonmissing[col.name] += add_to_grid(
                 x, self.grids[col.name], self.cells[col.name], self.ties[col.name]
             )
@@ -409,12 +469,7 @@ def quantile_bins_step(
         return QuantileBins(schema=schema, synthesizer_epsilon=epsilon)
     names = tuple(c.name for c in cols)
     if share is None:
-        raise AssumptionError(
-            f"the schema asks for DP quantile bins of {', '.join(names)}: declare the share "
-            "of epsilon they cost with --param dp_bins=SHARE",
-            assumption="a declared share of epsilon for DP quantile bins",
-            admissible="--param dp_bins=0.1, or explicit public bins in the schema",
-        )
+        raise undeclared_share("DP quantile bins", names, "epsilon")
     total = float(epsilon if total_epsilon is None else total_epsilon)
     step_eps = float(share) * total
     rest = float(epsilon) - step_eps
@@ -425,11 +480,8 @@ def quantile_bins_step(
             assumption="0 < SHARE and the shares below 1 in total",
             admissible="for example --param dp_bins=0.1",
         )
-    counts = EdgeCounts(tuple(cols))
-    for chunk in chunks():
-        counts.update(chunk)
-    seq = seed if seed is not None else np.random.SeedSequence()
-    rng = np.random.default_rng(seq.spawn(1)[0])
+    counts = read_counts(EdgeCounts(tuple(cols)), chunks)
+    rng = step_rng(seed)
     accountant = PrivacyAccountant(step_eps, None)
     per_column = step_eps / len(cols)
     done: dict[str, NumericColumn] = {}
@@ -449,9 +501,8 @@ def quantile_bins_step(
         )
         done[col.name] = replace(col, bins=edges, quantile_bins=None, bins_source="dp")
     spent = accountant.check_within_budget()
-    new: list[Column] = [done.get(c.name, c) for c in schema.columns]
     return QuantileBins(
-        schema=replace(schema, columns=tuple(new)),
+        schema=with_columns(schema, done),
         columns=names,
         share=float(share),
         epsilon=step_eps,
@@ -465,9 +516,11 @@ def quantile_bins_step(
 
 __all__ = [
     "BINS_MECHANISM",
+    "ChunkCounts",
     "EdgeCounts",
     "QuantileBins",
     "base_measure",
+    "column_values",
     "compose_basic",
     "dp_bin_edges",
     "edge_grid",
@@ -475,6 +528,10 @@ __all__ = [
     "level_budgets",
     "quantile_bins_step",
     "quantile_levels",
+    "read_counts",
     "requested_columns",
+    "step_rng",
+    "undeclared_share",
     "with_bins",
+    "with_columns",
 ]

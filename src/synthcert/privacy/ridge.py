@@ -45,6 +45,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from synthcert.errors import AssumptionError
+from synthcert.privacy.budget import BudgetRequest
 from synthcert.privacy.conversion import Conversion
 from synthcert.privacy.numerics import log1p_minus_x
 from synthcert.privacy.parameters import (
@@ -57,9 +58,6 @@ from synthcert.privacy.record_accountant import (
     RecordCertificate,
     RecordEvent,
     account_records,
-    budget_kind,
-    count_within_dp,
-    count_within_rdp,
     require_feasible,
 )
 
@@ -432,17 +430,14 @@ def max_records_ridge(
     15073
     """
     event = ridge_event(n, d, rho, neighboring)
-    rdp = budget_kind(alpha, epsilon_rdp, epsilon, delta, conversion) == "rdp"
-    if rdp:
-        count, budget = count_within_rdp(event, alpha, float(epsilon_rdp)), float(epsilon_rdp)
-    else:
-        count, budget = count_within_dp(event, epsilon, delta, conversion, alpha), float(epsilon)
+    budget = BudgetRequest.of(alpha, epsilon_rdp, epsilon, delta, conversion)
+    count = budget.count(event)
     refused = {}  # a refused ridged budget states no cost per record, and no order unless given
     if not count.feasible:
         alpha_out = count.alpha if math.isfinite(count.alpha) else None
         refused = {"epsilon_rdp_per_record": None, "alpha": alpha_out}
     return RidgeBudget.from_count(
-        count, budget, None if rdp else delta, conversion, neighboring, n, d,
+        count, budget.epsilon, budget.delta, conversion, neighboring, n, d,
         rho=float(rho), **refused,
     )  # fmt: skip
 

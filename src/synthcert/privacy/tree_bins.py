@@ -64,9 +64,8 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.discretize import cell_capacity, fine_codes, fine_edges
-from synthcert.data.encode import numeric_values
-from synthcert.data.schema import DEFAULT_QUANTILE_BINS, Column, NumericColumn, Schema
-from synthcert.errors import AssumptionError, DataError, ParameterError
+from synthcert.data.schema import DEFAULT_QUANTILE_BINS, NumericColumn, Schema
+from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.accountant import (
     LedgerEntry,
     PrivacyAccountant,
@@ -76,7 +75,15 @@ from synthcert.privacy.accountant import (
 )
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
-from synthcert.privacy.quantile_bins import compose_basic, with_bins
+from synthcert.privacy.quantile_bins import (
+    column_values,
+    compose_basic,
+    read_counts,
+    step_rng,
+    undeclared_share,
+    with_bins,
+    with_columns,
+)
 
 DEPTH = 10  # 2^10 = 1024 public fine cells per column
 FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations is a leaf
@@ -471,9 +478,7 @@ class CellCounts:
     def update(self, chunk: pd.DataFrame) -> CellCounts:
         """Add one chunk (missing and unparsable values skipped, by public rule)."""
         for col in self.columns:
-            if col.name not in chunk.columns:
-                raise DataError(f"the input has no column {col.name!r}")
-            codes = fine_codes(numeric_values(chunk[col.name], col), self.edges[col.name])
+            codes = fine_codes(column_values(chunk, col), self.edges[col.name])
             self.leaves[col.name] += np.bincount(codes[codes >= 0], minlength=2**self.depth)
         return self
 
@@ -607,12 +612,7 @@ def tree_bins_step(
     names = tuple(c.name for c in cols)
     if share is None:
         if not default:
-            raise AssumptionError(
-                f"the schema asks for DP tree bins of {', '.join(names)}: declare the share "
-                "of the budget they cost with --param dp_bins=SHARE",
-                assumption="a declared share of the budget for DP tree bins",
-                admissible="--param dp_bins=0.1, or explicit public bins in the schema",
-            )
+            raise undeclared_share("DP tree bins", names, "the budget")
         share = DEFAULT_SHARE
     if not 0 < share < 1:
         raise AssumptionError(
@@ -620,11 +620,8 @@ def tree_bins_step(
             assumption="0 < SHARE < 1",
             admissible="for example --param dp_bins=0.1",
         )
-    counts = CellCounts(tuple(cols))
-    for chunk in chunks():
-        counts.update(chunk)
-    seq = seed if seed is not None else np.random.SeedSequence()
-    rng = np.random.default_rng(seq.spawn(1)[0])
+    counts = read_counts(CellCounts(tuple(cols)), chunks)
+    rng = step_rng(seed)
     if noise == "gaussian":
         if delta is None:
             raise AssumptionError("Gaussian tree bins need the synthesizer's delta")
@@ -646,9 +643,8 @@ def tree_bins_step(
     spent = accountant.check_within_budget()
     if noise == "gaussian" and not (spent.rho or 0.0) <= budget * (1.0 + 1e-9):
         raise AssumptionError(f"the tree bins spent rho {spent.rho}, more than {budget}")
-    new: list[Column] = [done.get(c.name, c) for c in schema.columns]
     return TreeBins(
-        schema=replace(schema, columns=tuple(new)),
+        schema=with_columns(schema, done),
         columns=names,
         share=float(share),
         noise=noise,

@@ -39,6 +39,7 @@ from synthcert.privacy.gaussian_release.certificate import (
     infeasibility_reason,
     record_event,
     require,
+    setting_fields,
     theorem_n,
 )
 from synthcert.privacy.gaussian_release.corollary32 import (
@@ -87,6 +88,7 @@ __all__ = [
     "infeasibility_reason",
     "record_event",
     "require",
+    "setting_fields",
     "theorem31_components",
     "theorem31_terms",
     "theorem_n",

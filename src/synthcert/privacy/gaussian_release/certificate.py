@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -277,6 +278,25 @@ def equation_text(n: int, neighboring: str, method: str = DEFAULT_BOUNDED_METHOD
     return EQUATIONS[neighboring]
 
 
+def setting_fields(
+    n: int, d: int, sigma: float, neighboring: str, method: str, alpha_max: float
+) -> dict[str, Any]:
+    """The fields every certificate of M_G states about its setting (:class:`GaussianCertificate`
+    and :class:`RDPCertificate`): the relation, the table's n and d, σ of the class D_σ, the
+    supremum ``alpha_max`` of the admissible orders, the equation it rests on at
+    :func:`theorem_n` (:func:`equation_text`) and the method of a bounded certificate (empty
+    for the other relations)."""
+    return {
+        "neighboring": neighboring,
+        "n": int(n),
+        "d": int(d),
+        "sigma": float(sigma),
+        "alpha_max": float(alpha_max),
+        "equation": equation_text(n, neighboring, method),
+        "method": method if neighboring == "bounded" else "",
+    }
+
+
 def certify(
     n: int,
     d: int,
@@ -343,10 +363,7 @@ def certify(
             alpha, float(theorem_n(n, neighboring)), float(d), float(sigma), variant
         )[1]
     return RDPCertificate(
-        neighboring=neighboring,
-        n=int(n),
-        d=int(d),
-        sigma=float(sigma),
+        **setting_fields(n, d, sigma, neighboring, method, event.alpha_max),
         alpha=alpha,
         n_out=n_out,
         epsilon_rdp=float(compose(per, n_out)) if reason is None else math.inf,
@@ -356,11 +373,8 @@ def certify(
         conversion=None,
         feasible=reason is None,
         reason=reason,
-        alpha_max=event.alpha_max,
         p=p,
-        equation=equation_text(n, neighboring, method),
         variant=variant if corollary else "",
-        method=method if neighboring == "bounded" else "",
     )
 
 
@@ -420,5 +434,6 @@ __all__ = [
     "infeasibility_reason",
     "record_event",
     "require",
+    "setting_fields",
     "theorem_n",
 ]
