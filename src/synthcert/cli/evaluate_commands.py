@@ -21,6 +21,7 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
+    parse_optional,
     progress_bar,
     warn,
 )
@@ -28,17 +29,15 @@ from synthcert.cli._options import (
     EngineOpt,
     InternalDirOpt,
     JsonOpt,
-    OldEncodingOpt,
+    OldCsvFlags,
     OldInternalOutOpt,
     OldInternalReportOpt,
-    OldNaOpt,
-    OldNoHeaderOpt,
-    OldSepOpt,
     SchedulerOpt,
     SchemaOpt,
     internal_outputs,
     load_schema,
     merge_scheduler,
+    option_group,
 )
 
 TargetOpt = Annotated[
@@ -53,6 +52,7 @@ TargetOpt = Annotated[
 
 @app.command("evaluate")
 @handle_errors
+@option_group("old_csv", OldCsvFlags)
 def evaluate_command(
     real: Annotated[
         Path, typer.Argument(help="The real table the synthesizer was fitted on (CSV/Parquet).")
@@ -84,10 +84,7 @@ def evaluate_command(
     scheduler: SchedulerOpt = None,
     out: OldInternalOutOpt = None,
     report: OldInternalReportOpt = None,
-    no_header: OldNoHeaderOpt = False,
-    sep: OldSepOpt = None,
-    na_value: OldNaOpt = None,
-    encoding: OldEncodingOpt = None,
+    old_csv: OldCsvFlags = OldCsvFlags(),
 ) -> None:
     """Measure what a synthetic table is still good for, against the real one.
 
@@ -108,7 +105,7 @@ def evaluate_command(
     from synthcert.workflows.evaluate import run_evaluation
     from synthcert.workflows.job_inputs import Execution, TableSource
 
-    sch = load_schema(schema, None, no_header, sep, na_value, encoding)
+    sch = load_schema(schema, old_csv=old_csv)
     folder, internal = internal_outputs(private_dir, out, report)
     engine_name, address = merge_scheduler(engine, scheduler)
     opts = sch.read_options()
@@ -277,7 +274,7 @@ def reproduce_utility(
     """
     from synthcert.reproduce.utility import run_utility_study, write_study
 
-    cap = parse_count(rows) if rows is not None else None
+    cap = parse_optional(parse_count, rows)
     with progress_bar(disable=as_json, unit="runs") as bar:
         task = bar.add_task("loading", total=None)
 
@@ -296,7 +293,7 @@ def reproduce_utility(
             synthesizers=_parse_list(synthesizers, str),
             epsilons=_parse_list(epsilons, parse_float),
             delta=parse_float(delta),
-            n_runs=parse_count(runs) if runs is not None else None,
+            n_runs=parse_optional(parse_count, runs),
             n_train=cap,
             n_test=cap,
             quick=quick,
