@@ -158,7 +158,7 @@ def schema_with_csv(
 def load_schema(
     path: Path, log: list[str] | None = None, old_csv: OldCsvFlags | None = None
 ) -> Schema:
-    """The ``--schema`` file with the deprecated ``--log`` and CSV flags applied.
+    """The ``--schema`` file with the deprecated ``--log`` and CSV flags (``old_csv``) applied.
 
     Each deprecated flag given prints its note (``--log`` first): :func:`declare_log`, then
     :func:`schema_with_csv`.

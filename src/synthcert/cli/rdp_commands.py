@@ -43,7 +43,7 @@ SIGMA_HELP = (
     "Public lower bound on every eigenvalue of the covariance of the encoded table "
     "(the class D_sigma of the theorem), e.g. 0.01."
 )
-# The declared table and relation of a certificate: the options ``account`` and ``budget`` share
+# Options ``account`` and ``budget`` share: the declared table and the neighbouring relation
 NOpt = Annotated[str, typer.Option("--n", help=N_HELP)]
 DOpt = Annotated[str, typer.Option("--d", help=D_HELP)]
 SigmaOpt = Annotated[str, typer.Option("--sigma", help=SIGMA_HELP)]
