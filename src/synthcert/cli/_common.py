@@ -30,7 +30,6 @@ console = Console()
 err_console = Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
-T = TypeVar("T")
 
 
 def parse_count(text: str) -> int:
@@ -64,11 +63,6 @@ def parse_float(text: str) -> float:
         return float(str(text).replace("_", ""))
     except ValueError as exc:
         raise typer.BadParameter(f"{text!r} is not a number") from exc
-
-
-def parse_optional(parse: Callable[[str], T], text: str | None) -> T | None:
-    """``parse(text)`` for an option that was given, None for one left out."""
-    return None if text is None else parse(text)
 
 
 def emit_json(payload: Any) -> None:

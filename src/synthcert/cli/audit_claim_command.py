@@ -19,7 +19,6 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
-    parse_optional,
     parse_params,
     progress_bar,
     warn,
@@ -157,8 +156,8 @@ def audit_claim_command(
         audit = run_claim_audit(
             synthesizer,
             loaded,
-            epsilon=parse_optional(parse_float, epsilon),
-            delta=parse_optional(parse_float, delta),
+            epsilon=parse_float(epsilon) if epsilon is not None else None,
+            delta=parse_float(delta) if delta is not None else None,
             params=parse_params(param),
             runs=k,
             claimed_epsilon=parse_float(claimed_epsilon) if claimed_epsilon else None,

@@ -15,7 +15,6 @@ from synthcert.cli._common import (
     handle_errors,
     parse_count,
     parse_float,
-    parse_optional,
     parse_params,
     progress_bar,
     warn,
@@ -114,8 +113,8 @@ def audit_command(
         raise typer.BadParameter("give --private-dir DIR: the folder of the audit's files")
     engine_name, address = merge_scheduler(engine, scheduler)
     budget = Budget(
-        epsilon=parse_optional(parse_float, epsilon),
-        delta=parse_optional(parse_float, delta),
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
     )
     with progress_bar(unit="tables") as bar:
         task = bar.add_task("Setsubun game", total=None)

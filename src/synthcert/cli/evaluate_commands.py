@@ -21,7 +21,6 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
-    parse_optional,
     progress_bar,
     warn,
 )
@@ -274,7 +273,7 @@ def reproduce_utility(
     """
     from synthcert.reproduce.utility import run_utility_study, write_study
 
-    cap = parse_optional(parse_count, rows)
+    cap = parse_count(rows) if rows is not None else None
     with progress_bar(disable=as_json, unit="runs") as bar:
         task = bar.add_task("loading", total=None)
 
@@ -293,7 +292,7 @@ def reproduce_utility(
             synthesizers=_parse_list(synthesizers, str),
             epsilons=_parse_list(epsilons, parse_float),
             delta=parse_float(delta),
-            n_runs=parse_optional(parse_count, runs),
+            n_runs=parse_count(runs) if runs is not None else None,
             n_train=cap,
             n_test=cap,
             quick=quick,

@@ -10,14 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from synthcert.cli._app import app
-from synthcert.cli._common import (
-    console,
-    emit_json,
-    handle_errors,
-    key_value_table,
-    parse_float,
-    parse_optional,
-)
+from synthcert.cli._common import console, emit_json, handle_errors, key_value_table, parse_float
 
 if TYPE_CHECKING:
     from synthcert.workflows.ledger_step import LedgerPolicy
@@ -65,8 +58,8 @@ class LedgerOptions:
 
         return LedgerPolicy.of(
             self.ledger,
-            parse_optional(parse_float, self.lifetime_epsilon),
-            parse_optional(parse_float, self.lifetime_delta),
+            None if self.lifetime_epsilon is None else parse_float(self.lifetime_epsilon),
+            None if self.lifetime_delta is None else parse_float(self.lifetime_delta),
         )
 
 

@@ -17,7 +17,6 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
-    parse_optional,
     progress_bar,
     risk_row,
 )
@@ -131,10 +130,10 @@ def account_command(
         raise typer.BadParameter("without --alpha, --delta is required (alpha is then optimised)")
     result = account(
         *table.parsed(),
-        alpha=parse_optional(parse_float, alpha),
-        n_out=parse_optional(parse_count, n_out),
+        alpha=None if alpha is None else parse_float(alpha),
+        n_out=None if n_out is None else parse_count(n_out),
         neighboring=_neighboring(neighboring),  # type: ignore[arg-type]
-        delta=parse_optional(parse_float, delta),
+        delta=None if delta is None else parse_float(delta),
         conversion=_conversion(conversion),  # type: ignore[arg-type]
         method=_method(method),  # type: ignore[arg-type]
     )
@@ -205,10 +204,10 @@ def budget_command(
     result = max_records(
         *table.parsed(),
         neighboring=_neighboring(neighboring),  # type: ignore[arg-type]
-        alpha=parse_optional(parse_float, alpha),
-        epsilon_rdp=parse_optional(parse_float, epsilon_rdp),
-        epsilon=parse_optional(parse_float, epsilon),
-        delta=parse_optional(parse_float, delta),
+        alpha=None if alpha is None else parse_float(alpha),
+        epsilon_rdp=None if epsilon_rdp is None else parse_float(epsilon_rdp),
+        epsilon=None if epsilon is None else parse_float(epsilon),
+        delta=None if delta is None else parse_float(delta),
         conversion=_conversion(conversion),  # type: ignore[arg-type]
         method=_method(method),  # type: ignore[arg-type]
     )

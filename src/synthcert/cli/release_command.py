@@ -18,7 +18,6 @@ from synthcert.cli._common import (
     notify,
     parse_count,
     parse_float,
-    parse_optional,
     progress_bar,
     risk_row,
     show_private,
@@ -177,11 +176,11 @@ def release_command(
     budget = Budget(
         sigma=parse_sigma(sigma),
         ridge=parse_float(str(run["ridge"])) if "ridge" in run else None,
-        min_rows=parse_optional(parse_count, min_rows),
+        min_rows=parse_count(min_rows) if min_rows is not None else None,
         n_out=parse_count(str(run["n_out"])) if "n_out" in run else None,
-        epsilon=parse_optional(parse_float, epsilon),
-        delta=parse_optional(parse_float, delta),
-        alpha=parse_optional(parse_float, alpha),
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
+        alpha=parse_float(alpha) if alpha is not None else None,
         neighboring=str(run.get("neighboring", "unbounded")),
         conversion=conversion or "ckm",
     )

@@ -18,7 +18,6 @@ from synthcert.cli._common import (
     notify,
     parse_count,
     parse_float,
-    parse_optional,
     progress_bar,
     risk_row,
     warn,
@@ -221,10 +220,10 @@ def synthesize_command(
         params["seed"] = run.pop("seed")
     sch = load_schema(schema, log, old_csv)
     budget = Budget(
-        epsilon=parse_optional(parse_float, epsilon),
-        delta=parse_optional(parse_float, delta),
+        epsilon=parse_float(epsilon) if epsilon is not None else None,
+        delta=parse_float(delta) if delta is not None else None,
         n_out=parse_count(str(run["n_out"])) if "n_out" in run else None,
-        min_rows=parse_optional(parse_count, min_rows),
+        min_rows=parse_count(min_rows) if min_rows is not None else None,
     )
     for key in ("allow_data_domain", "dp_bins_log", "dp_tree"):
         if not isinstance(run.get(key, False), bool):

@@ -15,7 +15,6 @@ from synthcert.cli._common import (
     key_value_table,
     parse_count,
     parse_float,
-    parse_optional,
     progress_bar,
     risk_row,
 )
@@ -68,8 +67,8 @@ def account_univariate(
         parse_count(n),
         parse_count(n_syn),
         parse_count(m),
-        sigma=parse_optional(parse_float, sigma),
-        sigma_lower=parse_optional(parse_float, sigma_lower),
+        sigma=None if sigma is None else parse_float(sigma),
+        sigma_lower=None if sigma_lower is None else parse_float(sigma_lower),
         bayesian=bayesian,
         delta=parse_float(delta),
         conversion=conversion,  # type: ignore[arg-type]
