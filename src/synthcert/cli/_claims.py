@@ -22,6 +22,16 @@ def with_claim(payload: Any, claim: PrivacyClaim) -> dict[str, Any]:
     return {**doc, "claim": claim.to_dict()}
 
 
+def emit_claim_json(payload: Any, claim: PrivacyClaim, gate: Any = None) -> None:
+    """Print ``payload`` with its claim (:func:`with_claim`) as the ``--json`` of a run, with
+    the result of its worst-case audit gate (``--audit-gate``), when one ran, under
+    ``audit_gate``."""
+    from synthcert.cli._common import emit_json
+
+    doc = with_claim(payload, claim)
+    emit_json(doc if gate is None else {**doc, "audit_gate": gate})
+
+
 def account_claim(account: Any) -> PrivacyClaim:
     """The claim stated by a data-free certificate of M_G (:class:`~synthcert.privacy.budget.
     Account`): inherent RDP of releasing ``n_out`` rows, from the declared n, d and sigma.
@@ -88,4 +98,4 @@ def univariate_claim(result: Any, neighboring: str = "bounded") -> PrivacyClaim:
     )
 
 
-__all__ = ["account_claim", "univariate_claim", "with_claim"]
+__all__ = ["account_claim", "emit_claim_json", "univariate_claim", "with_claim"]

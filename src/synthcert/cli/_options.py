@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
@@ -11,6 +15,8 @@ if TYPE_CHECKING:
     from synthcert.data.io import CsvOptions
     from synthcert.data.schema import Schema
     from synthcert.workflows.private_dir import PrivateDir
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 SchemaOpt = Annotated[
     Path,
@@ -150,14 +156,9 @@ def schema_with_csv(
 
 
 def load_schema(
-    path: Path,
-    log: list[str] | None = None,
-    no_header: bool = False,
-    sep: str | None = None,
-    na_values: list[str] | None = None,
-    encoding: str | None = None,
+    path: Path, log: list[str] | None = None, old_csv: OldCsvFlags | None = None
 ) -> Schema:
-    """The ``--schema`` file with the deprecated ``--log`` and CSV flags applied.
+    """The ``--schema`` file with the deprecated ``--log`` and CSV flags (``old_csv``) applied.
 
     Each deprecated flag given prints its note (``--log`` first): :func:`declare_log`, then
     :func:`schema_with_csv`.
@@ -166,7 +167,9 @@ def load_schema(
 
     if log:
         deprecated("--log", 'declare "scale": "log" in the schema instead')
-    return schema_with_csv(declare_log(Schema.load(path), log), no_header, sep, na_values, encoding)
+    csv = old_csv or OldCsvFlags()
+    schema = declare_log(Schema.load(path), log)
+    return schema_with_csv(schema, csv.no_header, csv.sep, csv.na_value, csv.encoding)
 
 
 def parse_engine(text: str) -> tuple[str, str | None]:
@@ -287,6 +290,53 @@ OldSepOpt = Annotated[str | None, hidden("--sep")]
 OldNaOpt = Annotated[list[str] | None, hidden("--na-value")]
 OldEncodingOpt = Annotated[str | None, hidden("--encoding")]
 OldLogOpt = Annotated[list[str] | None, hidden("--log")]  # "scale": "log" in the schema
+
+
+@dataclass(frozen=True)
+class OldCsvFlags:
+    """The hidden CSV flags of the commands that read a table (one option group: see
+    :func:`option_group`); :func:`load_schema` applies them to the schema's "csv" section."""
+
+    no_header: OldNoHeaderOpt = False
+    sep: OldSepOpt = None
+    na_value: OldNaOpt = None
+    encoding: OldEncodingOpt = None
+
+
+def option_group(keyword: str, group: type[Any]) -> Callable[[F], F]:
+    """Options shared by several commands, declared once: the command's parameter ``keyword``
+    (annotated with the dataclass ``group``) stands, in ``--help`` and on the command line, for
+    the fields of ``group`` (each annotated with its typer option; one without a default is a
+    required option), and the command receives them as one ``group`` instance under
+    ``keyword``.
+    """
+    hints = get_type_hints(group, include_extras=True)
+    members = [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=inspect.Parameter.empty if f.default is MISSING else f.default,
+            annotation=hints[f.name],
+        )
+        for f in fields(group)
+    ]
+
+    def decorate(func: F) -> F:
+        signature = inspect.signature(func, eval_str=True)
+        params: list[inspect.Parameter] = []
+        for name, param in signature.parameters.items():
+            params += members if name == keyword else [param]
+
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            values = {p.name: kwargs.pop(p.name) for p in members if p.name in kwargs}
+            return func(*args, **kwargs, **{keyword: group(**values)})
+
+        command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in params}
+        return command  # type: ignore[return-value]
+
+    return decorate
 
 
 def internal_outputs(

@@ -23,23 +23,22 @@ from synthcert.cli._options import (
     EngineOpt,
     InternalDirOpt,
     JsonOpt,
-    OldEncodingOpt,
+    OldCsvFlags,
     OldInternalOutOpt,
     OldInternalReportOpt,
-    OldNaOpt,
-    OldNoHeaderOpt,
-    OldSepOpt,
     ParamOpt,
     SchedulerOpt,
     SchemaOpt,
     internal_outputs,
     load_schema,
     merge_scheduler,
+    option_group,
 )
 
 
 @app.command("audit")
 @handle_errors
+@option_group("old_csv", OldCsvFlags)
 def audit_command(
     input: Annotated[
         str, typer.Argument(help="The private table (CSV or Parquet) the synthesizer is fitted on.")
@@ -93,10 +92,7 @@ def audit_command(
     scheduler: SchedulerOpt = None,
     out: OldInternalOutOpt = None,
     report: OldInternalReportOpt = None,
-    no_header: OldNoHeaderOpt = False,
-    sep: OldSepOpt = None,
-    na_value: OldNaOpt = None,
-    encoding: OldEncodingOpt = None,
+    old_csv: OldCsvFlags = OldCsvFlags(),
 ) -> None:
     """Play the Setsubun game (thesis ch. 3): can an attacker tell from the synthetic data alone
     whether the most exposed record was used?
@@ -111,7 +107,7 @@ def audit_command(
     from synthcert.workflows.audit import audit
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
-    sch = load_schema(schema, None, no_header, sep, na_value, encoding)
+    sch = load_schema(schema, old_csv=old_csv)
     folder, internal = internal_outputs(private_dir, out, report)
     if folder is None:
         raise typer.BadParameter("give --private-dir DIR: the folder of the audit's files")

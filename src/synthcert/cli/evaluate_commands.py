@@ -28,17 +28,15 @@ from synthcert.cli._options import (
     EngineOpt,
     InternalDirOpt,
     JsonOpt,
-    OldEncodingOpt,
+    OldCsvFlags,
     OldInternalOutOpt,
     OldInternalReportOpt,
-    OldNaOpt,
-    OldNoHeaderOpt,
-    OldSepOpt,
     SchedulerOpt,
     SchemaOpt,
     internal_outputs,
     load_schema,
     merge_scheduler,
+    option_group,
 )
 
 TargetOpt = Annotated[
@@ -53,6 +51,7 @@ TargetOpt = Annotated[
 
 @app.command("evaluate")
 @handle_errors
+@option_group("old_csv", OldCsvFlags)
 def evaluate_command(
     real: Annotated[
         Path, typer.Argument(help="The real table the synthesizer was fitted on (CSV/Parquet).")
@@ -84,10 +83,7 @@ def evaluate_command(
     scheduler: SchedulerOpt = None,
     out: OldInternalOutOpt = None,
     report: OldInternalReportOpt = None,
-    no_header: OldNoHeaderOpt = False,
-    sep: OldSepOpt = None,
-    na_value: OldNaOpt = None,
-    encoding: OldEncodingOpt = None,
+    old_csv: OldCsvFlags = OldCsvFlags(),
 ) -> None:
     """Measure what a synthetic table is still good for, against the real one.
 
@@ -108,7 +104,7 @@ def evaluate_command(
     from synthcert.workflows.evaluate import run_evaluation
     from synthcert.workflows.job_inputs import Execution, TableSource
 
-    sch = load_schema(schema, None, no_header, sep, na_value, encoding)
+    sch = load_schema(schema, old_csv=old_csv)
     folder, internal = internal_outputs(private_dir, out, report)
     engine_name, address = merge_scheduler(engine, scheduler)
     opts = sch.read_options()

@@ -3,13 +3,17 @@ synthesize (:mod:`synthcert.workflows.ledger_step`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from synthcert.cli._app import app
 from synthcert.cli._common import console, emit_json, handle_errors, key_value_table, parse_float
+
+if TYPE_CHECKING:
+    from synthcert.workflows.ledger_step import LedgerPolicy
 
 ledger_app = typer.Typer(
     help="A privacy ledger across releases of one table (JSON lines of public claims).",
@@ -39,15 +43,24 @@ LifetimeDeltaOpt = Annotated[
 ]
 
 
-def ledger_policy(path: Path | None, epsilon: str | None, delta: str | None):
-    """The :class:`~synthcert.workflows.ledger_step.LedgerPolicy` of the three options."""
-    from synthcert.workflows.ledger_step import LedgerPolicy
+@dataclass(frozen=True)
+class LedgerOptions:
+    """``--ledger``, ``--lifetime-epsilon`` and ``--lifetime-delta`` of release and synthesize
+    (one option group: :func:`~synthcert.cli._options.option_group`)."""
 
-    return LedgerPolicy.of(
-        path,
-        None if epsilon is None else parse_float(epsilon),
-        None if delta is None else parse_float(delta),
-    )
+    ledger: LedgerOpt = None
+    lifetime_epsilon: LifetimeEpsilonOpt = None
+    lifetime_delta: LifetimeDeltaOpt = None
+
+    def policy(self) -> LedgerPolicy:
+        """The :class:`~synthcert.workflows.ledger_step.LedgerPolicy` of the three options."""
+        from synthcert.workflows.ledger_step import LedgerPolicy
+
+        return LedgerPolicy.of(
+            self.ledger,
+            None if self.lifetime_epsilon is None else parse_float(self.lifetime_epsilon),
+            None if self.lifetime_delta is None else parse_float(self.lifetime_delta),
+        )
 
 
 @ledger_app.command("show")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,7 @@ from synthcert.cli._common import (
     progress_bar,
     risk_row,
 )
+from synthcert.cli._options import JsonOpt, option_group
 
 if TYPE_CHECKING:
     from synthcert.privacy.budget import RecordBudget
@@ -41,6 +42,12 @@ SIGMA_HELP = (
     "Public lower bound on every eigenvalue of the covariance of the encoded table "
     "(the class D_sigma of the theorem), e.g. 0.01."
 )
+# Options ``account`` and ``budget`` share: the declared table and the neighbouring relation
+NOpt = Annotated[str, typer.Option("--n", help=N_HELP)]
+DOpt = Annotated[str, typer.Option("--d", help=D_HELP)]
+SigmaOpt = Annotated[str, typer.Option("--sigma", help=SIGMA_HELP)]
+NeighboringOpt = Annotated[str, typer.Option("--neighboring", help=NEIGHBORING_HELP)]
+MethodOpt = Annotated[str, typer.Option("--method", help=METHOD_HELP)]
 
 
 def _neighboring(value: str) -> str:
@@ -67,20 +74,34 @@ def _conversion(value: str) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class DeclaredTable:
+    """``--n``, ``--d`` and ``--sigma`` of ``account`` and ``budget`` (one option group:
+    :func:`~synthcert.cli._options.option_group`): the declared table a certificate of M_G
+    depends on (Miura et al., Theorem 3.1)."""
+
+    n: NOpt
+    d: DOpt
+    sigma: SigmaOpt
+
+    def parsed(self) -> tuple[int, int, float]:
+        """(n, d, sigma) as numbers."""
+        return parse_count(self.n), parse_count(self.d), parse_float(self.sigma)
+
+
 @privacy_command("account")
 @handle_errors
+@option_group("table", DeclaredTable)
 def account_command(
-    n: str = typer.Option(..., "--n", help=N_HELP),
-    d: str = typer.Option(..., "--d", help=D_HELP),
-    sigma: str = typer.Option(..., "--sigma", help=SIGMA_HELP),
+    table: DeclaredTable,
     alpha: str | None = typer.Option(
         None, "--alpha", help="Rényi order alpha > 1. Omit it to choose alpha minimising epsilon."
     ),
     n_out: str | None = typer.Option(
         None, "--n-out", help="Number of synthetic records released (default: --n)."
     ),
-    neighboring: str = typer.Option("unbounded", "--neighboring", help=NEIGHBORING_HELP),
-    method: str = typer.Option("exact", "--method", help=METHOD_HELP),
+    neighboring: NeighboringOpt = "unbounded",
+    method: MethodOpt = "exact",
     delta: str | None = typer.Option(
         None,
         "--delta",
@@ -92,7 +113,7 @@ def account_command(
         help="RDP -> (epsilon, delta): 'ckm' (Canonne-Kamath-Steinke / Asoodeh, tighter) or "
         "'mironov' (the paper's Prop. 2.6).",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+    as_json: JsonOpt = False,
 ) -> None:
     """Privacy of releasing synthetic rows of M_G without added noise (the certificate alone).
 
@@ -108,9 +129,7 @@ def account_command(
     if alpha is None and delta is None:
         raise typer.BadParameter("without --alpha, --delta is required (alpha is then optimised)")
     result = account(
-        parse_count(n),
-        parse_count(d),
-        parse_float(sigma),
+        *table.parsed(),
         alpha=None if alpha is None else parse_float(alpha),
         n_out=None if n_out is None else parse_count(n_out),
         neighboring=_neighboring(neighboring),  # type: ignore[arg-type]
@@ -148,10 +167,9 @@ def account_command(
 
 @privacy_command("budget")
 @handle_errors
+@option_group("table", DeclaredTable)
 def budget_command(
-    n: str = typer.Option(..., "--n", help=N_HELP),
-    d: str = typer.Option(..., "--d", help=D_HELP),
-    sigma: str = typer.Option(..., "--sigma", help=SIGMA_HELP),
+    table: DeclaredTable,
     alpha: str | None = typer.Option(
         None, "--alpha", help="Order of an RDP budget (with --epsilon-rdp)."
     ),
@@ -162,12 +180,12 @@ def budget_command(
         None, "--epsilon", help="(epsilon, delta)-DP budget epsilon (with --delta)."
     ),
     delta: str | None = typer.Option(None, "--delta", help="(epsilon, delta)-DP budget delta."),
-    neighboring: str = typer.Option("unbounded", "--neighboring", help=NEIGHBORING_HELP),
-    method: str = typer.Option("exact", "--method", help=METHOD_HELP),
+    neighboring: NeighboringOpt = "unbounded",
+    method: MethodOpt = "exact",
     conversion: str = typer.Option(
         "ckm", "--conversion", help="RDP -> (epsilon, delta) conversion: 'ckm' or 'mironov'."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+    as_json: JsonOpt = False,
 ) -> None:
     """The largest number of synthetic rows a privacy budget allows (a floor, never rounded up).
 
@@ -184,9 +202,7 @@ def budget_command(
             "give either --alpha and --epsilon-rdp, or --epsilon and --delta (optionally --alpha)"
         )
     result = max_records(
-        parse_count(n),
-        parse_count(d),
-        parse_float(sigma),
+        *table.parsed(),
         neighboring=_neighboring(neighboring),  # type: ignore[arg-type]
         alpha=None if alpha is None else parse_float(alpha),
         epsilon_rdp=None if epsilon_rdp is None else parse_float(epsilon_rdp),
@@ -249,7 +265,7 @@ def verify_bound_command(
     no_optimise: bool = typer.Option(
         False, "--no-optimise", help="Skip the numerical optimisation of the added record."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+    as_json: JsonOpt = False,
 ) -> None:
     """Audit the theorems: exact Rényi divergences of adversarial neighbours against the bounds.
 
@@ -289,7 +305,7 @@ def verify_bound_command(
 def reproduce_rdp_command(
     out: Path = typer.Option(..., "--out", help="Folder for the CSVs, figures and summary.md."),
     no_figures: bool = typer.Option(False, "--no-figures", help="Tables only."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+    as_json: JsonOpt = False,
 ) -> None:
     """Tables 1-2 and Figures of Miura et al. (seed 000) and thesis ch. 5 (Tables 5.1-5.2, §5.5.4).
 

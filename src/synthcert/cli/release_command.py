@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from synthcert.cli._app import app
-from synthcert.cli._claims import with_claim
+from synthcert.cli._claims import emit_claim_json
 from synthcert.cli._common import (
     console,
-    emit_json,
     handle_errors,
     key_value_table,
     notify,
@@ -27,11 +26,8 @@ from synthcert.cli._common import (
 from synthcert.cli._options import (
     JsonOpt,
     MinRowsOpt,
-    OldEncodingOpt,
+    OldCsvFlags,
     OldLogOpt,
-    OldNaOpt,
-    OldNoHeaderOpt,
-    OldSepOpt,
     OutOpt,
     PrivateDirOpt,
     PrivateRecordOpt,
@@ -43,16 +39,12 @@ from synthcert.cli._options import (
     deprecated,
     hidden,
     load_schema,
+    option_group,
     parse_engine,
     private_outputs,
 )
 from synthcert.cli._params import RELEASE_PARAMS, merge_aliases, params_help, split_params
-from synthcert.cli.ledger_command import (
-    LedgerOpt,
-    LifetimeDeltaOpt,
-    LifetimeEpsilonOpt,
-    ledger_policy,
-)
+from synthcert.cli.ledger_command import LedgerOptions
 
 if TYPE_CHECKING:
     from synthcert.audit.claim.result import ClaimAuditResult
@@ -72,6 +64,8 @@ ReleaseParamOpt = Annotated[
 
 @app.command("release")
 @handle_errors
+@option_group("ledger_opts", LedgerOptions)
+@option_group("old_csv", OldCsvFlags)
 def release_command(
     input: Annotated[
         str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
@@ -120,10 +114,7 @@ def release_command(
     certificate: Annotated[Path | None, hidden("--certificate")] = None,
     conversion: Annotated[str | None, hidden("--conversion")] = None,
     missing: Annotated[str | None, hidden("--missing")] = None,
-    no_header: OldNoHeaderOpt = False,
-    sep: OldSepOpt = None,
-    na_value: OldNaOpt = None,
-    encoding: OldEncodingOpt = None,
+    old_csv: OldCsvFlags = OldCsvFlags(),
     chunk_rows: Annotated[str | None, hidden("--chunk-rows")] = None,
     save_private_params: Annotated[Path | None, hidden("--save-private-params")] = None,
     engine: Annotated[str | None, hidden("--engine")] = None,
@@ -134,9 +125,7 @@ def release_command(
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
     log: OldLogOpt = None,
-    ledger: LedgerOpt = None,
-    lifetime_epsilon: LifetimeEpsilonOpt = None,
-    lifetime_delta: LifetimeDeltaOpt = None,
+    ledger_opts: LedgerOptions = LedgerOptions(),
     audit_gate_runs: Annotated[
         int | None,
         typer.Option(
@@ -180,7 +169,7 @@ def release_command(
     for flag, value in (("--alpha", alpha), ("--conversion", conversion)):
         if value is not None:
             deprecated(flag, "alpha is chosen to minimise epsilon, and ckm is never looser")
-    sch = load_schema(schema, log, no_header, sep, na_value, encoding)
+    sch = load_schema(schema, log, old_csv)
     seed_value = run.get("seed")
     if seed_value is not None and (isinstance(seed_value, bool) or not isinstance(seed_value, int)):
         raise typer.BadParameter("--param seed must be a whole number")
@@ -211,7 +200,7 @@ def release_command(
     params_path = save_private_params if pdir is None else (pdir.params if save_params else None)
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     # privacy ledger (synthcert ledger show): checked before any data is read
-    policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
+    policy = ledger_opts.policy()
 
     def planned() -> PrivacyClaim:
         return planned_release_claim(budget)
@@ -266,8 +255,7 @@ def release_command(
     if show_private:
         show_private_record(result.record)
     if json_out:
-        doc = with_claim(result.certificate.to_dict(), result.certificate.claim)
-        emit_json(doc if gate is None else {**doc, "audit_gate": gate})
+        emit_claim_json(result.certificate, result.certificate.claim, gate)
         return
     for path, what in ((report, "report"), (internal_path, "internal report (do not publish)")):
         if path is not None:

@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from synthcert.cli._app import app
-from synthcert.cli._claims import with_claim
+from synthcert.cli._claims import emit_claim_json
 from synthcert.cli._common import (
     console,
     emit_json,
@@ -26,11 +26,8 @@ from synthcert.cli._options import (
     InternalReportOpt,
     JsonOpt,
     MinRowsOpt,
-    OldEncodingOpt,
+    OldCsvFlags,
     OldLogOpt,
-    OldNaOpt,
-    OldNoHeaderOpt,
-    OldSepOpt,
     OutOpt,
     PrivateDirOpt,
     PrivateRecordOpt,
@@ -41,6 +38,7 @@ from synthcert.cli._options import (
     deprecated,
     hidden,
     load_schema,
+    option_group,
     parse_engine,
     private_outputs,
 )
@@ -51,12 +49,7 @@ from synthcert.cli._params import (
     params_help,
     split_params,
 )
-from synthcert.cli.ledger_command import (
-    LedgerOpt,
-    LifetimeDeltaOpt,
-    LifetimeEpsilonOpt,
-    ledger_policy,
-)
+from synthcert.cli.ledger_command import LedgerOptions
 from synthcert.cli.release_command import show_private_record
 
 if TYPE_CHECKING:
@@ -126,6 +119,8 @@ def synthesizers_command(json_out: JsonOpt = False) -> None:
 
 @app.command("synthesize")
 @handle_errors
+@option_group("ledger_opts", LedgerOptions)
+@option_group("old_csv", OldCsvFlags)
 def synthesize_command(
     input: Annotated[
         str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
@@ -170,14 +165,9 @@ def synthesize_command(
     internal_report: InternalReportOpt = None,
     private_record: PrivateRecordOpt = None,
     show_private: ShowPrivateOpt = False,
-    no_header: OldNoHeaderOpt = False,
-    sep: OldSepOpt = None,
-    na_value: OldNaOpt = None,
-    encoding: OldEncodingOpt = None,
+    old_csv: OldCsvFlags = OldCsvFlags(),
     log: OldLogOpt = None,
-    ledger: LedgerOpt = None,
-    lifetime_epsilon: LifetimeEpsilonOpt = None,
-    lifetime_delta: LifetimeDeltaOpt = None,
+    ledger_opts: LedgerOptions = LedgerOptions(),
     audit_gate_runs: Annotated[
         int | None,
         typer.Option(
@@ -228,7 +218,7 @@ def synthesize_command(
             run.setdefault(key, []).extend(values)
     if "seed" in run:
         params["seed"] = run.pop("seed")
-    sch = load_schema(schema, log, no_header, sep, na_value, encoding)
+    sch = load_schema(schema, log, old_csv)
     budget = Budget(
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,
@@ -249,7 +239,7 @@ def synthesize_command(
     share = run.get("private_domain")
     bins_share = run.get("dp_bins")
     # privacy ledger (synthcert ledger show): checked before any data is read
-    policy = ledger_policy(ledger, lifetime_epsilon, lifetime_delta)
+    policy = ledger_opts.policy()
 
     def planned() -> PrivacyClaim:
         return planned_synthesis_claim(synthesizer, sch, budget, params)
@@ -300,8 +290,7 @@ def synthesize_command(
         show_private_record(result.record)
     summary = result.summary
     if json_out:
-        doc = with_claim(summary, summary.claim)
-        emit_json(doc if gate is None else {**doc, "audit_gate": gate})
+        emit_claim_json(summary, summary.claim, gate)
         return
     claim = summary.claim
     for note in claim.warnings:

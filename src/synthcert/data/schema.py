@@ -125,13 +125,11 @@ class NumericColumn(Result):
         if self.scale not in ("linear", "log"):
             raise DataError(f"column {self.name!r}: scale must be 'linear' or 'log'")
         if self.bins is not None:
-            edges = tuple(float(e) for e in self.bins)
-            object.__setattr__(self, "bins", edges)
-            arr = np.asarray(edges)
+            edges = self._store_floats("bins")
             if (
-                len(edges) < 3
-                or not np.all(np.isfinite(arr))
-                or not np.all(np.diff(arr) > 0)
+                edges.size < 3
+                or not np.all(np.isfinite(edges))
+                or not np.all(np.diff(edges) > 0)
                 or edges[0] != self.lower
                 or edges[-1] != self.upper
             ):
@@ -156,16 +154,14 @@ class NumericColumn(Result):
         if self.bins_source not in ("public", "dp"):
             raise DataError(f"column {self.name!r}: bins_source must be 'public' or 'dp'")
         if self.cell_mass is not None:
-            mass = tuple(float(m) for m in self.cell_mass)
-            object.__setattr__(self, "cell_mass", mass)
-            arr = np.asarray(mass)
-            cells = len(mass)
+            mass = self._store_floats("cell_mass")
+            cells = mass.size
             if (
                 self.bins is None
                 or cells < 2
                 or cells & (cells - 1)
-                or not np.all(np.isfinite(arr))
-                or np.any(arr < 0)
+                or not np.all(np.isfinite(mass))
+                or np.any(mass < 0)
             ):
                 raise DataError(
                     f"column {self.name!r}: cell_mass needs DP bins and a power-of-two number "
@@ -180,6 +176,13 @@ class NumericColumn(Result):
                     f"[{self.lower}, {self.upper}]"
                 )
             object.__setattr__(self, "fill", fill)
+
+    def _store_floats(self, field: str) -> np.ndarray:
+        """Store the sequence ``field`` as a tuple of floats (hashable, JSON-exact) and return
+        it as an array, for its checks."""
+        values = tuple(float(v) for v in getattr(self, field))
+        object.__setattr__(self, field, values)
+        return np.asarray(values)
 
     @property
     def width(self) -> int:

@@ -27,6 +27,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import overload
 
 from synthcert.errors import DataError
 
@@ -36,6 +37,21 @@ PARAMS = "params.npz"
 ERROR = "error.json"
 
 _PREPARED: set[Path] = set()  # folders checked against this process's public outputs
+
+
+class _Member:
+    """A file of the folder with a fixed name, read as an attribute: ``DIR / name``."""
+
+    def __init__(self, name: str, doc: str) -> None:
+        self.name = name
+        self.__doc__ = doc
+
+    @overload
+    def __get__(self, folder: None, owner: type | None = None) -> _Member: ...
+    @overload
+    def __get__(self, folder: PrivateDir, owner: type | None = None) -> Path: ...
+    def __get__(self, folder: PrivateDir | None, owner: type | None = None) -> Path | _Member:
+        return self if folder is None else folder.path / self.name
 
 
 @dataclass(frozen=True)
@@ -53,25 +69,10 @@ class PrivateDir:
     def __init__(self, path: str | os.PathLike) -> None:
         object.__setattr__(self, "path", Path(path))
 
-    @property
-    def record(self) -> Path:
-        """The private run record."""
-        return self.path / RECORD
-
-    @property
-    def internal_report(self) -> Path:
-        """The internal report."""
-        return self.path / INTERNAL_REPORT
-
-    @property
-    def params(self) -> Path:
-        """The generative parameters of a release."""
-        return self.path / PARAMS
-
-    @property
-    def error(self) -> Path:
-        """The private detail of a refusal."""
-        return self.path / ERROR
+    record = _Member(RECORD, "The private run record.")
+    internal_report = _Member(INTERNAL_REPORT, "The internal report.")
+    params = _Member(PARAMS, "The generative parameters of a release.")
+    error = _Member(ERROR, "The private detail of a refusal.")
 
     @property
     def prepared(self) -> bool:

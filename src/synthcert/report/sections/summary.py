@@ -85,6 +85,28 @@ def strength_note(eps: float | None) -> str | None:
     )
 
 
+# (source, meaning) of an assumption when it is public knowledge, and when it was read from the data
+_SIGMA_WORDING = (
+    ("declared", "Declared by the data holder as public knowledge."),
+    ("taken from the data", "Measured on this very table: the guarantee then also depends on "
+     "the data; declare a public σ to make it data-independent."),
+)  # fmt: skip
+_BOUNDS_WORDING = (
+    ("public (schema)", "The bounds come from a public codebook and reveal nothing about the "
+     "data."),
+    ("taken from the data", "The bounds (minimum, maximum, categories present) were read from "
+     "the data and are not protected by the guarantee."),
+)  # fmt: skip
+
+
+def _assumption(what: str, public: bool, wording: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """One row of :func:`assumptions` for a fact that is either public knowledge (``ok`` is
+    "yes") or was read from the data (``ok`` is "no"); ``wording`` gives the (source, meaning)
+    of each case, public first."""
+    source, meaning = wording[0 if public else 1]
+    return {"what": what, "source": source, "ok": "yes" if public else "no", "meaning": meaning}
+
+
 def assumptions(certificate: Released | Mapping[str, Any] | None) -> list[dict[str, str]]:
     """The assumptions the guarantee rests on, each with where it came from.
 
@@ -104,37 +126,18 @@ def assumptions(certificate: Released | Mapping[str, Any] | None) -> list[dict[s
     out = []
     cert = _full_certificate(released)
     if cert is not None and number(cert.sigma) is not None:
-        declared = cert.sigma_source == "declared"
-        out.append(
-            {
-                "what": f"Every eigenvalue of the input's covariance (after encoding to [−1, 1]) "
-                f"is at least σ = {fmt(float(cert.sigma), 4)}.",
-                "source": "declared" if declared else "taken from the data",
-                "ok": "yes" if declared else "no",
-                "meaning": (
-                    "Declared by the data holder as public knowledge."
-                    if declared
-                    else "Measured on this very table: the guarantee then also depends on the "
-                    "data; declare a public σ to make it data-independent."
-                ),
-            }
+        sigma = fmt(float(cert.sigma), 4)
+        what = (
+            "Every eigenvalue of the input's covariance (after encoding to [−1, 1]) is at least "
+            f"σ = {sigma}."
         )
+        out.append(_assumption(what, cert.sigma_source == "declared", _SIGMA_WORDING))
     if cert is not None and cert.bounds_source is not None:
-        public = cert.bounds_source == "public"
-        out.append(
-            {
-                "what": "Each numeric column lies within known bounds and each categorical "
-                "column within known categories.",
-                "source": "public (schema)" if public else "taken from the data",
-                "ok": "yes" if public else "no",
-                "meaning": (
-                    "The bounds come from a public codebook and reveal nothing about the data."
-                    if public
-                    else "The bounds (minimum, maximum, categories present) were read from the "
-                    "data and are not protected by the guarantee."
-                ),
-            }
+        what = (
+            "Each numeric column lies within known bounds and each categorical column within "
+            "known categories."
         )
+        out.append(_assumption(what, cert.bounds_source == "public", _BOUNDS_WORDING))
     neighboring = released.claim.neighboring
     if neighboring:
         out.append(
