@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthcert.errors import AssumptionError, BudgetError, ParameterError
+from synthcert.errors import AssumptionError, BudgetError, DataError, ParameterError
 from synthcert.privacy.accountant import (
     LedgerEntry,
     PrivacyAccountant,
@@ -215,8 +215,37 @@ def test_an_rdp_curve_is_read_at_lower_orders_and_separate_runs_compose():
     twice.record_rdp("sgd", 8.0, 0.4)
     assert rdp_total(twice.ledger, 8.0) == pytest.approx(0.8)
     assert twice.spent().epsilon == pytest.approx(rdp_epsilon(8.0, 0.8, 1e-5), rel=1e-12)
-    read_back = [LedgerEntry.from_dict({**e.to_dict(), "curve": None}) for e in twice.ledger]
-    assert rdp_total(read_back, 8.0) == pytest.approx(0.8)  # without curves: each its own
+    read_back = [LedgerEntry.from_dict(e.to_dict()) for e in twice.ledger]
+    assert rdp_total(read_back, 8.0) == pytest.approx(0.8)
+
+
+def test_the_ledgers_of_two_fits_composed_together_add_their_curves():
+    """One entry is one run, its curve inside it: two fits' DP-SGD curves, concatenated (a
+    run record holds several accountants' steps), add up instead of standing in for each
+    other."""
+    fits = []
+    for _ in range(2):
+        acc = PrivacyAccountant(10.0, 1e-5)
+        acc.record_rdp_curve("dp-sgd", [2.0, 8.0], [0.1, 0.4])
+        fits.append(acc)
+    both = compose_steps([*fits[0].ledger, *fits[1].ledger], 1e-5)
+    assert both.epsilon_rdp == pytest.approx(0.8) and both.alpha == 8.0
+    assert both.epsilon_rdp_dp == pytest.approx(rdp_epsilon(8.0, 0.8, 1e-5), rel=1e-12)
+
+
+def test_an_rdp_entry_without_its_curve_is_refused():
+    """An RDP step stored the old way (its ε_RDP in ``epsilon``, one ``alpha``) must not read
+    back as an (ε, 0)-DP statement: the old shape is refused, as is an rdp entry without a
+    curve or a curve on another kind (attack41)."""
+    old = {"mechanism": "gauss", "kind": "rdp", "epsilon": 1.0, "rho": None, "alpha": 64.0}
+    with pytest.raises(DataError):
+        LedgerEntry.from_dict({**old, "delta": 0.0})
+    with pytest.raises(AssumptionError, match="RDP curve"):
+        LedgerEntry("gauss", "rdp", 1.0, None)
+    with pytest.raises(AssumptionError, match="RDP curve"):
+        LedgerEntry("lap", "pure", 1.0, 0.5, orders=(2.0,), epsilons_rdp=(0.1,))
+    with pytest.raises(AssumptionError, match="exceed 1"):
+        LedgerEntry("gauss", "rdp", None, None, orders=(1.0,), epsilons_rdp=(0.1,))
 
 
 def test_a_pure_step_counts_at_most_its_epsilon_in_renyi_terms():

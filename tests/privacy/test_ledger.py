@@ -217,3 +217,18 @@ def test_concurrent_runs_reserve_no_more_than_the_lifetime_budget(tmp_path):
         passed = list(pool.map(_reserve_one, [path] * 8))
     assert sum(passed) == 3
     assert ledger_total(path).total.epsilon == 3.0 and ledger_total(path).reserved == 3
+
+
+def test_an_entry_that_cannot_be_composed_is_named():
+    """Out-of-range or inconsistent figures are refused with the entry's position, never
+    composed into a total (a negative ε once gave a total ε of 0; attack41)."""
+    with pytest.raises(ParameterError, match="entry 2 of the ledger cannot be composed"):
+        compose([pure(), pure(-1.0)])
+    bad = PrivacyClaim("pure-dp", GUARANTEE, "unbounded", epsilon=1.0, delta=1e-6)
+    with pytest.raises(ParameterError, match="entry 1 .*pure ε-DP with δ"):
+        compose([bad, pure()])
+    no_rho = PrivacyClaim("zcdp", GUARANTEE, "unbounded", epsilon=1.0, delta=1e-6)
+    assert (compose([no_rho, no_rho]).model, compose([no_rho, no_rho]).epsilon) == (
+        "approx-dp",
+        2.0,
+    )  # a zCDP claim without ρ still composes by its (ε, δ)

@@ -42,40 +42,65 @@ class LedgerEntry(Result):
     """One mechanism run: its kind and the statements it has about its privacy loss.
 
     Every statement is optional; a step is composed by each rule whose statement it has
-    (:func:`compose_steps`).
+    (:func:`compose_steps`). One entry is one run: entries always compose, never stand in for
+    each other.
 
     Attributes
     ----------
     mechanism : str
-        Its name. Entries of one name at several orders are one mechanism's RDP curve
-        (:meth:`PrivacyAccountant.record_rdp_curve`), not several mechanisms.
+        Its name (a label: two runs of one name are two steps).
     kind : str
         pure, exponential, approx, zcdp, approx_zcdp or rdp.
     epsilon : float or None
         ε of an (ε, δ)-DP statement (pure when ``delta`` is 0); None when it has none.
     rho : float or None
         ρ of a ρ-zCDP statement (for approx_zcdp: conditioned on its event).
-    alpha, epsilon_rdp : float or None
-        An (α, ε_RDP)-RDP statement at one order (rdp only).
     delta : float
         δ of the (ε, δ) statement, or δ_a of an approx_zcdp step.
-    curve : int or None
-        Which RDP curve the statement belongs to (rdp only): the points of one curve are
-        alternatives (one mechanism at several orders), separate curves compose.
+    orders, epsilons_rdp : tuple of float
+        The run's RDP curve (rdp only): (α_i, ε_i)-RDP at each order α_i, one curve whose
+        points are alternatives (:meth:`rdp_curve_at`).
+
+    Raises
+    ------
+    AssumptionError
+        An rdp entry without a curve (or with orders ≤ 1, or of two lengths), or another kind
+        with one.
     """
 
     mechanism: str
     kind: Kind
     epsilon: float | None
     rho: float | None
-    alpha: float | None = None
     delta: float = 0.0
-    epsilon_rdp: float | None = None
-    curve: int | None = None
+    orders: tuple[float, ...] = ()
+    epsilons_rdp: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.kind == "rdp") != bool(self.orders) or len(self.orders) != len(self.epsilons_rdp):
+            raise AssumptionError(
+                f"a ledger entry of kind {self.kind!r} must have an RDP curve exactly when it "
+                "is an rdp step, with one ε per order",
+                assumption="rdp entries carry their curve",
+            )
+        if not all(a > 1 for a in self.orders):
+            raise AssumptionError(
+                f"RDP order alpha must exceed 1, got {min(self.orders)}", assumption="alpha > 1"
+            )
+
+    def rdp_curve_at(self, alpha: float) -> float | None:
+        """ε_RDP of this run's curve at order ``alpha``: its smallest point of order ≥ α, or
+        None when no point is that high (or the run has no curve).
+
+        Rényi divergence does not decrease with the order (van Erven & Harremoës 2014,
+        Thm. 3), so (α', ε)-RDP implies (α, ε)-RDP for every α ≤ α'.
+        """
+        points = [e for a, e in zip(self.orders, self.epsilons_rdp, strict=True) if a >= alpha]
+        return min(points) if points else None
 
     def rdp_at(self, alpha: float) -> float | None:
         """ε_RDP of this step at order ``alpha`` from its zCDP or pure statement (an RDP
-        statement is read by :func:`rdp_total`), or None without one.
+        curve is read by :meth:`rdp_curve_at`), or None without one.
 
         ρ-zCDP is (α, ρα)-RDP for every α (Bun & Steinke 2016, Def. 1.1); pure ε-DP is also
         (α, ε)-RDP (D_α ≤ D_∞ = ε, Mironov 2017, Prop. 3), so a pure step counts min(ε, ρα).
@@ -199,27 +224,16 @@ class Composition(Result):
 def rdp_total(entries: Sequence[LedgerEntry], alpha: float) -> float | None:
     """ε_RDP of all ``entries`` composed at order ``alpha``, or None if one has no bound there.
 
-    RDP adds up at a common order (Mironov 2017, Prop. 1). An RDP curve is read at α from its
-    points of order ≥ α, the smallest of them: Rényi divergence does not decrease with the
-    order (van Erven & Harremoës 2014, Thm. 3), so (α', ε)-RDP implies (α, ε)-RDP for α ≤ α'.
-    Every other step counts :meth:`LedgerEntry.rdp_at`. A point without a curve is a curve of
-    its own (never read as an alternative to another).
+    RDP adds up at a common order (Mironov 2017, Prop. 1): an RDP run counts its curve at α
+    (:meth:`LedgerEntry.rdp_curve_at`), every other step :meth:`LedgerEntry.rdp_at`.
     """
-    curves: dict[int | str, list[float]] = {}
-    parts: list[float] = []
-    for i, e in enumerate(entries):
-        if e.epsilon_rdp is not None:
-            points = curves.setdefault(f"entry {i}" if e.curve is None else e.curve, [])
-            if e.alpha is not None and e.alpha >= alpha:
-                points.append(e.epsilon_rdp)
-            continue
-        bound = e.rdp_at(alpha)
+    parts = []
+    for e in entries:
+        bound = e.rdp_curve_at(alpha) if e.orders else e.rdp_at(alpha)
         if bound is None:
             return None
         parts.append(bound)
-    if any(not points for points in curves.values()):
-        return None  # some curve has no point at or above alpha
-    return math.fsum([*parts, *(min(points) for points in curves.values())])
+    return math.fsum(parts)
 
 
 def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Composition:
@@ -252,15 +266,15 @@ def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Compos
     stated = all(e.epsilon is not None for e in entries)
     eps_basic = math.fsum(e.epsilon for e in entries) if stated else None  # type: ignore[misc]
     delta_basic = math.fsum(e.delta for e in entries) if stated else None
-    renyi = [e for e in entries if e.epsilon_rdp is not None]
-    others = [e for e in entries if e.epsilon_rdp is None]
+    renyi = [e for e in entries if e.orders]
+    others = [e for e in entries if not e.orders]
     rho = math.fsum(e.rho for e in others) if all(e.rho is not None for e in others) else None  # type: ignore[misc]
     delta_a = math.fsum(e.delta for e in entries if e.kind == "approx_zcdp")
     eps_zcdp = None
     if rho is not None and not renyi and convert:
         eps_zcdp = approx_zcdp_epsilon(partial(zcdp_epsilon, rho), delta_a, delta)  # type: ignore[arg-type]
     best: tuple[float, float, float] | None = None  # (epsilon at delta, alpha, eps_rdp)
-    for alpha in sorted({float(e.alpha) for e in renyi if e.alpha is not None}):
+    for alpha in sorted({float(a) for e in renyi for a in e.orders}):
         total = rdp_total(entries, alpha)
         if total is None:
             continue
@@ -410,9 +424,7 @@ class PrivacyAccountant:
         conditioned on events of probability >= 1 - delta (module docstring)."""
         self._check_nonneg("rho", rho)
         check_delta(delta)
-        return self._add(
-            LedgerEntry(mechanism, "approx_zcdp", None, float(rho), None, float(delta))
-        )
+        return self._add(LedgerEntry(mechanism, "approx_zcdp", None, float(rho), float(delta)))
 
     def record_approx(
         self, mechanism: str, epsilon: float, delta: float, *, rho: float | None = None
@@ -422,20 +434,14 @@ class PrivacyAccountant:
         check_delta(delta)
         if rho is not None:
             self._check_nonneg("rho", rho)
-        return self._add(LedgerEntry(mechanism, "approx", float(epsilon), rho, None, float(delta)))
+        return self._add(LedgerEntry(mechanism, "approx", float(epsilon), rho, float(delta)))
 
     def record_rdp_curve(
         self, mechanism: str, alphas: Sequence[float], epsilons: Sequence[float]
-    ) -> tuple[LedgerEntry, ...]:
-        """One mechanism's RDP curve: an (alpha, epsilon)-RDP point per order; the points are
-        alternatives (the curve is read at each order, :func:`rdp_total`), not composed."""
-        if len(alphas) != len(epsilons):
-            raise AssumptionError("alphas and epsilons must have the same length")
-        curve = self._next_curve()
-        return tuple(
-            self._add(self._rdp_entry(mechanism, a, e, curve))
-            for a, e in zip(alphas, epsilons, strict=True)
-        )
+    ) -> LedgerEntry:
+        """One run's RDP curve: (alpha_i, epsilon_i)-RDP at each order, one step whose points
+        are alternatives (read at a common order by :meth:`LedgerEntry.rdp_curve_at`)."""
+        return self._add(self._curve(mechanism, alphas, epsilons))
 
     def record_rdp(
         self,
@@ -448,26 +454,25 @@ class PrivacyAccountant:
     ) -> LedgerEntry:
         """An (alpha, epsilon_rdp)-RDP step at one order (not in the zCDP sum); ``epsilon``
         and ``delta``: an (ε, δ)-DP statement it also has (a published inherent-RDP claim)."""
+        entry = self._curve(mechanism, [alpha], [epsilon_rdp])
         if epsilon is not None:
             self._check_nonneg("epsilon", epsilon)
             check_delta(delta)
-        entry = self._rdp_entry(mechanism, alpha, epsilon_rdp, self._next_curve())
-        return self._add(dataclasses.replace(entry, epsilon=epsilon, delta=float(delta)))
+            entry = dataclasses.replace(entry, epsilon=float(epsilon), delta=float(delta))
+        return self._add(entry)
 
-    def _rdp_entry(
-        self, mechanism: str, alpha: float, epsilon_rdp: float, curve: int
+    def _curve(
+        self, mechanism: str, alphas: Sequence[float], epsilons: Sequence[float]
     ) -> LedgerEntry:
-        if not alpha > 1:
-            raise AssumptionError(
-                f"RDP order alpha must exceed 1, got {alpha}", assumption="alpha > 1"
-            )
-        self._check_nonneg("epsilon_rdp", epsilon_rdp)
+        if len(alphas) != len(epsilons) or not len(alphas):
+            raise AssumptionError("an RDP curve needs one epsilon per order, and an order")
+        for e in epsilons:
+            self._check_nonneg("epsilon_rdp", e)
         return LedgerEntry(
-            mechanism, "rdp", None, None, float(alpha), 0.0, float(epsilon_rdp), curve
-        )
-
-    def _next_curve(self) -> int:
-        return len({e.curve for e in self._ledger if e.curve is not None})
+            mechanism, "rdp", None, None,
+            orders=tuple(float(a) for a in alphas),
+            epsilons_rdp=tuple(float(e) for e in epsilons),
+        )  # fmt: skip
 
     def _add(self, entry: LedgerEntry) -> LedgerEntry:
         self._ledger.append(entry)

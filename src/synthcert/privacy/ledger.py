@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from synthcert._result import Result
-from synthcert.errors import BudgetError, DataError, ParameterError
+from synthcert.errors import AssumptionError, BudgetError, DataError, ParameterError
 from synthcert.privacy.accountant import PrivacyAccountant, compose_steps
 from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 
@@ -237,29 +237,38 @@ def _tokens(lines: list[bytes]) -> list[str | None]:
 
 def _step(accountant: PrivacyAccountant, i: int, claim: PrivacyClaim) -> None:
     """Record entry ``i`` of the ledger as one step with the statements its claim makes: pure
-    ε; (ε, δ) with ρ (zCDP); (α, ε_RDP) with its (ε, δ) when stated (inherent RDP); (ε, δ)."""
+    ε; (ε, δ) with ρ (zCDP); (α, ε_RDP) with its (ε, δ) when stated (inherent RDP); (ε, δ).
+
+    Raises
+    ------
+    ParameterError
+        The entry's figures are out of range or inconsistent (named by its position).
+    """
     name = f"entry {i}"
     eps = None if claim.epsilon is None else float(claim.epsilon)
     delta = float(claim.delta or 0.0)
-    if claim.model == "pure-dp":
-        accountant.record_pure(name, eps)  # type: ignore[arg-type]
-    elif claim.model == "zcdp" and claim.rho is not None:
-        if eps is None or claim.delta is None:
-            accountant.record_zcdp(name, float(claim.rho))
+    stated = eps is not None and claim.delta is not None
+    try:
+        if claim.model == "pure-dp" and delta == 0.0 and eps is not None:
+            accountant.record_pure(name, eps)
+        elif claim.model == "zcdp" and claim.rho is not None:
+            if stated:
+                accountant.record_approx(name, eps, delta, rho=float(claim.rho))  # type: ignore[arg-type]
+            else:
+                accountant.record_zcdp(name, float(claim.rho))
+        elif claim.model == "inherent-rdp" and None not in (claim.alpha, claim.epsilon_rdp):
+            accountant.record_rdp(
+                name, float(claim.alpha), float(claim.epsilon_rdp),  # type: ignore[arg-type]
+                epsilon=eps if stated else None, delta=delta if stated else 0.0,
+            )  # fmt: skip
+        elif claim.model == "pure-dp":
+            raise ParameterError(f"it states pure ε-DP with δ = {claim.delta} or without ε")
+        elif stated:
+            accountant.record_approx(name, eps, delta)  # type: ignore[arg-type]
         else:
-            accountant.record_approx(name, eps, delta, rho=float(claim.rho))
-    elif (
-        claim.model == "inherent-rdp" and claim.alpha is not None and claim.epsilon_rdp is not None
-    ):
-        stated = eps is not None and claim.delta is not None
-        accountant.record_rdp(
-            name, float(claim.alpha), float(claim.epsilon_rdp),
-            epsilon=eps if stated else None, delta=delta if stated else 0.0,
-        )  # fmt: skip
-    elif eps is not None and claim.delta is not None:
-        accountant.record_approx(name, eps, delta)
-    else:
-        raise ParameterError(f"entry {i} of the ledger states neither (ε, δ) nor a Rényi figure")
+            raise ParameterError(f"it states {claim.model} with neither (ε, δ) nor its figures")
+    except (AssumptionError, ParameterError) as err:
+        raise ParameterError(f"{name} of the ledger cannot be composed: {err}") from err
 
 
 def _n_out(claims: Sequence[PrivacyClaim]) -> int | None:
