@@ -121,6 +121,7 @@ def evaluate(
             real, synthetic, schema, bins=bins, csv=csv, engine=engine, scheduler=scheduler
         )  # type: ignore[arg-type]
     real, synthetic = _frame(real, csv), _frame(synthetic, csv)
+    schema, notes = _shared_columns(schema, synthetic)
     holdout = None if holdout is None else _frame(holdout, csv)
     targets = [target] if isinstance(target, str) else list(target or [])
     for t in targets:
@@ -161,7 +162,25 @@ def evaluate(
         n_synthetic=marg.n_synthetic,
         n_holdout=None if holdout is None else len(holdout),
         binning=marg.binning,
+        notes=notes,
     )
+
+
+def _shared_columns(schema: Schema, synthetic: pd.DataFrame) -> tuple[Schema, tuple[str, ...]]:
+    """The schema's columns the synthetic table has, and a note naming the others.
+
+    A synthesizer may leave a column out of its output (``--param private_domain`` does when
+    a DP category list keeps fewer than two values): the others are still measured. With no
+    column in common, the schema is returned whole and reading the table names the gap.
+    """
+    absent = [n for n in schema.names if n not in synthetic.columns]
+    if not absent or len(absent) == len(schema.names):
+        return schema, ()
+    note = (
+        f"the synthetic table has no column {', '.join(absent)} (left out of the output, e.g. "
+        "by --param private_domain): measured on the other columns"
+    )
+    return schema.select([n for n in schema.names if n not in absent]), (note,)
 
 
 def _frame(table: Table, csv: CsvOptions | None) -> pd.DataFrame:
