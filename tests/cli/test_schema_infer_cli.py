@@ -179,11 +179,12 @@ def test_numbers_and_dates_written_as_text_are_dropped_saying_what_to_do():
                     strict=True,
                 )
             ],
+            "weight": [f"{x:.1f}".replace(".", ",") for x in amounts],  # a decimal comma
             "city": [f"town {i % 80}" for i in range(500)],
         }
     )
     decisions = {d.name: d for d in draft_schema(table).decisions}
-    for name in ("population", "amount (€)"):
+    for name in ("population", "amount (€)", "weight"):
         assert decisions[name].decision == "formatted numbers", decisions[name]
         assert "rewrite them as plain numbers" in decisions[name].reason
     assert decisions["founded"].decision == "formatted dates"

@@ -15,8 +15,10 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
    and one chosen from the data would leak through the grids of ``--private-domain`` and the
    bins;
 4. dates (at least 95% of the present values parse as ISO dates): ``datetime`` with its range;
-5. text: ``categorical`` up to ``max_categories`` distinct values, else ``identifier`` when
-   (nearly) every value is distinct, else ``free text`` (both dropped).
+5. text: ``categorical`` up to ``max_categories`` distinct values, else ``formatted numbers``
+   (thousands separators, a decimal comma, a currency sign) or ``formatted dates`` (not ISO
+   8601) when 95% of the values look so, else ``identifier`` when (nearly) every value is
+   distinct, else ``free text`` (all dropped; the first two say how to rewrite the column).
 
 A column with missing values (or unparsable text, which counts as missing) is ``nullable``
 with its observed missing share. Every bound, category list, missing share and flag is read
@@ -55,10 +57,11 @@ DEFAULT_MAX_ROWS = 200_000
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
 PER_OCTAVE = 8  # magnitude buckets per doubling of 1 + x (the median is bounded within 9%)
 MAGNITUDES = 1024 * PER_OCTAVE + 1  # the last bucket holds every x >= 2^1024 - 1
-# numbers with thousands separators or a currency sign ("1,342", "€1,234.50", "-$5"), and
-# dates not in ISO 8601 ("31/12/1999"): text a reader cannot model, which the user can rewrite
+# numbers with thousands separators, a decimal comma or a currency sign ("1,342", "12,5",
+# "€1,234.50", "-$5"), and dates not in ISO 8601 ("31/12/1999"): text a reader cannot model,
+# which the user can rewrite
 FORMATTED_NUMBER = re.compile(
-    r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?\s*[$€£¥]?\)?$"
+    r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?|\d+,\d+)\s*[$€£¥]?\)?$"
 )
 OTHER_DATE = re.compile(r"^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}( .*)?$")
 SEPARATORS = (";", "\t", "|")  # in a lone column's name: the file was read with the wrong sep
@@ -303,19 +306,19 @@ def decide(
             return out("constant", False, "a single date", None)
         col = DatetimeColumn(name, float(lo), float(hi), True, "data", unit=unit, **null_kw)
         return out("datetime", True, f"dates from {col.iso(lo)} to {col.iso(hi)}", col)
+    if distinct <= max_categories and not st.overflow:
+        cats = tuple(sorted(st.distinct))
+        col = CategoricalColumn(name, cats, "data", **null_kw)
+        return out("categorical", True, f"{distinct} distinct values", col)
     if st.formatted and st.numeric + st.formatted >= PARSE_SHARE * present:
         reason = (
-            "numbers written with thousands separators or a currency sign: rewrite them as"
-            " plain numbers (1234.5) to model this column"
+            "numbers written with thousands separators, a decimal comma or a currency sign:"
+            " rewrite them as plain numbers (1234.5) to model this column"
         )
         return out("formatted numbers", False, reason, None)
     if st.other_dates >= PARSE_SHARE * present:
         reason = "dates not in ISO 8601: rewrite them as YYYY-MM-DD to model this column"
         return out("formatted dates", False, reason, None)
-    if distinct <= max_categories and not st.overflow:
-        cats = tuple(sorted(st.distinct))
-        col = CategoricalColumn(name, cats, "data", **null_kw)
-        return out("categorical", True, f"{distinct} distinct values", col)
     if unique:
         return out("identifier", False, f"{distinct:,} distinct values for {present:,}", None)
     return out(
