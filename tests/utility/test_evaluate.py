@@ -104,5 +104,7 @@ def test_a_column_left_out_of_the_synthetic_table_is_noted_not_refused():
     assert result.summary["l1_categorical_mean"] == pytest.approx(0.0, abs=1e-12)
     (note,) = result.notes
     assert "is_fraud" in note and json.loads(json.dumps(result.to_dict()))["notes"] == [note]
+    with pytest.raises(DataError, match="synthetic table has no column 'is_fraud' to train"):
+        evaluate(real, synthetic, schema, target="is_fraud", holdout=real)
     with pytest.raises(DataError, match="no column"):  # nothing in common: refused
         evaluate(real, synthetic.rename(columns=str.upper), schema)

@@ -121,11 +121,13 @@ def evaluate(
             real, synthetic, schema, bins=bins, csv=csv, engine=engine, scheduler=scheduler
         )  # type: ignore[arg-type]
     real, synthetic = _frame(real, csv), _frame(synthetic, csv)
-    schema, notes = _shared_columns(schema, synthetic)
     holdout = None if holdout is None else _frame(holdout, csv)
     targets = [target] if isinstance(target, str) else list(target or [])
     for t in targets:
         schema.column(t)  # names the unknown column
+    schema, notes = _shared_columns(schema, synthetic)
+    if gone := [t for t in targets if t not in schema.names]:
+        raise DataError(f"the synthetic table has no column {gone[0]!r} to train a model on")
     if targets and holdout is None:
         raise DataError(
             "machine-learning efficacy needs held-out real rows the synthesizer never saw "
