@@ -60,8 +60,9 @@ def evaluate_command(
     synth: Annotated[
         Path,
         typer.Argument(
-            help="The synthetic table (CSV/Parquet), read as synthcert writes it: a header, ',' "
-            'and UTF-8, whatever the schema\'s "csv" section.'
+            help="The synthetic table (CSV/Parquet), laid out as synthcert writes it (a header "
+            "line, ',' separated) whatever the schema's \"csv\" section, whose encoding and "
+            "missing-value tokens apply."
         ),
     ],
     schema: SchemaOpt,
@@ -107,7 +108,8 @@ def evaluate_command(
 
     With --engine dask (or for inputs larger than memory) the tables are read in partitions:
     one-way distances and the numeric correlation difference only. The real and held-out tables
-    are read as the schema's "csv" section says, the synthetic one as synthcert writes it.
+    are read as the schema's "csv" section says; the synthetic one is laid out as synthcert
+    writes it (a header line, ',' separated), in the section's encoding.
     --private-dir DIR receives evaluation.json, columns.csv, the figures (PNG) and
     internal-report.html.
     """
@@ -122,7 +124,11 @@ def evaluate_command(
     opts = sch.read_options()
     run = run_evaluation(
         TableSource(real, csv=opts),
-        TableSource(synth, csv=sch.reading_text(CsvOptions())),  # as synthesize wrote it
+        # laid out as synthesize and release write it: a header line, ',' separated
+        TableSource(
+            synth,
+            csv=sch.reading_text(CsvOptions(encoding=opts.encoding, na_values=opts.na_values)),
+        ),
         sch,
         holdout=TableSource(holdout, csv=opts) if holdout is not None else None,
         target=target or None,
