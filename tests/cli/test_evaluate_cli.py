@@ -134,3 +134,28 @@ def test_evaluate_on_dask_and_with_a_report(california, tmp_path):
     assert "Utility" in (tmp_path / "r.html").read_text()
     refused = runner.invoke(app, [*args, "--engine", "dask", "--target", "median_house_value"])
     assert refused.exit_code == 2 and "use --engine local" in " ".join(refused.output.split())
+
+
+def test_evaluate_reads_what_synthesize_wrote_from_a_semicolon_file(tmp_path):
+    # a new user's table: ';'-separated, a UTF-8 BOM, Windows line endings, a date
+    rng = np.random.default_rng(5)
+    n = 400
+    lines = [
+        f"{rng.integers(18, 90)};{rng.choice(['yes', 'no'])};2021-01-{rng.integers(1, 29):02d}"
+        for _ in range(n)
+    ]
+    path = tmp_path / "people.csv"
+    path.write_bytes(("\ufeffage;smoker;visit\r\n" + "\r\n".join(lines) + "\r\n").encode("utf-8"))
+    schema = tmp_path / "schema.json"
+    res = runner.invoke(app, ["schema", "infer", str(path), "--sep", ";", "--out", str(schema)])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "public" / "synthetic.csv"
+    res = runner.invoke(
+        app,
+        ["synthesize", str(path), "--schema", str(schema), "--synthesizer", "privbayes",
+         "--out", str(out), "--private-dir", str(tmp_path / "private")],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["evaluate", str(path), str(out), "--schema", str(schema), "--json"])
+    assert res.exit_code == 0, res.output
+    assert set(json.loads(res.stdout)["columns"]) == {"age", "smoker", "visit"}

@@ -106,6 +106,7 @@ def test_console_shows_the_domain_row(files, tmp_path):
         (["--private-domain", "0.2"], "give --epsilon"),
         (["--epsilon", "1", "--private-domain", "1.5"], "in (0, 1)"),
         (["--epsilon", "1", "--private-domain", "0.2"], "needs delta > 0"),
+        (["--epsilon", "1", "--private-domain", "0.2"], "pass --delta (e.g. 1e-6)"),  # what to do
         (
             ["--epsilon", "1", "--delta", "1e-6", "--private-domain", "0.2", "--allow-data-domain"],
             "exclude each other",

@@ -146,3 +146,47 @@ def test_a_declared_log_scale_keeps_a_skewed_median_through_privbayes(tmp_path, 
         assert abs(synthetic / real - 1) < 0.15
     else:
         assert synthetic / real > 4
+
+
+def test_a_semicolon_file_read_with_commas_says_to_pass_sep(tmp_path):
+    path = tmp_path / "semicolon.csv"
+    rows = "".join(f"{i};{'yes' if i % 3 else 'no'};{i * 7 % 50}\r\n" for i in range(200))
+    path.write_text("\ufeffid;verified;score\r\n" + rows, encoding="utf-8")
+    res = runner.invoke(app, ["schema", "infer", str(path)])
+    assert res.exit_code == 2 and "pass --sep ';'" in res.stderr.splitlines()[-1]
+    res = runner.invoke(app, ["schema", "infer", str(path), "--json"])
+    (only,) = json.loads(res.stdout)["decisions"]
+    assert only["reason"].startswith("the only column's name holds ';'")
+    res = runner.invoke(app, ["schema", "infer", str(path), "--sep", ";", "--json"])
+    assert res.exit_code == 0, res.output
+    decisions = {d["name"]: d["decision"] for d in json.loads(res.stdout)["decisions"]}
+    assert decisions == {"id": "identifier", "verified": "categorical", "score": "numeric"}
+
+
+def test_numbers_and_dates_written_as_text_are_dropped_saying_what_to_do():
+    rng = np.random.default_rng(3)
+    amounts = np.round(np.exp(rng.normal(7, 2, 500)), 2)
+    table = pd.DataFrame(
+        {
+            "population": [f"{int(x):,}" for x in amounts],
+            "amount (€)": [f"€{x:,.2f}" for x in amounts],
+            "founded": [
+                f"{d:02d}/{m:02d}/{y}"
+                for d, m, y in zip(
+                    rng.integers(1, 29, 500),
+                    rng.integers(1, 13, 500),
+                    rng.integers(1900, 2020, 500),
+                    strict=True,
+                )
+            ],
+            "weight": [f"{x:.1f}".replace(".", ",") for x in amounts],  # a decimal comma
+            "city": [f"town {i % 80}" for i in range(500)],
+        }
+    )
+    decisions = {d.name: d for d in draft_schema(table).decisions}
+    for name in ("population", "amount (€)", "weight"):
+        assert decisions[name].decision == "formatted numbers", decisions[name]
+        assert "rewrite them as plain numbers" in decisions[name].reason
+    assert decisions["founded"].decision == "formatted dates"
+    assert "YYYY-MM-DD" in decisions["founded"].reason
+    assert decisions["city"].decision == "free text"  # text with digits is still text

@@ -108,3 +108,15 @@ def test_written_files_get_the_usual_permissions(tmp_path):
     finally:
         os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_a_file_in_another_encoding_is_refused_saying_which_option_to_set(tmp_path):
+    path = tmp_path / "villes.csv"
+    path.write_text("ville,age\nOrléans,34\nNîmes,51\n", encoding="latin-1")
+    with pytest.raises(DataError, match="--encoding") as caught:
+        read_table(path)
+    assert "Orl" not in str(caught.value)  # no value of the table
+    assert read_table(path, CsvOptions(encoding="latin-1"))["ville"].tolist() == [
+        "Orléans",
+        "Nîmes",
+    ]

@@ -75,3 +75,36 @@ def test_efficacy_without_holdout_is_refused(california):
         evaluate(california, california, california_schema(), target="median_house_value")
     with pytest.raises(DataError, match="no column"):
         evaluate(california, california, california_schema(), target="nope", holdout=california)
+
+
+def test_a_column_left_out_of_the_synthetic_table_is_noted_not_refused():
+    # --param private_domain leaves out a column whose DP category list kept one value
+    import pandas as pd
+
+    from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+
+    rng = np.random.default_rng(4)
+    schema = Schema(
+        (
+            NumericColumn("amount", 0.0, 100.0),
+            CategoricalColumn("is_fraud", ("False", "True")),
+            CategoricalColumn("verified", ("no", "yes")),
+        )
+    )
+    real = pd.DataFrame(
+        {
+            "amount": rng.uniform(0, 100, 500),
+            "is_fraud": rng.choice(["False", "True"], 500, p=[0.95, 0.05]),
+            "verified": rng.choice(["no", "yes"], 500),
+        }
+    )
+    synthetic = real.drop(columns="is_fraud").sample(frac=1.0, random_state=1)
+    result = evaluate(real, synthetic, schema)
+    assert set(result.columns) == {"amount", "verified"}
+    assert result.summary["l1_categorical_mean"] == pytest.approx(0.0, abs=1e-12)
+    (note,) = result.notes
+    assert "is_fraud" in note and json.loads(json.dumps(result.to_dict()))["notes"] == [note]
+    with pytest.raises(DataError, match="synthetic table has no column 'is_fraud' to train"):
+        evaluate(real, synthetic, schema, target="is_fraud", holdout=real)
+    with pytest.raises(DataError, match="no column"):  # nothing in common: refused
+        evaluate(real, synthetic.rename(columns=str.upper), schema)

@@ -70,3 +70,21 @@ def test_marginal_figure_names_the_bins_it_used(california, tmp_path, monkeypatc
         "One-way distributions (numeric: 7 public bins)",
         "One-way distributions (numeric: 7 quantile bins of the real column)",
     ]
+
+
+def test_evaluation_figures_of_a_table_with_a_date_column(tmp_path):
+    from synthcert.data.schema import DatetimeColumn, NumericColumn, Schema
+
+    dates = pd.Timestamp("2021-01-01") + pd.to_timedelta(range(300), unit="D")
+    real = pd.DataFrame({"visit": dates.strftime("%Y-%m-%d"), "cost": range(300)})
+    schema = Schema(
+        (DatetimeColumn("visit", 18628.0, 18928.0, True, unit="D"), NumericColumn("cost", 0, 300))
+    )
+    ev = evaluate(real, real.sample(frac=1.0, random_state=0), schema)
+    assert ev.columns["visit"].kind == "datetime"
+    paths = [
+        plot_column_distances(ev, tmp_path / "a.png"),
+        plot_marginals(ev, tmp_path / "b.png", schema=schema),
+    ]
+    for p in paths:
+        assert p.read_bytes()[:8] == PNG

@@ -56,7 +56,14 @@ def evaluate_command(
     real: Annotated[
         Path, typer.Argument(help="The real table the synthesizer was fitted on (CSV/Parquet).")
     ],
-    synth: Annotated[Path, typer.Argument(help="The synthetic table (CSV/Parquet).")],
+    synth: Annotated[
+        Path,
+        typer.Argument(
+            help="The synthetic table (CSV/Parquet), laid out as synthcert writes it (a header "
+            "line, ',' separated) whatever the schema's \"csv\" section, whose encoding and "
+            "missing-value tokens apply."
+        ),
+    ],
     schema: SchemaOpt,
     target: TargetOpt = None,
     holdout: Annotated[
@@ -96,10 +103,13 @@ def evaluate_command(
     both tested on the held-out rows. 0 means identical; see docs/utility.md.
 
     With --engine dask (or for inputs larger than memory) the tables are read in partitions:
-    one-way distances and the numeric correlation difference only. Every table is read as the
-    schema's "csv" section says. --private-dir DIR receives evaluation.json, columns.csv, the
-    figures (PNG) and internal-report.html.
+    one-way distances and the numeric correlation difference only. The real and held-out tables
+    are read as the schema's "csv" section says; the synthetic one is laid out as synthcert
+    writes it (a header line, ',' separated), in the section's encoding.
+    --private-dir DIR receives evaluation.json, columns.csv, the figures (PNG) and
+    internal-report.html.
     """
+    from synthcert.data.io import CsvOptions
     from synthcert.report.provenance import command_line
     from synthcert.workflows.evaluate import run_evaluation
     from synthcert.workflows.job_inputs import Execution, TableSource
@@ -110,7 +120,11 @@ def evaluate_command(
     opts = sch.read_options()
     run = run_evaluation(
         TableSource(real, csv=opts),
-        TableSource(synth, csv=opts),
+        # laid out as synthesize and release write it: a header line, ',' separated
+        TableSource(
+            synth,
+            csv=sch.reading_text(CsvOptions(encoding=opts.encoding, na_values=opts.na_values)),
+        ),
         sch,
         holdout=TableSource(holdout, csv=opts) if holdout is not None else None,
         target=target or None,

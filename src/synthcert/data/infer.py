@@ -15,8 +15,10 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
    and one chosen from the data would leak through the grids of ``--private-domain`` and the
    bins;
 4. dates (at least 95% of the present values parse as ISO dates): ``datetime`` with its range;
-5. text: ``categorical`` up to ``max_categories`` distinct values, else ``identifier`` when
-   (nearly) every value is distinct, else ``free text`` (both dropped).
+5. text: ``categorical`` up to ``max_categories`` distinct values, else ``formatted numbers``
+   (thousands separators, a decimal comma, a currency sign) or ``formatted dates`` (not ISO
+   8601) when 95% of the values look so, else ``identifier`` when (nearly) every value is
+   distinct, else ``free text`` (all dropped; the first two say how to rewrite the column).
 
 A column with missing values (or unparsable text, which counts as missing) is ``nullable``
 with its observed missing share. Every bound, category list, missing share and flag is read
@@ -55,6 +57,14 @@ DEFAULT_MAX_ROWS = 200_000
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
 PER_OCTAVE = 8  # magnitude buckets per doubling of 1 + x (the median is bounded within 9%)
 MAGNITUDES = 1024 * PER_OCTAVE + 1  # the last bucket holds every x >= 2^1024 - 1
+# numbers with thousands separators, a decimal comma or a currency sign ("1,342", "12,5",
+# "€1,234.50", "-$5"), and dates not in ISO 8601 ("31/12/1999"): text a reader cannot model,
+# which the user can rewrite
+FORMATTED_NUMBER = re.compile(
+    r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?|\d+,\d+)\s*[$€£¥]?\)?$"
+)
+OTHER_DATE = re.compile(r"^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}( .*)?$")
+SEPARATORS = (";", "\t", "|")  # in a lone column's name: the file was read with the wrong sep
 
 
 @dataclass
@@ -73,6 +83,8 @@ class ColumnStats:
     midnight: bool = True
     boolean: bool = True
     negative: int = 0  # numbers below 0
+    formatted: int = 0  # present values, not numbers, matching FORMATTED_NUMBER
+    other_dates: int = 0  # present values, not numbers or ISO dates, matching OTHER_DATE
     magnitudes: np.ndarray | None = None  # counts of the non-negative numbers' buckets
     distinct: set[str] = field(default_factory=set)
     overflow: bool = False
@@ -102,6 +114,10 @@ class ColumnStats:
                 self._update_magnitudes(ok)
         if self.numeric < len(present) and not self.boolean:
             self._update_dates(present)
+            text = present[nums.isna()].astype(str).str.strip() if nums is not None else None
+            if text is not None and len(text):
+                self.formatted += int(text.str.fullmatch(FORMATTED_NUMBER).sum())
+                self.other_dates += int(text.str.fullmatch(OTHER_DATE).sum())
         if not self.overflow:
             self.distinct.update(present.astype(str).str.strip().unique().tolist())
             if len(self.distinct) > DISTINCT_CAP:
@@ -190,8 +206,10 @@ class SchemaDraft(Result):
         """The drafted schema; a :class:`DataError` when every column was dropped (each
         column's reason, read from the data, is the error's private detail)."""
         if self.schema is None:
+            hint = separator_hint([d.name for d in self.decisions])
             raise DataError(
-                "no column can be modelled: every column was dropped (see the reasons)",
+                "no column can be modelled: every column was dropped (see the reasons)"
+                + (f"; {hint}" if hint else ""),
                 private_detail="; ".join(f"{d.name}: {d.reason}" for d in self.decisions),
             )
         return self.schema
@@ -292,6 +310,15 @@ def decide(
         cats = tuple(sorted(st.distinct))
         col = CategoricalColumn(name, cats, "data", **null_kw)
         return out("categorical", True, f"{distinct} distinct values", col)
+    if st.formatted and st.numeric + st.formatted >= PARSE_SHARE * present:
+        reason = (
+            "numbers written with thousands separators, a decimal comma or a currency sign:"
+            " rewrite them as plain numbers (1234.5) to model this column"
+        )
+        return out("formatted numbers", False, reason, None)
+    if st.other_dates >= PARSE_SHARE * present:
+        reason = "dates not in ISO 8601: rewrite them as YYYY-MM-DD to model this column"
+        return out("formatted dates", False, reason, None)
     if unique:
         return out("identifier", False, f"{distinct:,} distinct values for {present:,}", None)
     return out(
@@ -299,6 +326,19 @@ def decide(
         False,
         f"{distinct:,} distinct strings (more than --max-categories {max_categories})",
         None,
+    )
+
+
+def separator_hint(names: list[str]) -> str:
+    """What to do when the only column's name holds a separator, else "".
+
+    A ``;``-separated file read with ``,`` has one column named ``a;b;c``.
+    """
+    sep = next((c for c in SEPARATORS if len(names) == 1 and c in names[0]), None)
+    if sep is None:
+        return ""
+    return f"the only column's name holds {sep!r}: if the file is {sep!r}-separated, " + (
+        f"pass --sep {sep!r}"
     )
 
 
@@ -348,6 +388,9 @@ def draft_schema(
         dec, col = decide(
             name, st, max_categories=max_categories, max_integer_categories=max_integer_categories
         )
+        hint = separator_hint(list(stats))
+        if hint:
+            dec = replace(dec, reason=f"{hint}; {dec.reason}")
         decisions.append(dec)
         if col is not None and name in log_scale:
             if not isinstance(col, NumericColumn):

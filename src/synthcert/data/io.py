@@ -217,7 +217,8 @@ def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator
         ) from exc
     except UnicodeDecodeError as exc:
         raise DataError(
-            f"input file {str(file)!r} is not valid {csv.encoding}; pass the right encoding"
+            f"input file {str(file)!r} is not valid {csv.encoding}; pass the right encoding "
+            '(`schema infer --encoding latin-1`, or "encoding" in the schema\'s "csv" section)'
         ) from exc
 
 

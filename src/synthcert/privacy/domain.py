@@ -611,7 +611,8 @@ def plan_budget(
     if cat and not delta > 0:
         raise AssumptionError(
             f"the category lists of {', '.join(cat)} were read from the data; their DP "
-            "estimate (a frequency threshold) is (epsilon, delta)-DP and needs delta > 0",
+            "estimate (a frequency threshold) is (epsilon, delta)-DP and needs delta > 0: pass "
+            "--delta (e.g. 1e-6), or replace them by public categories in the schema",
             assumption="delta > 0 for DP category lists",
             admissible="--delta (e.g. 1e-6), or public categories in the schema",
         )

@@ -125,6 +125,9 @@ def evaluate(
     targets = [target] if isinstance(target, str) else list(target or [])
     for t in targets:
         schema.column(t)  # names the unknown column
+    schema, notes = _shared_columns(schema, synthetic)
+    if gone := [t for t in targets if t not in schema.names]:
+        raise DataError(f"the synthetic table has no column {gone[0]!r} to train a model on")
     if targets and holdout is None:
         raise DataError(
             "machine-learning efficacy needs held-out real rows the synthesizer never saw "
@@ -161,7 +164,25 @@ def evaluate(
         n_synthetic=marg.n_synthetic,
         n_holdout=None if holdout is None else len(holdout),
         binning=marg.binning,
+        notes=notes,
     )
+
+
+def _shared_columns(schema: Schema, synthetic: pd.DataFrame) -> tuple[Schema, tuple[str, ...]]:
+    """The schema's columns the synthetic table has, and a note naming the others.
+
+    A synthesizer may leave a column out of its output (``--param private_domain`` does when
+    a DP category list keeps fewer than two values): the others are still measured. With no
+    column in common, the schema is returned whole and reading the table names the gap.
+    """
+    absent = [n for n in schema.names if n not in synthetic.columns]
+    if not absent or len(absent) == len(schema.names):
+        return schema, ()
+    note = (
+        f"the synthetic table has no column {', '.join(absent)} (left out of the output, e.g. "
+        "by --param private_domain): measured on the other columns"
+    )
+    return schema.select([n for n in schema.names if n not in absent]), (note,)
 
 
 def _frame(table: Table, csv: CsvOptions | None) -> pd.DataFrame:

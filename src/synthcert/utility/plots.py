@@ -22,7 +22,7 @@ from synthcert.data.schema import Schema
 from synthcert.utility.correlation import MatrixDifference
 from synthcert.utility.results import UtilityEvaluation
 
-KIND_COLOURS = {"categorical": "#4C72B0", "numeric": "#DD8452"}
+KIND_COLOURS = {"categorical": "#4C72B0", "numeric": "#DD8452", "datetime": "#55A868"}
 METRIC_LABELS = {
     "l1": "L1 distance",
     "l2": "L2 distance",
