@@ -262,8 +262,9 @@ MinRowsOpt = Annotated[
     typer.Option(
         "--min-rows",
         help="PUBLIC lower bound on the number of rows of the input (unbounded neighbours hide "
-        "the exact size): the guarantee is evaluated at it, it is the default number of rows "
-        "released, and a smaller table is refused.",
+        "the exact size): the default number of rows released; the Gaussian release evaluates "
+        "its guarantee at it and refuses a smaller table (a DP synthesizer's guarantee holds "
+        "at any size).",
     ),
 ]
 PrivateRecordOpt = Annotated[
