@@ -126,6 +126,22 @@ def _attack_params():
     return st.builds(AttackParams, c1=pos, c2=pos, c3=pos, chunks=pos)
 
 
+def _ledger_entry():
+    from synthcert.privacy.accountant import LedgerEntry
+
+    def build(name, kind, eps, rho, delta, curve):
+        orders, epsilons = zip(*curve, strict=True) if kind == "rdp" else ((), ())
+        return LedgerEntry(name, kind, eps, rho, delta, tuple(orders), tuple(epsilons))
+
+    finite = st.floats(0, 1e6)
+    return st.builds(
+        build, names,
+        st.sampled_from(["pure", "exponential", "approx", "zcdp", "approx_zcdp", "rdp"]),
+        st.none() | finite, st.none() | finite, st.floats(0, 1),
+        st.lists(st.tuples(st.floats(1.01, 1e6), finite), min_size=1, max_size=3),
+    )  # fmt: skip
+
+
 def _strategy_for(cls: type) -> st.SearchStrategy | None:
     """The explicit strategy of a type whose constructor validates its values."""
     explicit: dict[str, Callable[[], st.SearchStrategy]] = {
@@ -134,6 +150,7 @@ def _strategy_for(cls: type) -> st.SearchStrategy | None:
         "synthcert.data.schema.CategoricalColumn": _categorical_column,
         "synthcert.data.schema.Schema": _schema,
         "synthcert.audit.attacks.AttackParams": _attack_params,
+        "synthcert.privacy.accountant.LedgerEntry": _ledger_entry,
     }
     make = explicit.get(f"{cls.__module__}.{cls.__qualname__}")
     return make() if make is not None else None
