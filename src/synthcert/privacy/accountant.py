@@ -236,6 +236,13 @@ def rdp_total(entries: Sequence[LedgerEntry], alpha: float) -> float | None:
     return math.fsum(parts)
 
 
+def basic_composition(entries: Sequence[LedgerEntry]) -> tuple[float, float] | None:
+    """(Σε, Σδ) when every step states (ε, δ) (Dwork & Roth 2014, Thm. 3.16), else None."""
+    if not all(e.epsilon is not None for e in entries):
+        return None
+    return math.fsum(e.epsilon for e in entries), math.fsum(e.delta for e in entries)  # type: ignore[misc]
+
+
 def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Composition:
     """Compose ``entries`` by basic composition, zCDP addition and RDP addition, and convert
     the Rényi totals at ``delta`` (δ in (0, 1)); the one composition of the privacy core.
@@ -263,9 +270,7 @@ def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Compos
     """
     entries = list(entries)
     convert = delta is not None and 0.0 < delta < 1.0
-    stated = all(e.epsilon is not None for e in entries)
-    eps_basic = math.fsum(e.epsilon for e in entries) if stated else None  # type: ignore[misc]
-    delta_basic = math.fsum(e.delta for e in entries) if stated else None
+    eps_basic, delta_basic = basic_composition(entries) or (None, None)
     renyi = [e for e in entries if e.orders]
     others = [e for e in entries if not e.orders]
     rho = math.fsum(e.rho for e in others) if all(e.rho is not None for e in others) else None  # type: ignore[misc]

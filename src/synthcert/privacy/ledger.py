@@ -49,7 +49,7 @@ from pathlib import Path
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError, DataError, ParameterError
-from synthcert.privacy.accountant import PrivacyAccountant, compose_steps
+from synthcert.privacy.accountant import PrivacyAccountant, basic_composition, compose_steps
 from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 
 LEDGER_FIELDS = (
@@ -326,8 +326,8 @@ def compose(claims: Sequence[PrivacyClaim]) -> PrivacyClaim:
     accountant = PrivacyAccountant()
     for i, c in enumerate(claims, start=1):
         _step(accountant, i, c)
-    stated = compose_steps(accountant.ledger, None)
-    delta = stated.delta_basic
+    basic = basic_composition(accountant.ledger)
+    delta = None if basic is None else basic[1]  # every total holds at Σδ
     total = compose_steps(accountant.ledger, delta)
     models = {c.model for c in claims}
 
