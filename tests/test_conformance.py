@@ -281,8 +281,9 @@ def test_a_table_needs_its_schema():
 def test_set_params_rebuilds_the_public_encodings():
     schema = fixture_schema()
     synth = make_synthesizer("privbayes", schema)
-    assert synth.discretizer.cardinalities == [20, 3, 21]  # z: 20 bins + its missing code
-    assert synth.set_params(bins=5).discretizer.cardinalities == [5, 3, 6]
+    # x: 20 bins + its atom 0 (a bound); z: 20 bins + its atom 0 + its missing code
+    assert synth.discretizer.cardinalities == [21, 3, 22]
+    assert synth.set_params(bins=5).discretizer.cardinalities == [6, 3, 7]
     gauss = make_synthesizer("gaussian", schema)
     assert gauss.encoder.dim == 5  # x, two dummies of c, z and its missingness indicator
     assert gauss.set_params(schema=schema.select(["x", "c"])).encoder.dim == 3

@@ -120,7 +120,7 @@ def test_log_bins_widen_geometrically_and_decode_inside_their_bin():
     assert (lg > 0.01 * len(wages)).sum() >= 6 and lg.max() < 0.3 * len(wages)  # shape kept
     schema = Schema((col, NumericColumn("h", 0.0, 80.0, True, bins=(0.0, 20.0, 35.0, 45.0, 80.0))))
     disc = Discretizer(schema)
-    assert disc.cardinalities == [20, 4]
+    assert disc.cardinalities == [21, 5]  # each: its bins, then its atom 0 (the lower bound)
     codes = np.column_stack([np.repeat(np.arange(20), 50), np.repeat(np.arange(4), 250)])
     back = disc.inverse_transform(codes, np.random.default_rng(0))
     np.testing.assert_array_equal(disc.transform(back), codes)

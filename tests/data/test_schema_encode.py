@@ -153,10 +153,11 @@ def test_discretizer_bins_on_public_bounds():
     df = pd.DataFrame({"age": [0, 4.99, 5, 100, 120], "income": [0.0] * 5, "colour": ["red"] * 5})
     disc = Discretizer(SCHEMA, bins=20)
     codes = disc.transform(df)
-    assert codes[:, 0].tolist() == [0, 0, 1, 19, 19]
+    assert codes[:, 0].tolist() == [20, 0, 1, 19, 19]  # age 0: the code of its atom, 0
     back = disc.inverse_transform(codes, np.random.default_rng(0))
     assert back["age"].between(0, 100).all()
-    assert disc.cardinalities == [20, 20, 3]
+    assert back["age"].iloc[0] == 0 and (back["age"].iloc[1:] > 0).all()  # bin 0 skips 0
+    assert disc.cardinalities == [21, 20, 3]  # income: 0 is inside, not a bound: no atom
 
 
 def test_integer_decoding_never_leaves_its_bin():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from dataclasses import replace
 
@@ -473,3 +474,63 @@ def test_the_tail_rule_on_forty_fresh_seeds():
         np.mean(y > 2 * x.max()) for x, y in map(noisy_synthesis_of_a_long_tail, range(100, 140))
     ]
     assert max(beyond) == 0.0
+
+
+ZERO = NumericColumn("v", 0.0, 20.0)  # its bound 0 is an atom of the default rule
+with_zeros_st = st.lists(
+    st.one_of(st.none(), st.just(0.0), st.floats(-100.0, 100.0, allow_nan=False)), max_size=30
+)
+
+
+def released(values: list[float | None]) -> np.ndarray:
+    """What the step releases for ZERO: its levels, then the count at its atom 0."""
+    counts = CellCounts((ZERO,), depth=DEPTH)
+    counts.update(pd.DataFrame({"v": pd.Series(values, dtype="float64")}))
+    return np.concatenate([level_counts(counts.leaves["v"]), counts.atoms["v"]])
+
+
+@settings(max_examples=80, deadline=None)
+@given(with_zeros_st, st.one_of(st.none(), st.just(0.0), value_st), st.data())
+def test_the_atom_count_keeps_the_sensitivity(values, extra, data):
+    """A record at the atom (0, or below the bound and clipped to it) counts in the atom alone,
+    any other in one cell per level: the released vector moves by at most the sensitivities
+    of the levels alone, for add/remove and for replace."""
+    base = released(values)
+    diff = np.abs(released([*values, extra]) - base)
+    assert diff.sum() <= sensitivity(DEPTH, "unbounded", 1)
+    assert np.sum(diff**2) <= sensitivity(DEPTH, "unbounded", 2) ** 2
+    if values:
+        i = data.draw(st.integers(0, len(values) - 1))
+        diff = np.abs(released([*values[:i], extra, *values[i + 1 :]]) - base)
+        assert diff.sum() <= sensitivity(DEPTH, "bounded", 1)
+        assert np.sum(diff**2) <= sensitivity(DEPTH, "bounded", 2) ** 2
+
+
+def test_the_step_keeps_an_atom_with_records_and_drops_one_without():
+    rng = np.random.default_rng(5)
+    n = 4_000
+    schema = Schema(
+        (
+            NumericColumn("gain", 0.0, 50_000.0),  # 60 % zeros
+            NumericColumn("rooms", 0.0, 40_000.0),  # bound 0, no zero
+            NumericColumn("spend", 0.0, 9_000.0, atoms=(0.0,)),  # declared: kept, not counted
+        )
+    )
+    table = pd.DataFrame(
+        {
+            "gain": np.where(rng.random(n) < 0.6, 0.0, rng.lognormal(8, 1, n)).clip(0, 50_000),
+            "rooms": rng.lognormal(7, 0.8, n).clip(1, 40_000),
+            "spend": rng.gamma(2, 500, n).clip(1, 9_000),
+        }
+    )
+    step = tree_bins_step(
+        lambda: [table], schema, 1.0, 1e-6, share=0.1, noise="gaussian",
+        neighboring="unbounded", default=True, seed=np.random.SeedSequence(4),
+    )  # fmt: skip
+    out = {c.name: c for c in step.schema.numeric}
+    assert out["gain"].atoms == (0.0,) and out["rooms"].atoms == ()
+    assert out["spend"].atoms == (0.0,)
+    assert out["rooms"].atom_values == () and out["gain"].atom_values == (0.0,)
+    # the decisions are DP outputs of the schema, written to the file like its bins
+    again = Schema.from_dict(json.loads(step.schema.to_json()))
+    assert again.column("rooms").atoms == () and again.column("gain").atoms == (0.0,)

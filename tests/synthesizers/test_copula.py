@@ -12,12 +12,11 @@ from hypothesis import strategies as st
 from synth_checks import check_table, mean_marginal_l1
 
 from synthcert.data.datasets import adult_schema
-from synthcert.data.discretize import numeric_bin_codes
+from synthcert.data.discretize import bin_values, numeric_bin_codes
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import ParameterError
 from synthcert.synthesizers.copula import (
     GaussianCopulaSynthesizer,
-    bin_values,
     kendall_tau_a,
     kendall_tau_sensitivity,
     nearest_correlation,

@@ -84,7 +84,7 @@ def test_categorical_wasserstein_is_total_variation():
 def _toy_schema():
     return Schema(
         (
-            NumericColumn("x", 0.0, 10.0),
+            NumericColumn("x", 0.0, 10.0, atoms=()),  # no atom: the bins alone
             CategoricalColumn("c", ("a", "b", "z")),
         )
     )
@@ -115,7 +115,7 @@ def test_compare_marginals_hand_example():
 
 def test_uses_public_bounds_not_data_range():
     """Values far outside the data but inside the public bounds change the binned figures."""
-    schema = Schema((NumericColumn("x", 0.0, 100.0),))
+    schema = Schema((NumericColumn("x", 0.0, 100.0, atoms=()),))
     real = pd.DataFrame({"x": np.linspace(0, 4.9, 50)})  # all in the first bin of width 5
     synth = pd.DataFrame({"x": np.linspace(0.1, 4.8, 50)})
     res = compare_marginals(real, synth, schema, binning="public")
@@ -136,9 +136,11 @@ def test_quantile_bins_see_a_long_tail_the_public_bins_hide():
     q = quant.columns["wage"]
     assert public.l1 < 0.01
     assert q.l1 > 0.3
-    assert quant.binning == "quantile" and len(q.real) == 20 and len(q.edges) == 21
+    # 20 quantile bins, then the code of the atom 0 (the lower bound), which no value holds
+    assert quant.binning == "quantile" and len(q.real) == 21 and len(q.edges) == 21
+    assert q.real[-1] == 0.0
     assert q.edges[0] == 0.0 and q.edges[-1] == 1_000.0
-    np.testing.assert_allclose(q.real, 1 / 20, atol=2e-3)
+    np.testing.assert_allclose(q.real[:20], 1 / 20, atol=2e-3)
     assert compare_marginals(real, real, schema).columns["wage"].l1 == 0.0
 
 

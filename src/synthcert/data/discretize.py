@@ -5,12 +5,15 @@ the thesis, section 4.3), or equal-width bins of the public transform log(1 + x 
 ``scale: log`` column, or the column's explicit ``bins`` edges (public, or DP quantiles of the
 column estimated by :mod:`synthcert.privacy.quantile_bins` or :mod:`synthcert.privacy.tree_bins`
 and marked ``bins_source: dp``; a column still waiting for its DP edges has the public bins of
-its scale); categorical columns keep their categories. A nullable column has one more code, the
-last, for a missing value, so every discretised synthesizer models missingness as one more
-category (jointly with the other columns). Decoding draws a value uniformly within the bin (in
-the transformed scale for a log column; rounded for integer columns; dates back to datetimes),
-or, for a column with DP ``cell_mass`` (tree bins), a public fine cell of the bin by its DP mass
-and then a value uniformly within that cell (:func:`cell_values`); both are post-processing.
+its scale). After its bins, a numeric column has one code per public atom
+(:attr:`~synthcert.data.schema.NumericColumn.atom_values`: by default 0 when it is a bound),
+which holds the values equal to it and decodes to exactly it. Categorical columns keep their
+categories. A nullable column has one more code, the last, for a missing value, so every
+discretised synthesizer models missingness as one more category (jointly with the other
+columns). Decoding draws a value uniformly within the bin (in the transformed scale for a log
+column; rounded for integer columns; dates back to datetimes), or, for a column with DP
+``cell_mass`` (tree bins), a public fine cell of the bin by its DP mass and then a value
+uniformly within that cell (:func:`cell_values`); both are post-processing.
 """
 
 from __future__ import annotations
@@ -80,6 +83,50 @@ def numeric_bin_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_
     return np.clip(np.searchsorted(edges, x, side="right") - 1, 0, k - 1).astype(np.int64)
 
 
+def numeric_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
+    """Value code of each value: n_bins + i for a value equal (once clipped to the public
+    bounds, as every encoder clips) to the column's i-th atom, else its bin
+    (:func:`numeric_bin_codes`). NaN values get a bin code here, as there."""
+    x = np.asarray(x, dtype=np.float64)
+    codes = numeric_bin_codes(x, column, bins)
+    atoms = column.atom_values
+    if atoms:
+        clipped = np.clip(x, column.lower, column.upper)
+        k = n_bins(column, bins)
+        for i, atom in enumerate(atoms):
+            codes[clipped == atom] = k + i
+    return codes
+
+
+def without_atoms(x: np.ndarray, column: NumericColumn) -> np.ndarray:
+    """The values with those that an atom's code holds set to NaN (a DP bins step counts the
+    rest: the atoms have codes of their own)."""
+    x = np.asarray(x, dtype=np.float64)
+    atoms = column.atom_values
+    if not atoms:
+        return x
+    return np.where(np.isin(np.clip(x, column.lower, column.upper), atoms), np.nan, x)
+
+
+def numeric_decode(col: NumericColumn, bins: int, c: np.ndarray, frac: np.ndarray) -> np.ndarray:
+    """Values of value codes ``c`` (post-processing): an atom's code gives exactly the atom,
+    a bin's code a value inside the bin at relative position ``frac`` (:func:`bin_values`)."""
+    c = np.asarray(c, dtype=np.int64)
+    k = n_bins(col, bins)
+    x = bin_values(col, bins, np.minimum(c, k - 1), frac)
+    atoms = np.asarray(col.atom_values, dtype=np.float64)
+    if atoms.size:
+        x = np.where(c >= k, atoms[np.clip(c - k, 0, atoms.size - 1)], x)
+    return x
+
+
+def support(col: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
+    """A point per value code: the centre of each bin, then each atom (for distances on the
+    codes, such as a binned Wasserstein distance)."""
+    edges = bin_edges(col, bins)
+    return np.concatenate([0.5 * (edges[:-1] + edges[1:]), np.asarray(col.atom_values)])
+
+
 def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Values in public bin ``b`` at relative position ``frac`` in [0, 1] (post-processing).
 
@@ -110,7 +157,7 @@ def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -
     for _ in range(2):
         first = np.where(numeric_bin_codes(first, col, bins) < np.arange(k), first + 1, first)
         last = np.where(numeric_bin_codes(last, col, bins) > np.arange(k), last - 1, last)
-    count = last - first + 1.0
+    first, count = skip_end_atoms(col, first, last - first + 1.0)
     lo, cnt = first[b], count[b]
     mid = np.rint((edges[b] + edges[b + 1]) / 2.0)
     return np.where(cnt >= 1, lo + np.minimum(np.floor(frac * cnt), cnt - 1), mid)
@@ -145,7 +192,20 @@ def integer_range(column: NumericColumn, edges: np.ndarray) -> tuple[np.ndarray,
     first = np.maximum(np.ceil(edges[:-1]), math.ceil(column.lower))
     stop = np.ceil(edges[1:])
     stop[-1] = math.floor(column.upper) + 1.0
-    return first, np.maximum(stop - first, 0.0)
+    return skip_end_atoms(column, first, np.maximum(stop - first, 0.0))
+
+
+def skip_end_atoms(
+    column: NumericColumn, first: np.ndarray, count: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(first, count) of integer cells without an atom at a cell's first or last integer when
+    the cell holds another: an atom's values have a code of their own, so its neighbours in
+    the cell are what the cell's mass describes (an atom inside a cell stays in its range)."""
+    for atom in column.atom_values:
+        at_first = (first == atom) & (count > 1)
+        first, count = first + at_first, count - at_first
+        count = count - ((first + count - 1.0 == atom) & (count > 1))
+    return first, count
 
 
 def cell_capacity(column: NumericColumn, edges: np.ndarray) -> np.ndarray:
@@ -194,17 +254,18 @@ def cell_values(column: NumericColumn, b: np.ndarray, frac: np.ndarray) -> np.nd
 
 
 def value_cardinality(column: Column, bins: int = DEFAULT_BINS) -> int:
-    """Codes of a column's values (bins or categories), without the missing code."""
+    """Codes of a column's values (bins and atoms, or categories), without the missing code."""
     if isinstance(column, NumericColumn):
-        return n_bins(column, bins)
+        return n_bins(column, bins) + len(column.atom_values)
     return len(column.categories)
 
 
 class Discretizer:
     """Maps frames to integer codes per column and back.
 
-    Codes 0..k-1 are the column's bins or categories; a nullable column has code k for a
-    missing value (``missing_code``), unless the policy is ``drop`` (no row then holds one).
+    Codes 0..k-1 are the column's bins then its atoms, or its categories; a nullable column
+    has code k for a missing value (``missing_code``), unless the policy is ``drop`` (no row
+    then holds one).
     """
 
     def __init__(
@@ -255,7 +316,7 @@ class Discretizer:
         for j, col in enumerate(self.schema.columns):
             if isinstance(col, NumericColumn):
                 x = numeric_values(frame[col.name], col)
-                out[:, j] = numeric_bin_codes(x, col, self.bins)
+                out[:, j] = numeric_codes(x, col, self.bins)
                 absent = np.isnan(x)
             else:
                 out[:, j] = category_codes(frame[col.name], col)
@@ -265,8 +326,9 @@ class Discretizer:
         return out
 
     def inverse_transform(self, codes: np.ndarray, rng: np.random.Generator) -> pd.DataFrame:
-        """Decode codes: categories by name, numeric values inside their bin (`bin_values`),
-        the missing code as a missing value; columns in the schema's dtypes."""
+        """Decode codes: categories by name, numeric values inside their bin or at their atom
+        (:func:`numeric_decode`), the missing code as a missing value; columns in the schema's
+        dtypes."""
         codes = np.asarray(codes, dtype=np.int64)
         data: dict[str, object] = {}
         for j, col in enumerate(self.schema.columns):
@@ -274,7 +336,7 @@ class Discretizer:
             k = value_cardinality(col, self.bins)
             absent = c >= k
             if isinstance(col, NumericColumn):
-                x = bin_values(col, self.bins, np.minimum(c, k - 1), rng.random(len(c)))
+                x = numeric_decode(col, self.bins, np.minimum(c, k - 1), rng.random(len(c)))
                 if col.nullable:
                     x = np.where(absent, np.nan, x)
                 data[col.name] = typed_column(col, x)

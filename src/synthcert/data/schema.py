@@ -75,6 +75,13 @@ class NumericColumn(Result):
     ``missing_share`` is the share of missing values that ``schema infer`` observed:
     data-derived, informative only, never read by a fit.
 
+    ``atoms`` are PUBLIC values that a discretising synthesizer keeps as point masses: each
+    has a code of its own (after the value bins), which decodes to exactly that value, so a
+    column that is mostly 0 (an amount, a count, a capital gain) keeps its zeros instead of
+    spreading them over the first bin. ``None`` (the default) applies the public rule of
+    :attr:`atom_values`: 0 when it is a bound of a numeric column of more than
+    :data:`DEFAULT_QUANTILE_BINS` values; ``[]`` declares none.
+
     ``nullable_source`` and ``integer_source`` say where the two flags come from, like
     ``source`` for the bounds: ``"data"`` when ``schema infer`` read them off the table (a
     column with a missing value, a column of whole numbers), ``"public"`` when declared. They
@@ -102,6 +109,7 @@ class NumericColumn(Result):
     integer_source: Source | None = None
     kind_source: Source | None = None  # the kind itself (and a date's unit); None: public
     fill: float | None = None
+    atoms: tuple[float, ...] | None = None  # None: the public rule of ``atom_values``
 
     def __post_init__(self) -> None:
         _resolve_flag_sources(self, ("nullable_source", "integer_source"))
@@ -176,6 +184,31 @@ class NumericColumn(Result):
                     f"[{self.lower}, {self.upper}]"
                 )
             object.__setattr__(self, "fill", fill)
+        if self.atoms is not None:
+            atoms = self._store_floats("atoms")
+            if (
+                not np.all(np.isfinite(atoms))
+                or np.any(np.diff(atoms) <= 0)
+                or (self.integer and np.any(atoms != np.round(atoms)))
+            ):
+                raise DataError(
+                    f"column {self.name!r}: atoms must be increasing finite values (whole "
+                    "numbers for an integer column)"
+                )
+
+    @property
+    def atom_values(self) -> tuple[float, ...]:
+        """The column's point masses: its declared ``atoms`` within the public bounds (bounds
+        that a DP domain step narrowed may leave some out), or by the public default rule the
+        value 0 when it is the lower or the upper bound of a numeric (not a date) column that
+        is not an integer column of at most :data:`DEFAULT_QUANTILE_BINS` values (whose
+        default bins already hold one value each). A rule of the declaration only."""
+        if self.atoms is not None:
+            return tuple(a for a in self.atoms if self.lower <= a <= self.upper)
+        if self.kind != "numeric" or 0.0 not in (self.lower, self.upper):
+            return ()
+        few = math.floor(self.upper) - math.ceil(self.lower) + 1 <= DEFAULT_QUANTILE_BINS
+        return () if self.integer and few else (0.0,)
 
     def _store_floats(self, field: str) -> np.ndarray:
         """Store the sequence ``field`` as a tuple of floats (hashable, JSON-exact) and return
@@ -559,6 +592,7 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "tree_bins": None,
     "cell_mass": None,
     "fill": None,
+    "atoms": None,
 }
 FLAG_SOURCES = ("nullable_source", "integer_source", "kind_source")
 
@@ -578,6 +612,8 @@ def column_to_dict(col: Column) -> dict[str, Any]:
         d.pop("integer_source")
         if col.fill is not None:
             d["fill"] = col.iso(col.fill)
+        if col.atoms is not None:
+            d["atoms"] = [col.iso(a) for a in col.atoms]
         d["lower"], d["upper"] = col.iso(col.lower), col.iso(col.upper)
     for key in FLAG_SOURCES:  # written unless public in a public column (their default)
         if key in d and d[key] == "public" and (col.source == "public" or key == "kind_source"):
@@ -587,8 +623,9 @@ def column_to_dict(col: Column) -> dict[str, Any]:
             d.pop(key)
     k = d.pop("quantile_bins", None)
     tree = d.pop("tree_bins", None)
-    if d.get("cell_mass") is not None:
-        d["cell_mass"] = list(d["cell_mass"])
+    for key in ("cell_mass", "atoms"):
+        if d.get(key) is not None:
+            d[key] = list(d[key])
     out.update(d)
     if k is not None:
         out["bins"], out["bin_count"] = DP_QUANTILE, int(k)
@@ -804,6 +841,13 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
         masses = spec.get("cell_mass")
         if masses is not None:
             masses = [_number(m, "cell_mass", name) for m in _list(masses, "cell_mass", name)]
+        atoms = spec.get("atoms")
+        if atoms is not None:
+            atoms = tuple(
+                _bound({"atoms": a}, "atoms", name, kind, unit) for a in _list(atoms, "atoms", name)
+            )
+            if any(not lo <= a <= hi for a in atoms):
+                raise DataError(f"column {name!r}: every atom must lie within the public bounds")
         for key in ("scale", "bins_source"):
             if key in spec and not isinstance(spec[key], str):
                 raise DataError(f"column {name!r}: {key!r} must be text, got {_shown(spec[key])}")
@@ -816,6 +860,7 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             "quantile_bins": quantile_bins,
             "tree_bins": tree_bins,
             "cell_mass": None if masses is None else tuple(masses),
+            "atoms": atoms,
             "bins_source": spec.get("bins_source", "public"),
             **flags,
         }

@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
+from synthcert.data.discretize import without_atoms
 from synthcert.data.encode import numeric_values
 from synthcert.data.schema import DEFAULT_QUANTILE_BINS, Column, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
@@ -234,8 +235,11 @@ Counts = TypeVar("Counts", bound=ChunkCounts)
 
 
 def column_values(chunk: pd.DataFrame, column: NumericColumn) -> np.ndarray:
-    """The column's values in one chunk, on the encoder's public rules
-    (:func:`~synthcert.data.encode.numeric_values`: missing and unparsable values are NaN).
+    """The column's values in one chunk that its bins hold, on the encoder's public rules
+    (:func:`~synthcert.data.encode.numeric_values`: missing and unparsable values are NaN),
+    with a value equal to one of the column's atoms NaN too: its code is its own
+    (:func:`~synthcert.data.discretize.without_atoms`), so a bins step skips it like a missing
+    value (one record still changes at most one count).
 
     Raises
     ------
@@ -244,7 +248,7 @@ def column_values(chunk: pd.DataFrame, column: NumericColumn) -> np.ndarray:
     """
     if column.name not in chunk.columns:
         raise DataError(f"the input has no column {column.name!r}")
-    return numeric_values(chunk[column.name], column)
+    return without_atoms(numeric_values(chunk[column.name], column), column)
 
 
 def read_counts(counts: Counts, chunks: Callable[[], Iterable[pd.DataFrame]]) -> Counts:

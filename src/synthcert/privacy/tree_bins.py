@@ -13,9 +13,18 @@ log(1 + x - lower) for a declared ``"scale": "log"``) between the public bounds
 levels l = 1..L hold the counts of the 2^l dyadic intervals of that grid; a value outside the
 bounds counts in an end cell (clipped, as the discretiser codes it), a missing value in none.
 
-**Sensitivity.** Adding or removing one record changes one count per level by 1: L1
-sensitivity L, L2 sensitivity sqrt(L). Replacing one record moves one unit per level from one
-count to another: L1 2L, L2 sqrt(2L). The step keeps the synthesizer's neighbouring relation
+**The atom (public rule, DP decision).** A column whose atoms come from the public default
+rule (0 when it is a bound: :attr:`~synthcert.data.schema.NumericColumn.atom_values`) has one
+more released count per such atom: the records equal to it, which the levels do not count
+(their code is the atom's own). The atom is kept when its noisy count reaches theta (below),
+else the column gets ``atoms = ()``: a bound at 0 with no record there gives no point mass that
+noise alone would fill. Declared atoms are kept as declared, and not counted.
+
+**Sensitivity.** Adding or removing one record changes one count per level by 1, or one
+atom's count by 1: L1 sensitivity max(L, 1) = L, L2 sqrt(L). Replacing one record moves one
+unit per level from one count to another (2L, sqrt(2L)), or from an atom to the levels
+(L + 1 <= 2L, sqrt(L + 1) <= sqrt(2L)), or between two atoms (2, sqrt(2)): L1 2L, L2 sqrt(2L)
+for every L >= 1, the same as without atoms. The step keeps the synthesizer's neighbouring relation
 (``neighboring`` of its class) and pays in the synthesizer's own privacy model:
 
 * a zCDP synthesizer (AIM, MWEM-PGM): discrete Gaussian noise on every level's counts,
@@ -64,6 +73,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.discretize import cell_capacity, fine_codes, fine_edges
+from synthcert.data.encode import numeric_values
 from synthcert.data.schema import DEFAULT_QUANTILE_BINS, NumericColumn, Schema
 from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.accountant import (
@@ -400,8 +410,10 @@ def tree_bin_column(
     bins: int,
     rng: Rng,
     accountant: PrivacyAccountant | None = None,
+    atom_counts: np.ndarray | None = None,
 ) -> NumericColumn:
-    """One column's DP tree bins: noisy levels, consistent tree, allocation, cuts.
+    """One column's DP tree bins: noisy levels, consistent tree, allocation, cuts; and the
+    decision on each atom of the default rule (kept when its noisy count reaches theta).
 
     Parameters
     ----------
@@ -419,16 +431,25 @@ def tree_bin_column(
         The number of bins asked for (public); fewer come out where mass is concentrated.
     rng, accountant
         Randomness, and the accountant that records the mechanism.
+    atom_counts
+        The records at each atom of :func:`undecided_atoms` (private), released with the
+        levels under the same noise (the sensitivity is unchanged: module docstring); None:
+        no decision, the column keeps its atoms as they are.
 
     Returns
     -------
     NumericColumn
         The column with DP ``bins`` (fine edges), ``cell_mass`` (probabilities) and
-        ``bins_source="dp"``.
+        ``bins_source="dp"``; with ``atoms`` the kept ones when some were to be decided.
     """
     leaves = np.asarray(leaves, dtype=np.float64)
     depth = round(math.log2(len(leaves)))
-    flat = level_counts(leaves)
+    candidates = () if atom_counts is None else undecided_atoms(column)
+    atom_counts = np.zeros(0) if atom_counts is None else np.asarray(atom_counts, np.float64)
+    if len(atom_counts) != len(candidates):
+        raise ParameterError(f"{len(candidates)} atom count(s) expected, got {len(atom_counts)}")
+    levels = level_counts(leaves)
+    flat = np.concatenate([levels, atom_counts])
     name = f"{GAUSSIAN_MECHANISM if noise == 'gaussian' else LAPLACE_MECHANISM}: {column.name}"
     if noise == "gaussian":
         noisy = gaussian_mechanism(
@@ -446,6 +467,8 @@ def tree_bin_column(
     theta = FLOOR_SD * sd
     edges = fine_edges(column, len(leaves))
     cap = cell_capacity(column, edges)
+    noisy, noisy_atoms = noisy[: len(levels)], noisy[len(levels) :]
+    atoms = tuple(a for a, c in zip(candidates, noisy_atoms, strict=True) if c >= theta)
     estimates = consistent_tree(split_levels(noisy))
     mass, leaf_edges = allocate(estimates, cap, theta)
     mass, leaf_edges = trim_empty_ends(estimates, mass, leaf_edges, theta, END_SD * sd)
@@ -458,6 +481,7 @@ def tree_bin_column(
         cell_mass=tuple(float(p) for p in prob),
         tree_bins=None,
         bins_source="dp",
+        atoms=atoms if candidates else column.atoms,
     )
 
 
@@ -470,17 +494,33 @@ class CellCounts:
     depth: int = DEPTH
     edges: dict[str, np.ndarray] = field(init=False)
     leaves: dict[str, np.ndarray] = field(init=False)
+    atoms: dict[str, np.ndarray] = field(init=False)  # the records at each undecided atom
 
     def __post_init__(self) -> None:
         self.edges = {c.name: fine_edges(c, 2**self.depth) for c in self.columns}
         self.leaves = {c.name: np.zeros(2**self.depth, dtype=np.int64) for c in self.columns}
+        self.atoms = {
+            c.name: np.zeros(len(undecided_atoms(c)), dtype=np.int64) for c in self.columns
+        }
 
     def update(self, chunk: pd.DataFrame) -> CellCounts:
-        """Add one chunk (missing and unparsable values skipped, by public rule)."""
+        """Add one chunk (missing and unparsable values skipped, by public rule); a value at
+        one of the column's atoms counts in none of the cells, and in its atom's count when
+        the atom is still to be decided (:func:`undecided_atoms`)."""
         for col in self.columns:
             codes = fine_codes(column_values(chunk, col), self.edges[col.name])
             self.leaves[col.name] += np.bincount(codes[codes >= 0], minlength=2**self.depth)
+            atoms = undecided_atoms(col)
+            if atoms:
+                x = np.clip(numeric_values(chunk[col.name], col), col.lower, col.upper)
+                self.atoms[col.name] += np.array([np.count_nonzero(x == a) for a in atoms])
         return self
+
+
+def undecided_atoms(column: NumericColumn) -> tuple[float, ...]:
+    """The atoms of the column's public default rule (none when atoms are declared), which the
+    step keeps or drops by their noisy counts."""
+    return column.atom_values if column.atoms is None else ()
 
 
 def requested_columns(schema: Schema, *, default: bool = False) -> list[NumericColumn]:
@@ -536,9 +576,10 @@ class TreeBins(Result):
             "tree_bins",
             {"columns": list(self.columns), "share": self.share, "cells": 2**DEPTH},
             "dp-estimate",
-            "bin edges of these columns and the law of values within a bin come from a noisy "
-            f"dyadic histogram ({self.noise} noise) on a public grid within the column's bounds, "
-            "paid from this share of the synthesizer's budget",
+            "bin edges of these columns, the law of values within a bin and whether a bound at 0 "
+            f"is a point mass come from a noisy dyadic histogram ({self.noise} noise) on a "
+            "public grid within the column's bounds, paid from this share of the synthesizer's "
+            "budget",
         )
         if self.noise != "gaussian":
             return compose_basic(
@@ -639,6 +680,7 @@ def tree_bins_step(
         done[col.name] = tree_bin_column(
             col, counts.leaves[col.name], per_column, noise=noise, neighboring=neighboring,
             bins=int(col.tree_bins or DEFAULT_QUANTILE_BINS), rng=rng, accountant=accountant,
+            atom_counts=counts.atoms[col.name],
         )  # fmt: skip
     spent = accountant.check_within_budget()
     if noise == "gaussian" and not (spent.rho or 0.0) <= budget * (1.0 + 1e-9):
@@ -680,4 +722,5 @@ __all__ = [
     "tree_bin_column",
     "tree_bins_step",
     "trim_empty_ends",
+    "undecided_atoms",
 ]

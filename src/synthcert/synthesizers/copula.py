@@ -36,9 +36,8 @@ from scipy import special, stats
 from synthcert.data.discretize import (
     DEFAULT_BINS,
     Discretizer,
-    bin_values,
-    n_bins,
-    numeric_bin_codes,
+    numeric_codes,
+    numeric_decode,
     value_cardinality,
 )
 from synthcert.data.encode import (
@@ -536,7 +535,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             return np.bincount(x, minlength=2)
         if isinstance(col, NumericColumn):
             return np.bincount(
-                numeric_bin_codes(x[ok], col, self.bins), minlength=n_bins(col, self.bins)
+                numeric_codes(x[ok], col, self.bins), minlength=value_cardinality(col, self.bins)
             )
         return np.bincount(x[ok], minlength=len(col.categories))
 
@@ -746,5 +745,5 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         b = np.clip(np.searchsorted(cum, u, side="right") - 1, 0, len(marginal) - 1)
         p = marginal[b]
         frac = np.where(p > 0, (u - cum[b]) / np.where(p > 0, p, 1.0), 0.5)
-        x = bin_values(col, self.bins, np.minimum(b, k - 1), frac)
+        x = numeric_decode(col, self.bins, np.minimum(b, k - 1), frac)
         return np.where(b >= k, np.nan, x)  # the missing code (counted fit)

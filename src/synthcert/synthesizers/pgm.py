@@ -18,7 +18,7 @@ from typing import ClassVar, Self
 import numpy as np
 import pandas as pd
 
-from synthcert.data.discretize import DEFAULT_BINS, Discretizer, value_cardinality
+from synthcert.data.discretize import DEFAULT_BINS, Discretizer, n_bins
 from synthcert.data.encode import MissingPolicy
 from synthcert.data.schema import NumericColumn, Schema
 from synthcert.errors import DataError, ParameterError
@@ -386,7 +386,7 @@ class AIMSynthesizer(_PGMSynthesizer):
         """``compress``, and ``ordered``: the number of value bins of each numeric column
         (public), which the compression merges in runs of adjacent bins."""
         ordered = {
-            c.name: value_cardinality(c, self.bins)
+            c.name: n_bins(c, self.bins)
             for c in self.schema.columns
             if isinstance(c, NumericColumn)
         }

@@ -26,7 +26,14 @@ import pandas as pd
 from scipy import stats
 
 from synthcert._result import Result
-from synthcert.data.discretize import DEFAULT_BINS, Discretizer, bin_edges, value_cardinality
+from synthcert.data.discretize import (
+    DEFAULT_BINS,
+    Discretizer,
+    bin_edges,
+    support,
+    value_cardinality,
+    without_atoms,
+)
 from synthcert.data.encode import numeric_values, prepare_frame
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import DataError, check_choice
@@ -148,13 +155,12 @@ def distance_from_frequencies(
     """All distances of one column from its real and synthetic frequencies on public bins.
 
     ``w_raw`` is the Wasserstein distance of the raw values when they were available; without
-    it a numeric column's Wasserstein distance is taken on the bin centres.
+    it a numeric column's Wasserstein distance is taken on the bin centres (and the atoms).
     """
     edges = None
     if isinstance(column, NumericColumn):
         edges = bin_edges(column, bins)
-        centres = 0.5 * (edges[:-1] + edges[1:])
-        w_binned = wasserstein_on_support(centres, p, q)
+        w_binned = wasserstein_on_support(support(column, bins), p, q)
         w_raw = w_binned if w_raw is None else w_raw
         w_norm = w_raw / (column.upper - column.lower)
     else:
@@ -191,13 +197,14 @@ def summarize(columns: Mapping[str, ColumnDistance]) -> dict[str, float | None]:
 
 
 def quantile_edges(values: np.ndarray, column: NumericColumn, bins: int) -> np.ndarray | None:
-    """Edges at the quantiles j/bins (j = 1..bins-1) of a column's present real values, with the
-    public bounds as the end edges; repeated quantiles (a point mass) merge into one edge.
+    """Edges at the quantiles j/bins (j = 1..bins-1) of a column's present real values other
+    than its atoms (which have codes of their own), with the public bounds as the end edges;
+    repeated quantiles (a point mass) merge into one edge.
 
     None when fewer than two bins remain (a nearly constant column): the caller keeps the
     public bins then.
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = without_atoms(values, column)
     x = np.clip(x[np.isfinite(x)], column.lower, column.upper)
     if x.size == 0:
         return None

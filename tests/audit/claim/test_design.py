@@ -41,7 +41,7 @@ def test_canary_sits_in_another_bin_or_category_of_every_column():
     disc = Discretizer(SCHEMA, bins=20)
     base, canary = disc.transform(pair.base)[0], disc.transform(pair.canary)[0]
     assert np.all(base != canary)
-    assert base.tolist() == [0, 0, 0, 0]
+    assert base.tolist() == [0, 0, 0, 3]  # hours 0: the code of its atom 0, after its 3 bins
     # the last bin or category of each column (declared edges respected: 3 bins for hours)
     assert canary.tolist() == [19, 1, 2, 2]
     assert pair.canary["age"].iloc[0] == 90 and pair.base["age"].iloc[0] == 17

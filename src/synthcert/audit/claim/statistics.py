@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert.audit.claim.design import NeighbourPair
-from synthcert.data.discretize import DEFAULT_BINS, Discretizer, numeric_bin_codes
+from synthcert.data.discretize import DEFAULT_BINS, Discretizer, numeric_codes
 from synthcert.data.encode import numeric_values
 from synthcert.data.schema import CategoricalColumn, NumericColumn
 from synthcert.privacy.audit_hook import NoisyMeasurement, Selection
@@ -109,7 +109,7 @@ def in_canary_cell(
             hit &= series.cat.codes.to_numpy() == canary[j]
         elif isinstance(col, NumericColumn):
             x = numeric_values(series, col)
-            hit &= ~np.isnan(x) & (numeric_bin_codes(x, col, discretizer.bins) == canary[j])
+            hit &= ~np.isnan(x) & (numeric_codes(x, col, discretizer.bins) == canary[j])
         else:
             if full is None:
                 full = discretizer.transform(rows)
