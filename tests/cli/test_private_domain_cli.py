@@ -67,15 +67,15 @@ def test_private_domain_claims_the_total_and_records_the_split(files, tmp_path, 
     assert summary["private_domain"] == 0.25
     assert claim["guarantee"] == "differential privacy"
     assert (claim["epsilon"], claim["delta"], claim["model"]) == (4.0, 1e-6, "approx-dp")
-    assert claim["warnings"] == []  # 20,000 rows: above reliable_rows at 0.2 per quantile
+    assert claim["warnings"] == []
     assert summary["params"]["epsilon"] == pytest.approx(3.0)  # the synthesizer's part
-    assert any("DP quantiles" in m for m in claim["mechanisms"])
+    assert any("magnitude histogram" in m for m in claim["mechanisms"])
     assert any("stability histogram" in m for m in claim["mechanisms"])
     record = json.loads((tmp_path / "private" / "rec.json").read_text())
     ledger = record["ledger"]
     domain = [e for e in ledger if e["step"] == "domain"]
     fit = [e for e in ledger if e["step"] == "synthesizer"]
-    assert [e["kind"] for e in domain].count("exponential") == 2 * 2
+    assert [e["kind"] for e in domain].count("zcdp") == 2  # one bucket histogram per column
     assert [e["kind"] for e in domain].count("approx_zcdp") == 1
     spent = boundary_harness().domain_epsilon(record)
     assert spent == pytest.approx(1.0) and spent <= 1.0
@@ -199,7 +199,8 @@ def test_the_rows_each_column_needs_are_printed_before_the_fit(files, tmp_path):
     assert "private_domain needs, per data-derived column:" in out
     plan = plan_budget(Schema.load(files / "s.json"), 0.2, 1.0, 1e-6, shares={"region": 0.5})
     lines = plan.needs()  # one list: all of delta (privbayes is pure), half for its tail
-    assert lines[0].startswith("age: two DP quantiles at epsilon ") and lines[0] in out
+    assert lines[0].startswith("age: DP magnitude buckets at rho ") and lines[0] in out
+    assert f"needs about {plan.bucket_records('age'):,} records" in lines[0]
     assert lines[-1].startswith("region: DP category list at rho ") and lines[-1] in out
     assert f"needs about {plan.category_threshold('region'):,} records" in lines[-1]
     assert out.index("needs, per data-derived column") < out.index("synthcert synthesize")
@@ -268,7 +269,7 @@ def run_wide_with_a_state_share(tmp_path: Path, monkeypatch, n: int, share: str)
     run = run_wide(tmp_path, table, monkeypatch, *BASE, "--domain-share", f"state={share}")
     out = run.output
     assert run.code == 0, out
-    assert "numeric columns: bounds reliable from about" in out  # the summary (> 10 columns)
+    assert "numeric columns: a bound needs about" in out  # the summary (> 10 columns)
     assert "state: DP category list at rho" in out
     rows = run.rows
     assert rows is not None and len(rows) == n

@@ -120,3 +120,54 @@ def test_dp_bins_steps_count_what_the_bins_hold():
     assert np.isnan(column_values(chunk, col)).sum() == 90
     counts = CellCounts((col,), depth=4).update(chunk)
     assert counts.leaves["gain"].sum() == 10
+
+
+def test_data_derived_bounds_and_flags_never_refuse_an_atom():
+    # found by an attacker: a refusal that depends on the records is published by its exit
+    # code. Against data-derived bounds or an integer flag read from the data, an atom is
+    # not checked at parse time; atom_values leaves it out where it does not apply.
+    spec = {"name": "x", "kind": "numeric", "lower": 1.025, "upper": 100.0, "source": "data"}
+    col = Schema.from_dict({"columns": [{**spec, "atoms": [0]}]}).column("x")
+    assert col.atoms == (0.0,) and col.atom_values == ()
+    flag = {**spec, "integer": True, "integer_source": "data", "atoms": [2.5]}
+    assert Schema.from_dict({"columns": [flag]}).column("x").atom_values == ()
+    with pytest.raises(DataError, match="within the public bounds"):  # public: refused
+        Schema.from_dict({"columns": [{**spec, "source": "public", "atoms": [0]}]})
+    fill = Schema.from_dict({"columns": [{**spec, "fill": 0}]}).column("x")  # clipped at use
+    from synthcert.data.encode import public_fill
+
+    assert public_fill(fill) == 1.025
+
+
+def test_a_boolean_reads_the_same_whatever_the_other_records():
+    # found by an attacker: pandas reads True/False as booleans (1/0), or as text once one
+    # record holds text, which made every such value missing: one record moved 550 counts
+    from synthcert.data.encode import numeric_values
+
+    col = NumericColumn("x", 0.0, 100.0)
+    alone = numeric_values(pd.Series([True, False, True]), col)
+    mixed = numeric_values(pd.Series(["True", " false", "TRUE", "abc", None, "3"]), col)
+    assert alone.tolist() == [1.0, 0.0, 1.0]
+    np.testing.assert_array_equal(mixed, [1.0, 0.0, 1.0, np.nan, np.nan, 3.0])
+
+
+def test_a_cell_holding_the_atom_alone_has_no_capacity():
+    # an integer cell [0, 1) holds only the atom 0, whose records have their own code: a tree
+    # bin gives it no mass (capacity 0) instead of collecting noise there
+    from synthcert.data.discretize import cell_capacity
+
+    col = NumericColumn("n", 0.0, 1_000.0, integer=True)
+    cap = cell_capacity(col, np.array([0.0, 0.9, 2.5, 1_000.0]))
+    assert cap.tolist() == [0.0, 2.0, 998.0]  # {0}: none; {1, 2}; {3..1000}
+
+
+def test_the_report_draws_an_atom_inside_its_bin():
+    from synthcert.utility.marginals import distance_from_frequencies
+
+    col = NumericColumn("gain", 0.0, 100.0)
+    p = np.array([0.1] + [0.0] * 19 + [0.9])  # 90 % at the atom 0, the rest in bin 0
+    q = np.array([0.2] + [0.0] * 19 + [0.8])
+    dist = distance_from_frequencies(col, p, q)
+    assert dist.atoms == (0.0,) and len(dist.edges) == 21
+    real, synth = dist.on_bins()
+    assert real[0] == pytest.approx(1.0) and synth[0] == pytest.approx(1.0) and len(real) == 20

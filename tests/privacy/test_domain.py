@@ -29,7 +29,6 @@ from synthcert.privacy.accountant import (
 from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
 from synthcert.privacy.domain import (
     DP_SOURCE,
-    QUANTILE_MECHANISM,
     REFERENCE_CANDIDATES,
     THRESHOLD_MECHANISM,
     DomainBudget,
@@ -49,6 +48,7 @@ from synthcert.privacy.domain import (
     stability_categories,
     threshold_sigma2,
 )
+from synthcert.privacy.magnitude_bounds import MECHANISM as BUCKET_MECHANISM
 from synthcert.privacy.mechanisms import exponential_probabilities
 from synthcert.workflows.synthesize import split_budget
 
@@ -294,27 +294,33 @@ def test_estimates_are_close_to_the_truth_at_epsilon_one(big):
                           neighboring="bounded", rng=rng)  # fmt: skip
     s = est.schema
     assert all(c.source == DP_SOURCE for c in s.columns)
-    assert (s.column("age").lower, s.column("age").upper) == (17.0, 90.0)
+    # the magnitude buckets holding 17..90: [10, 20), [20, 50), [50, 100)
+    assert (s.column("age").lower, s.column("age").upper) == (10.0, 100.0)
     assert s.column("region").categories == ("e", "n", "s", "w")  # 20 records of "x" dropped
     for name in ("wage", "score"):
         col, x = s.column(name), big[name].to_numpy()
         below, above = float(np.mean(x < col.lower)), float(np.mean(x > col.upper))
-        # the 1% and 99% quantiles, to the grid's 1-10% resolution: never the extremes
-        assert 0.004 <= below <= 0.02 and 0.004 <= above <= 0.02, (name, below, above)
+        # only tails thinner than a bucket's threshold are cut, and the bounds stay within
+        # one 1-2-5 step of the data's range
+        assert below <= 0.001 and above <= 0.001, (name, below, above)
+        assert col.upper <= 2.5 * x.max() and col.lower >= 2.5 * min(x.min(), 0.0)
     assert est.spent.epsilon == pytest.approx(1.0) and est.spent.delta == pytest.approx(1e-6)
-    assert len(est.ledger) == 2 * 3 + 1
+    assert len(est.ledger) == 3 + 1  # a bucket histogram per numeric column, one list
     assert est.reliability_warning(len(big)) is None  # 200,000 rows at 1/7 per quantile
 
 
 def test_reliability_warning_follows_the_flat_region_bound():
-    """m >= 2 ln(K / 0.05) / (eps min(q, 1-q)); the warning names the size it needs."""
-    k = 34201
+    """m >= 2 ln(K / 0.05) / (eps min(q, 1-q)); the warning names the size it needs (for the
+    columns whose bounds are quantiles: here one given a public range of K = 1,001 points)."""
+    k = 1001
     assert reliable_rows(0.1, 0.01, k) == pytest.approx(2 * math.log(k / 0.05) / 0.001)
     assert reliable_rows(0.1, 0.99, k) == pytest.approx(reliable_rows(0.1, 0.01, k))
     schema = Schema((NumericColumn("v", 0.0, 1.0, source="data"),))
     df = pd.DataFrame({"v": np.random.default_rng(0).uniform(0, 100, 2000)})
-    est = estimate_domain([df], schema, plan_budget(schema, 0.5, 0.4, 0.0),
-                          neighboring="bounded", rng=np.random.default_rng(0))  # fmt: skip
+    ranges = {"v": (0.0, 1_000.0)}
+    est = estimate_domain([df], schema, plan_budget(schema, 0.5, 0.4, 0.0, ranges=ranges),
+                          neighboring="bounded", rng=np.random.default_rng(0),
+                          ranges=ranges)  # fmt: skip
     need = reliable_rows(0.1, 0.01, k)
     assert est.candidates == k and est.rows == 2000
     note = est.reliability_warning(2000)
@@ -455,14 +461,15 @@ def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
     """The fallback rule: the column leaves the model (the schema's drop list); the step is
     still paid; the warning names it; every other column is estimated as before."""
     b = plan_budget(SMALL, 0.3, 2.0, 1e-6)
-    df = pd.DataFrame({"a": [0.5] * 50, "b": np.linspace(0, 3, 50), "c": ["x", "y"] * 25,
-                       "d": ["x"] * 50})  # fmt: skip
+    df = pd.DataFrame({"a": [0.5] * 100, "b": np.linspace(1, 1.99, 100), "c": ["x", "y"] * 50,
+                       "d": ["x"] * 100})  # fmt: skip
     est = estimate_domain([df], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
-    assert est.dropped == ("c",)  # 25 of each: far below the threshold
+    assert est.dropped == ("c",)  # 50 of each: below the threshold (76)
+    assert (est.schema.column("b").lower, est.schema.column("b").upper) == (1.0, 2.0)
     assert est.schema.names == ["a", "b", "d"] and "c" in est.schema.drop
     assert est.schema.column("b").source == DP_SOURCE
     assert "'c'" not in (note := est.fallback_warning()) and "list of c kept" in note
-    assert len(est.ledger) == 3 and est.spent.epsilon == pytest.approx(0.6)
+    assert len(est.ledger) == 2 and est.spent.epsilon == pytest.approx(0.6)
     synth_claim = dp_claim(
         epsilon=1.4, delta=0.0, rho=None, neighboring="bounded", n_out=10,
         mechanisms=("laplace",), assumptions=(),
@@ -471,7 +478,7 @@ def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
     named = {a.name: a for a in claim.assumptions}
     assert named["domain"].meaning.endswith("fewer than two values): c")
     split = named["domain_split"].value
-    assert "b: 2 quantiles at" in split and "c: category list at" in split
+    assert "b: magnitude buckets at rho" in split and "c: category list at" in split
     only = SMALL.select(["c", "d"])
     with pytest.raises(AssumptionError, match="nothing is left"):
         estimate_domain([df], only.select(["c"]), plan_budget(only, 0.3, 2.0, 1e-6),
@@ -481,8 +488,14 @@ def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
 def test_needs_state_the_rows_per_column_from_public_figures():
     b = plan_budget(SMALL, 0.3, 2.0, 1e-6)
     lines = b.needs()
+    assert lines[0].startswith("b: DP magnitude buckets at rho")
+    assert f"about {b.bucket_records('b'):,} records" in lines[0]
+    ranged = plan_budget(SMALL, 0.3, 2.0, 1e-6, ranges={"b": (0.0, 5.0)})  # a public range
     rows = math.ceil(reliable_rows(b.quantile_epsilon("b"), 0.01, REFERENCE_CANDIDATES))
-    assert lines[0].startswith("b: two DP quantiles") and f"{rows:,} rows" in lines[0]
+    assert (
+        ranged.needs()[0].startswith("b: two DP quantiles")
+        and f"{rows:,} rows" in ranged.needs()[0]
+    )
     assert lines[1].startswith("c: DP category list")
     assert f"about {b.category_threshold('c'):,} records" in lines[1]
     cols = [NumericColumn(f"x{i}", 0.0, 1.0, source="data") for i in range(12)]
@@ -530,7 +543,7 @@ def test_composed_claim_states_the_total_and_lists_the_domain_step(big):
     claim = compose_claim(synth_claim, est, 1.0, 1e-6)
     assert (claim.epsilon, claim.delta, claim.model) == (1.0, 1e-6, "approx-dp")
     assert claim.guarantee == GUARANTEE and claim.is_guarantee
-    assert {QUANTILE_MECHANISM, THRESHOLD_MECHANISM, "laplace"} == set(claim.mechanisms)
+    assert {BUCKET_MECHANISM, THRESHOLD_MECHANISM, "laplace"} == set(claim.mechanisms)
     names = {a.name: a for a in claim.assumptions}
     assert names["domain"].source == "dp-estimate" and names["domain_share"].value == 0.2
     with pytest.raises(AssumptionError, match="more than the requested"):

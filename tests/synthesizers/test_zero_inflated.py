@@ -84,3 +84,28 @@ def test_the_point_mass_at_zero_is_kept(table_path, tmp_path, name, epsilon, par
     if epsilon is None:  # exact counts: the atom's dependence on another column is kept
         by_kind = synth.groupby("kind")["gain"].apply(lambda g: (g == 0).mean())
         assert by_kind["c"] < by_kind["a"] - 0.05  # real: 0.70 and 0.95
+
+
+@pytest.mark.parametrize("route", ["fit", "fit_counts"])
+def test_the_copula_reads_an_atom_at_the_lower_bound_as_the_smallest_value(route):
+    # found by an attacker: the atom's code comes after the bins, and the copula's CDF and
+    # Kendall tables read codes as ordered, so the zeros were sampled as the largest values:
+    # y = x came out with Spearman -0.60. In value order the atom is first.
+    from scipy import stats
+
+    from synthcert.statistics.sources import CodesCounts
+    from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
+
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(4_000) < 0.5, 0.0, rng.uniform(1, 100, 4_000))
+    table = pd.DataFrame({"x": x, "y": x})
+    schema = Schema((NumericColumn("x", 0.0, 100.0), NumericColumn("y", -1.0, 100.0)))
+    synth = GaussianCopulaSynthesizer(schema, epsilon=50.0, seed=1)
+    if route == "fit":
+        synth.fit(table)
+    else:
+        disc = synth.discretizer
+        synth.fit_counts(CodesCounts(disc.transform(table), disc.cardinalities))
+    out = synth.sample(4_000, seed=2)
+    assert stats.spearmanr(out["x"], out["y"]).statistic > 0.7
+    assert out.loc[out["x"] == 0, "y"].median() < 10

@@ -127,6 +127,16 @@ def support(col: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
     return np.concatenate([0.5 * (edges[:-1] + edges[1:]), np.asarray(col.atom_values)])
 
 
+def value_order(
+    col: NumericColumn, bins: int = DEFAULT_BINS, codes: int | None = None
+) -> np.ndarray:
+    """The column's value codes sorted by value (an atom at the lower bound first, one at the
+    upper bound last), followed by any further codes up to ``codes`` (the missing code): for a
+    consumer that reads codes as ordered (a CDF over the codes, Kendall's tau of a table)."""
+    order = np.argsort(support(col, bins), kind="stable")
+    return np.concatenate([order, np.arange(len(order), max(codes or 0, len(order)))])
+
+
 def bin_values(col: NumericColumn, bins: int, b: np.ndarray, frac: np.ndarray) -> np.ndarray:
     """Values in public bin ``b`` at relative position ``frac`` in [0, 1] (post-processing).
 
@@ -198,10 +208,13 @@ def integer_range(column: NumericColumn, edges: np.ndarray) -> tuple[np.ndarray,
 def skip_end_atoms(
     column: NumericColumn, first: np.ndarray, count: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(first, count) of integer cells without an atom at a cell's first or last integer when
-    the cell holds another: an atom's values have a code of their own, so its neighbours in
-    the cell are what the cell's mass describes (an atom inside a cell stays in its range)."""
+    """(first, count) of integer cells without an atom at a cell's first or last integer: an
+    atom's values have a code of their own, so its neighbours in the cell are what the cell's
+    mass describes, and a cell that holds the atom alone holds nothing (capacity 0: a tree
+    bin merges it away; a bin of the equal-width grid decodes to its midpoint, the atom). An
+    atom inside a cell stays in its range."""
     for atom in column.atom_values:
+        count = np.where((first == atom) & (count == 1), 0.0, count)
         at_first = (first == atom) & (count > 1)
         first, count = first + at_first, count - at_first
         count = count - ((first + count - 1.0 == atom) & (count > 1))

@@ -96,8 +96,11 @@ def public_fill(column: Column) -> float | str:
     """The PUBLIC value of a missing value of a non-nullable column under the ``fill`` policy:
     the declared ``fill``, else the first declared category (categorical) or the midpoint of
     the public bounds (numeric; dates: in days or seconds since 1970). It depends on the schema
-    only, so filling is a record-wise map and keeps both neighbouring relations."""
+    only, so filling is a record-wise map and keeps both neighbouring relations. A numeric fill
+    is clipped into the bounds (which only data-derived bounds can leave it outside)."""
     if column.fill is not None:
+        if isinstance(column, NumericColumn):
+            return min(max(float(column.fill), column.lower), column.upper)
         return column.fill
     if isinstance(column, CategoricalColumn):
         return column.categories[0]
@@ -221,11 +224,21 @@ def _fill_frame(frame: pd.DataFrame, schema: Schema) -> tuple[pd.DataFrame, int,
 
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
     """The column as float64 (dates: days or seconds since 1970); missing or non-numeric
-    text gives NaN (the public rule of :func:`prepare_frame`: such a value is missing)."""
+    text gives NaN (the public rule of :func:`prepare_frame`: such a value is missing).
+
+    A boolean is 1 or 0 whether pandas read the column as booleans or, because another record
+    holds text, as text ("True", "false", ...): a value's number depends on the value alone,
+    so one record can never change how the others are read."""
     if isinstance(column, DatetimeColumn):
         return column.to_number(series)
     if pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype=np.float64)
+    if series.dtype == object or pd.api.types.is_string_dtype(series):
+        text = series.astype("string").str.strip().str.lower()
+        true = (text == "true").fillna(False).to_numpy(dtype=bool)
+        false = (text == "false").fillna(False).to_numpy(dtype=bool)
+        if true.any() or false.any():
+            series = series.mask(true, 1).mask(false, 0)
     values = pd.to_numeric(series, errors="coerce")
     return np.asarray(values, dtype=np.float64)
 

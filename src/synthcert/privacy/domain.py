@@ -4,7 +4,12 @@ A schema drafted from the table (``"source": "data"``) publishes the minimum, ma
 categories present outside any accounting. ``--private-domain SHARE`` replaces every such part
 by a differentially private estimate and marks it ``"source": "dp"``:
 
-* **numeric bounds**: two DP quantiles (default the 1% and 99% ones), each by the
+* **numeric bounds**: by default a noisy histogram of public magnitude buckets (0, and
+  [1, 2), [2, 5), [5, 10) x 10^k for each sign), whose extreme buckets that pass a public
+  threshold give the bounds (:mod:`synthcert.privacy.magnitude_bounds`: one record changes
+  one count, so each bucket is judged on its own and a bound needs the same few records
+  however far the grid reaches); a date column, or a column given a public range
+  (``--param domain_range``), gets two DP quantiles (the 1% and 99% ones), each by the
   exponential mechanism over a *public* candidate grid (Smith 2011; McSherry & Talwar 2007;
   one quantile at a time as in Gillenwater, Joseph & Kulesza 2021, section 2). The score of a
   candidate c is minus the distance from q m to the rank interval [#{x < c}, #{x <= c}]
@@ -60,7 +65,6 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from synthcert._result import Result
 from synthcert.data.encode import category_text, numeric_values
@@ -79,10 +83,17 @@ from synthcert.privacy.accountant import (
     Spent,
     rho_from_epsilon_delta,
 )
-from synthcert.privacy.calibrate import calibrate
 from synthcert.privacy.claims import Assumption, PrivacyClaim
+from synthcert.privacy.magnitude_bounds import MECHANISM as BUCKET_MECHANISM
+from synthcert.privacy.magnitude_bounds import bucket_counts, dp_bounds, per_column_budget
+from synthcert.privacy.magnitude_bounds import threshold as bucket_threshold
 from synthcert.privacy.mechanisms import discrete_gaussian_noise, exponential_mechanism
-from synthcert.privacy.parameters import check_delta
+from synthcert.privacy.thresholds import (
+    gaussian_log_tail,
+    gaussian_threshold,
+    sensitivity_sq,
+    threshold_sigma2,
+)
 
 DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
@@ -214,54 +225,6 @@ def discrete_gaussian(sigma2: float | Fraction, size: int, rng: Rng) -> np.ndarr
     return discrete_gaussian_noise(size, Fraction(sigma2), rng=rng)
 
 
-TAIL_SLACK = 1e-9  # relative: the float tail bound must clear delta by this much
-
-
-def gaussian_log_tail(t: int, sigma2: float | Fraction) -> float:
-    """An upper bound on ln Pr[Z >= t], Z ~ N_Z(0, sigma^2) the discrete Gaussian, t >= 1.
-
-    With f(x) = exp(-x^2 / (2 sigma^2)), Pr[Z >= t] = sum_{k >= t} f(k) / sum_{k in Z} f(k).
-    f decreases on [0, inf), so the numerator is at most f(t) + int_t^inf f(x) dx
-    = f(t) + sigma sqrt(2 pi) Phi(-t / sigma), and the denominator
-    2 sum_{k >= 0} f(k) - f(0) >= 2 int_0^inf f(x) dx - 1 = sigma sqrt(2 pi) - 1; it is also
-    >= f(0) = 1. Evaluated in logs (``scipy.special.log_ndtr``, relative error ~1e-15); the
-    callers demand a slack of 1e-9 (:data:`TAIL_SLACK`), far above that error.
-    """
-    sigma = math.sqrt(float(sigma2))
-    mass = sigma * math.sqrt(2.0 * math.pi)
-    head = -(t * t) / (2.0 * float(sigma2))
-    rest = math.log(mass) + float(special.log_ndtr(-t / sigma))
-    return float(np.logaddexp(head, rest)) - math.log(max(1.0, mass - 1.0))
-
-
-def gaussian_threshold(sigma2: float | Fraction, delta: float) -> int:
-    """Smallest integer T >= 2 whose bound (:func:`gaussian_log_tail`) on Pr[1 + Z >= T] is at
-    most delta (1 - 1e-9), Z ~ N_Z(0, sigma^2): a value held by one record alone is kept with
-    probability at most delta. Near sigma sqrt(2 ln(1/delta)) + 1 (the sub-Gaussian tail);
-    found by the one calibrator (:func:`synthcert.privacy.calibrate.calibrate`, exact on
-    integers, monotone since the bound decreases in T)."""
-    check_delta(delta, pure=False)
-    target = math.log(delta) + math.log1p(-TAIL_SLACK)
-    start = 2 + math.ceil(math.sqrt(2.0 * float(sigma2) * math.log(1.0 / delta)))
-    t = calibrate(
-        lambda tt: gaussian_log_tail(tt - 1, sigma2) <= target, start, find="smallest", lower=2
-    )
-    assert t is not None  # the bound tends to 0: some T is admissible
-    return int(t)
-
-
-def sensitivity_sq(neighboring: str) -> int:
-    """Delta_2^2 of the category counts: 2 under replace-one ("bounded": one count down and
-    one up), 1 under add/remove (one count moves)."""
-    return 2 if neighboring == "bounded" else 1
-
-
-def threshold_sigma2(rho: float, neighboring: str) -> Fraction:
-    """sigma^2 = Delta_2^2 / (2 rho) of the category counts, as the exact rational (rho's binary
-    value), so the discrete Gaussian is exactly rho-zCDP on them (CKS 2020, Theorem 4)."""
-    return Fraction(sensitivity_sq(neighboring)) / (2 * Fraction(rho))
-
-
 def stability_categories(
     counts: Mapping[str, int],
     rho: float,
@@ -307,6 +270,7 @@ class DomainCounts:
     schema: Schema
     ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     grids: dict[str, np.ndarray] = field(init=False)
+    buckets: dict[str, np.ndarray] = field(init=False)  # magnitude-bucket counts
     cells: dict[str, np.ndarray] = field(init=False)
     ties: dict[str, np.ndarray] = field(init=False)
     nonmissing: dict[str, int] = field(init=False)
@@ -322,7 +286,16 @@ class DomainCounts:
                 assumption="a range for a data-derived numeric column",
                 admissible=", ".join(c.name for c in data_numeric(self.schema)) or "none",
             )
-        self.grids = {c.name: column_grid(c, self.ranges) for c in data_numeric(self.schema)}
+        self.grids = {
+            c.name: column_grid(c, self.ranges)
+            for c in data_numeric(self.schema)
+            if not by_buckets(c, self.ranges)
+        }
+        self.buckets = {
+            c.name: bucket_counts(np.zeros(0))
+            for c in data_numeric(self.schema)
+            if by_buckets(c, self.ranges)
+        }
         self.cells = {k: np.zeros(len(g) + 1, dtype=np.int64) for k, g in self.grids.items()}
         self.ties = {k: np.zeros(len(g), dtype=np.int64) for k, g in self.grids.items()}
         self.nonmissing = dict.fromkeys(self.grids, 0)
@@ -331,7 +304,7 @@ class DomainCounts:
 
     def update(self, chunk: pd.DataFrame) -> DomainCounts:
         """Add one chunk of rows (missing and non-numeric values are skipped, by public rule)."""
-        absent = [n for n in [*self.grids, *self.values] if n not in chunk.columns]
+        absent = [n for n in [*self.grids, *self.buckets, *self.values] if n not in chunk.columns]
         if absent:
             raise DataError(f"the input has no column(s) {absent}")
         self.rows += len(chunk)
@@ -339,6 +312,8 @@ class DomainCounts:
             # the column's own parser: dates become days or seconds since 1970, text NaN
             x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
             self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
+        for name, counts in self.buckets.items():
+            counts += bucket_counts(numeric_values(chunk[name], self.schema.column(name)))  # type: ignore[arg-type]
         for name, counter in self.values.items():
             # the encoder's own reading (an integer code 1 read as 1.0 next to a blank is "1"),
             # so whether a column has a missing value never changes a category's name
@@ -369,6 +344,13 @@ def grid_ranks(cells: np.ndarray, ties: np.ndarray) -> tuple[np.ndarray, np.ndar
     """(#{x < c_j}, #{x <= c_j}) for every grid point c_j from :func:`add_to_grid`'s counts."""
     upto = np.cumsum(cells)[:-1]
     return upto - ties, upto
+
+
+def by_buckets(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> bool:
+    """Whether a data-derived numeric column's bounds come from the magnitude buckets (a public
+    rule): every one but a date column and a column given a public range, which keep the
+    exponential-mechanism quantiles on their grids."""
+    return not isinstance(column, DatetimeColumn) and column.name not in ranges
 
 
 def data_numeric(schema: Schema) -> list[NumericColumn]:
@@ -486,6 +468,23 @@ class DomainBudget(Result):
     declared_shares: dict[str, float] = field(default_factory=dict)
     rho: float = 0.0  # the zCDP budget split over the columns (0: the pure route)
     delta_conversion: float = 0.0  # the delta of converting rho (the lists' route)
+    bucket_columns: tuple[str, ...] = ()  # numeric columns bounded by the magnitude buckets
+
+    @property
+    def bucket_noise(self) -> str:
+        """The noise of the magnitude buckets: Laplace on the pure route, discrete Gaussian on
+        the zCDP route (a public rule: whether the schema has data-derived category lists)."""
+        return "gaussian" if self.categorical_columns else "laplace"
+
+    def bucket_budget(self, name: str) -> float:
+        """epsilon (pure route) or rho (zCDP route) of column ``name``'s magnitude buckets:
+        its two quantiles' worth (:func:`~synthcert.privacy.magnitude_bounds.
+        per_column_budget`)."""
+        return per_column_budget(self.bucket_noise, self.quantile_epsilon(name))
+
+    def bucket_records(self, name: str) -> int:
+        """T of column ``name``'s buckets: the records a bucket needs to set a bound."""
+        return bucket_threshold(self.bucket_noise, self.bucket_budget(name), self.neighboring)
 
     def quantile_epsilon(self, name: str) -> float:
         """Epsilon of each of the two quantiles of numeric column ``name``."""
@@ -509,25 +508,46 @@ class DomainBudget(Result):
         num = [
             (n, f"epsilon {e:.3g}", math.ceil(reliable_rows(e, q, candidates)))
             for n, e in zip(self.numeric_columns, self.quantile_epsilons, strict=True)
+            if n not in self.bucket_columns
+        ]
+        unit = "epsilon" if self.bucket_noise == "laplace" else "rho"
+        buckets = [
+            (n, f"{unit} {self.bucket_budget(n):.3g}", self.bucket_records(n))
+            for n in self.bucket_columns
         ]
         cat = [
             (n, f"rho {r:.3g}", self.category_threshold(n))
             for n, r in zip(self.categorical_columns, self.category_rhos, strict=True)
         ]
-        if len(num) + len(cat) > max_lines:  # declared columns named, the rest summarised
+        if (
+            len(num) + len(cat) + len(buckets) > max_lines
+        ):  # declared columns named, the rest summarised
             named = set(self.declared_shares)
             lines = self.describe(
-                [x for x in num if x[0] in named], [x for x in cat if x[0] in named]
+                [x for x in num if x[0] in named],
+                [x for x in cat if x[0] in named],
+                [x for x in buckets if x[0] in named],
             )
             return lines + self.summarise(
-                [x for x in num if x[0] not in named], [x for x in cat if x[0] not in named]
+                [x for x in num if x[0] not in named],
+                [x for x in cat if x[0] not in named],
+                [x for x in buckets if x[0] not in named],
             )
-        return self.describe(num, cat)
+        return self.describe(num, cat, buckets)
 
     @staticmethod
-    def describe(num: list[tuple[str, str, int]], cat: list[tuple[str, str, int]]) -> list[str]:
+    def describe(
+        num: list[tuple[str, str, int]],
+        cat: list[tuple[str, str, int]],
+        buckets: list[tuple[str, str, int]] = (),  # type: ignore[assignment]
+    ) -> list[str]:
         """One line per column: (name, its privacy parameter, rows or records needed)."""
         return [
+            *(
+                f"{n}: DP magnitude buckets at {e}; a bound needs about {t:,} records in its "
+                "bucket (tails thinner than that are clipped)"
+                for n, e, t in buckets
+            ),
             *(
                 f"{n}: two DP quantiles at {e} each; bounds reliable from about {r:,} rows"
                 for n, e, r in num
@@ -539,9 +559,14 @@ class DomainBudget(Result):
         ]
 
     @staticmethod
-    def summarise(num: list[tuple[str, str, int]], cat: list[tuple[str, str, int]]) -> list[str]:
+    def summarise(
+        num: list[tuple[str, str, int]],
+        cat: list[tuple[str, str, int]],
+        buckets: list[tuple[str, str, int]] = (),  # type: ignore[assignment]
+    ) -> list[str]:
         """One line per kind of column: the range of what they need."""
         kinds = (
+            (buckets, "numeric columns: a bound needs about", "records in its bucket"),
             (num, "numeric columns: bounds reliable from about", "rows"),
             (cat, "category lists: a category needs about", "records to be kept"),
         )
@@ -586,10 +611,13 @@ def plan_budget(
     *,
     neighboring: str = "bounded",
     shares: Mapping[str, float] | None = None,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
 ) -> DomainBudget:
     """The split of (share x epsilon, delta) over the data-derived parts of ``schema``:
     ``shares`` (fractions of the domain budget per column) first, the rest in proportion to
-    2 per numeric column and :func:`category_weight` per categorical column."""
+    2 per numeric column and :func:`category_weight` per categorical column. ``ranges``: the
+    columns given a public range (their bounds are quantiles, not buckets: :func:`by_buckets`).
+    """
     num = tuple(c.name for c in data_numeric(schema))
     cat = tuple(c.name for c in data_categorical(schema))
     shares = dict(shares or {})
@@ -662,6 +690,7 @@ def plan_budget(
         declared_shares={n: float(s) for n, s in shares.items()},
         rho=float(rho),
         delta_conversion=delta_conv,
+        bucket_columns=tuple(c.name for c in data_numeric(schema) if by_buckets(c, ranges or {})),
     )
 
 
@@ -680,17 +709,19 @@ class DomainEstimate(Result):
     ruled_flags: tuple[str, ...] = ()  # "column: flag" set by flag_rule (public: the schema's)
 
     dropped: tuple[str, ...] = ()  # columns the fallback rule took out (public: a DP output)
+    unbounded: tuple[str, ...] = ()  # numeric ones whose buckets all stayed below T (idem)
 
     def reliability_warning(self, public_rows: int | None) -> str | None:
         """A public warning when the DP bounds are likely to be wide, from a PUBLIC table size
         (n under replace-one neighbours, the declared --min-rows under add/remove): names the
         columns whose quantiles' epsilon needs more rows (:func:`reliable_rows`)."""
-        if public_rows is None or not self.budget.numeric_columns:
+        quantiled = [n for n in self.budget.numeric_columns if n not in self.budget.bucket_columns]
+        if public_rows is None or not quantiled:
             return None
         need = {
             n: max(reliable_rows(self.budget.quantile_epsilon(n), q, self.candidates)
                    for q in self.quantiles)
-            for n in self.budget.numeric_columns
+            for n in quantiled
         }  # fmt: skip
         short = [n for n, v in need.items() if public_rows < v]
         if not short:
@@ -708,14 +739,24 @@ class DomainEstimate(Result):
 
     def fallback_warning(self) -> str | None:
         """Names the columns the fallback rule dropped. It depends on the DP category lists
-        only (how many values each kept), so it is post-processing: safe to publish."""
-        if not self.dropped:
-            return None
-        return (
-            f"--param private_domain: the DP category list of {', '.join(self.dropped)} kept fewer "
-            "than two values, so by public rule the column(s) are left out of the model and of "
-            "the output. Give them a --param domain_share, more epsilon, or public categories."
-        )
+        and magnitude buckets only (how many values or buckets each kept), so it is
+        post-processing: safe to publish."""
+        notes = []
+        if self.dropped:
+            notes.append(
+                f"--param private_domain: the DP category list of {', '.join(self.dropped)} kept "
+                "fewer than two values, so by public rule the column(s) are left out of the "
+                "model and of the output. Give them a --param domain_share, more epsilon, or "
+                "public categories."
+            )
+        if self.unbounded:
+            notes.append(
+                f"--param private_domain: no magnitude bucket of {', '.join(self.unbounded)} "
+                "held enough records for a DP bound, so by public rule the column(s) are left "
+                "out of the model and of the output. Give them a --param domain_share, more "
+                "epsilon, a public --param domain_range, or public bounds."
+            )
+        return " ".join(notes) or None
 
 
 def bounds_from_quantiles(
@@ -763,9 +804,26 @@ def estimate_domain(
     accountant = PrivacyAccountant(budget.epsilon, budget.delta or None)
     new: list[Column] = []
     dropped: list[str] = []
+    unbounded: list[str] = []
     for col in schema.columns:
         if col.source != "data":
             new.append(col)
+        elif isinstance(col, NumericColumn) and col.name in counts.buckets:
+            bounds = dp_bounds(
+                counts.buckets[col.name], budget.bucket_noise, budget.bucket_budget(col.name),
+                neighboring=neighboring, integer=col.integer, rng=rng, accountant=accountant,
+                name=f"{BUCKET_MECHANISM}: {col.name}",
+            )  # fmt: skip
+            if bounds is None:
+                # the fallback rule (public: a function of the DP output only): no bucket holds
+                # enough records to set a bound, so the column leaves the model and the output
+                unbounded.append(col.name)
+                continue
+            lower, upper = bounds
+            fill = None if col.fill is None else min(max(col.fill, lower), upper)  # public
+            new.append(
+                replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE), fill=fill)
+            )
         elif isinstance(col, NumericColumn):
             grid = counts.grids[col.name]
             below, upto = counts.ranks(col.name)
@@ -813,7 +871,7 @@ def estimate_domain(
             admissible="a larger --param private_domain share or epsilon, or public categories",
         )
     return DomainEstimate(
-        schema=replace(schema, columns=tuple(new), drop=(*schema.drop, *dropped)),
+        schema=replace(schema, columns=tuple(new), drop=(*schema.drop, *dropped, *unbounded)),
         budget=budget,
         ledger=accountant.ledger,
         spent=spent,
@@ -822,6 +880,7 @@ def estimate_domain(
         candidates=max((len(g) for g in counts.grids.values()), default=0),
         ruled_flags=ruled,
         dropped=tuple(dropped),
+        unbounded=tuple(unbounded),
     )
 
 
@@ -848,12 +907,19 @@ def compose_claim(
         "bounds and categories of the schema; those of " + ", ".join(dp_cols) + " estimated "
         "with DP (--param private_domain)",
         "dp-estimate",
-        "declared public bounds and categories, plus DP quantiles and a DP frequency threshold "
-        "paid from the budget; values outside are clipped or missing by public rule"
+        "declared public bounds and categories, plus DP magnitude buckets or quantiles and a DP "
+        "frequency threshold paid from the budget; values outside are clipped or missing by "
+        "public rule"
         + (
             "; left out by the fallback rule (a DP category list of fewer than two values): "
             + ", ".join(estimate.dropped)
             if estimate.dropped
+            else ""
+        )
+        + (
+            "; left out by the fallback rule (no magnitude bucket above its threshold): "
+            + ", ".join(estimate.unbounded)
+            if estimate.unbounded
             else ""
         ),
     )
@@ -871,7 +937,10 @@ def compose_claim(
         "domain_split",
         "; ".join(
             [
-                f"{n}: 2 quantiles at epsilon {e:.4g}"
+                f"{n}: magnitude buckets at {'epsilon' if b.bucket_noise == 'laplace' else 'rho'} "
+                f"{b.bucket_budget(n):.4g}"
+                if n in b.bucket_columns
+                else f"{n}: 2 quantiles at epsilon {e:.4g}"
                 for n, e in zip(b.numeric_columns, b.quantile_epsilons, strict=True)
             ]
             + [
@@ -901,7 +970,9 @@ def compose_claim(
         a for a in claim.assumptions if a.name not in ("domain", "flags", "domain_split")
     )
     mechanisms = list(claim.mechanisms)
-    if estimate.budget.numeric_columns:
+    if estimate.budget.bucket_columns:
+        mechanisms.append(BUCKET_MECHANISM)
+    if set(estimate.budget.numeric_columns) - set(estimate.budget.bucket_columns):
         mechanisms.append(QUANTILE_MECHANISM)
     if estimate.budget.categorical_columns:
         mechanisms.append(THRESHOLD_MECHANISM)
@@ -924,6 +995,7 @@ __all__ = [
     "DomainEstimate",
     "add_to_grid",
     "bounds_from_quantiles",
+    "by_buckets",
     "category_weight",
     "check_shares",
     "compose_claim",

@@ -39,6 +39,7 @@ from synthcert.data.discretize import (
     numeric_codes,
     numeric_decode,
     value_cardinality,
+    value_order,
 )
 from synthcert.data.encode import (
     MissingPolicy,
@@ -619,6 +620,7 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         self.binned_ = True
         self.variables_ = [(j, "value") for j in range(d)]  # missing: the last code
         hists = [tables[(j,)] for j in range(d)]
+        tables = {p: self._in_value_order(tables[p], p) for p in pairs}  # tau reads order
         if self.epsilon is None:
             self._marginals = [h / n for h in hists]
             taus = [kendall_tau_table(tables[p], variant="b") for p in pairs]
@@ -628,6 +630,16 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             self._fit_dp(hists, np.array(taus), tie_corrected=True)
         self._factor = gaussian_factor(self.corr_)
         return self._end_fit()
+
+    def _in_value_order(self, table: np.ndarray, pair: tuple[int, int]) -> np.ndarray:
+        """A pair's 2-way table with each numeric axis in value order (:func:`~synthcert.data.
+        discretize.value_order`: an atom's code sits after the bins, its value before them)."""
+        for axis, j in enumerate(pair):
+            col = self.schema.columns[j]
+            if isinstance(col, NumericColumn):
+                order = value_order(col, self.bins, table.shape[axis])
+                table = np.take(table, order, axis=axis)
+        return table
 
     def _fit_exact(self, raw: list[np.ndarray], present: list[np.ndarray]) -> None:
         scores = np.zeros((self.n_, len(raw)))  # 0: the public score of a missing value
@@ -739,11 +751,15 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
         if not self.binned_:  # empirical quantile (inverted CDF): values seen in the data
             idx = np.clip(np.ceil(u * len(marginal)).astype(np.int64) - 1, 0, len(marginal) - 1)
             return marginal[idx]
-        # DP or counted: piecewise-linear CDF over the public bins (uniform within the bin)
+        # DP or counted: piecewise-linear CDF over the public bins in value order (an atom
+        # at the lower bound before the first bin), uniform within the bin
         k = value_cardinality(col, self.bins)
-        cum = np.concatenate([[0.0], np.cumsum(marginal)])
-        b = np.clip(np.searchsorted(cum, u, side="right") - 1, 0, len(marginal) - 1)
-        p = marginal[b]
-        frac = np.where(p > 0, (u - cum[b]) / np.where(p > 0, p, 1.0), 0.5)
+        order = value_order(col, self.bins, len(marginal))
+        sorted_mass = np.asarray(marginal)[order]
+        cum = np.concatenate([[0.0], np.cumsum(sorted_mass)])
+        i = np.clip(np.searchsorted(cum, u, side="right") - 1, 0, len(marginal) - 1)
+        p = sorted_mass[i]
+        frac = np.where(p > 0, (u - cum[i]) / np.where(p > 0, p, 1.0), 0.5)
+        b = order[i]
         x = numeric_decode(col, self.bins, np.minimum(b, k - 1), frac)
         return np.where(b >= k, np.nan, x)  # the missing code (counted fit)

@@ -112,6 +112,22 @@ class ColumnDistance(Result):
     real: tuple[float, ...]  # the real one-way distribution (bins or categories)
     synthetic: tuple[float, ...]
     edges: tuple[float, ...] | None = None  # a numeric column's bin edges, in its units
+    atoms: tuple[float, ...] = ()  # the values of the codes after the bins (point masses)
+
+    def on_bins(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """(real, synthetic) on the bins alone, each atom's share added to the bin holding its
+        value: for a histogram drawn over the edges."""
+        if self.edges is None or not self.atoms:
+            return self.real, self.synthetic
+        k = len(self.edges) - 1
+        edges = np.asarray(self.edges)
+        where = np.clip(np.searchsorted(edges, self.atoms, side="right") - 1, 0, k - 1)
+        out = []
+        for freq in (self.real, self.synthetic):
+            f = np.asarray(freq[:k], dtype=np.float64).copy()
+            np.add.at(f, where, np.asarray(freq[k : k + len(self.atoms)], dtype=np.float64))
+            out.append(tuple(float(v) for v in f))
+        return out[0], out[1]
 
 
 @dataclass(frozen=True)
@@ -177,6 +193,7 @@ def distance_from_frequencies(
         real=tuple(float(v) for v in p),
         synthetic=tuple(float(v) for v in q),
         edges=None if edges is None else tuple(float(e) for e in edges),
+        atoms=tuple(column.atom_values) if isinstance(column, NumericColumn) else (),
     )
 
 

@@ -396,7 +396,7 @@ def synthesize(
         neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
         plan = plan_budget(
             schema, private_domain, split.epsilon, split.domain_delta,
-            neighboring=str(neighboring), shares=domain_shares,
+            neighboring=str(neighboring), shares=domain_shares, ranges=domain_ranges,
         )  # fmt: skip  # refuses early
         if execution.notify is not None:  # public: the budget, the schema and delta only
             for line in ["private_domain needs, per data-derived column:", *plan.needs()]:

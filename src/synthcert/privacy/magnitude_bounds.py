@@ -1,0 +1,158 @@
+"""DP bounds of a numeric column from a noisy histogram of public magnitude buckets.
+
+The exponential mechanism over a wide public grid (:func:`synthcert.privacy.domain.dp_quantile`)
+needs its tail to hold about 2 ln(C / beta) / epsilon records, C ~ 34,000 candidates: with the
+epsilon a wide table leaves each column, tens of thousands of rows, and on fewer the quantile
+lands anywhere among the candidates beyond the data (bounds of 10^11 for a column of wages).
+Here each bucket is thresholded on its own, so what a bound needs does not grow with the grid's
+reach (Korolova et al. 2009's stability idea on a public histogram; the magnitude buckets of
+Google's ApproxBounds):
+
+* **Buckets (public).** The value 0, and for each sign the intervals between consecutive
+  points of {1, 2, 5} x 10^k, k = -6..12, closed by 10^13: [1e-6, 2e-6), [2e-6, 5e-6), ...,
+  [5e12, 1e13] and their mirror images, :data:`BUCKETS` = 115 in all. A value nearer 0 than
+  1e-6 counts in the innermost bucket of its sign, one beyond 1e13 in the outermost; a missing
+  or unparsable value in none.
+* **Sensitivity.** One record is in at most one bucket: adding or removing it changes one
+  count by 1 (Delta_1 = Delta_2 = 1), replacing it moves one unit between two counts
+  (Delta_1 = 2, Delta_2 = sqrt(2)).
+* **Noise.** Discrete Laplace of scale Delta_1 / epsilon (epsilon-DP: thesis Def. 2.3.12,
+  Canonne, Kamath & Steinke 2020) on the pure route, or discrete Gaussian of
+  sigma^2 = Delta_2^2 / (2 rho) (rho-zCDP: CKS 2020, Thm. 4) on the zCDP route of the domain
+  step (:class:`synthcert.privacy.domain.DomainBudget`).
+* **Threshold (public).** A bucket is kept when its noisy count reaches T: an empty bucket
+  passes with probability at most beta / B (Laplace: Pr[Z >= T] <= exp(-T / scale),
+  T = scale ln(B / beta); Gaussian: :func:`synthcert.privacy.thresholds.gaussian_threshold` at
+  beta / B), so all B empty buckets together with at most beta = :data:`FAILURE`.
+* **Bounds (post-processing).** The lower edge of the lowest kept bucket and the upper edge of
+  the highest, rounded outwards for an integer column; [0, 1] when only the bucket of 0 is
+  kept; None when none is (the caller's public fallback rule). Values beyond are clipped by the
+  synthesizer, as with any bound: the tails beyond the last bucket holding about T records.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from synthcert.errors import ParameterError
+from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
+from synthcert.privacy.thresholds import gaussian_threshold, threshold_sigma2
+
+MECHANISM = "noisy magnitude histogram (data-derived numeric bounds)"
+FAILURE = 0.05  # beta: the chance that some empty bucket passes the threshold
+_POINTS = np.array([m * 10.0**k for k in range(-6, 13) for m in (1.0, 2.0, 5.0)] + [1e13])
+POSITIVE_EDGES = np.array([float(f"{p:.0e}") for p in _POINTS])  # exact decimal points
+_K = len(POSITIVE_EDGES) - 1  # buckets of one sign
+BUCKETS = 2 * _K + 1  # negative buckets (outermost first), the bucket of 0, positive buckets
+Rng = np.random.Generator
+
+
+def bucket_index(x: np.ndarray) -> np.ndarray:
+    """The bucket of each value, 0..BUCKETS-1 in increasing order of value; -1 for NaN."""
+    x = np.asarray(x, dtype=np.float64)
+    mag = np.clip(np.abs(x), POSITIVE_EDGES[0], POSITIVE_EDGES[-1])
+    k = np.clip(np.searchsorted(POSITIVE_EDGES, mag, side="right") - 1, 0, _K - 1)
+    idx = np.where(x > 0, _K + 1 + k, np.where(x < 0, _K - 1 - k, _K))
+    return np.where(np.isnan(x), -1, idx).astype(np.int64)
+
+
+def bucket_counts(x: np.ndarray) -> np.ndarray:
+    """Counts of the non-missing values of ``x`` in every bucket (private)."""
+    idx = bucket_index(x)
+    return np.bincount(idx[idx >= 0], minlength=BUCKETS)
+
+
+def bucket_edges(i: int) -> tuple[float, float]:
+    """[lower, upper] of bucket ``i`` (the bucket of 0 is [0, 0])."""
+    if i == _K:
+        return 0.0, 0.0
+    if i > _K:
+        k = i - _K - 1
+        return float(POSITIVE_EDGES[k]), float(POSITIVE_EDGES[k + 1])
+    k = _K - 1 - i
+    return -float(POSITIVE_EDGES[k + 1]), -float(POSITIVE_EDGES[k])
+
+
+def sensitivities(neighboring: str) -> tuple[float, float]:
+    """(Delta_1, Delta_2) of the bucket counts: (1, 1) add/remove, (2, sqrt 2) replace-one."""
+    return (2.0, math.sqrt(2.0)) if neighboring == "bounded" else (1.0, 1.0)
+
+
+def threshold(noise: str, budget: float, neighboring: str) -> int:
+    """T: an empty bucket's noisy count reaches it with probability at most FAILURE / BUCKETS
+    (module docstring). Public: the budget, the relation and the rule."""
+    l1, _ = sensitivities(neighboring)
+    if noise == "laplace":
+        return max(1, math.ceil(l1 / budget * math.log(BUCKETS / FAILURE)))
+    if noise == "gaussian":
+        return gaussian_threshold(threshold_sigma2(budget, neighboring), FAILURE / BUCKETS)
+    raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+
+
+def dp_bounds(
+    counts: np.ndarray,
+    noise: str,
+    budget: float,
+    *,
+    neighboring: str,
+    integer: bool,
+    rng: Rng,
+    accountant: PrivacyAccountant | None = None,
+    name: str = MECHANISM,
+) -> tuple[float, float] | None:
+    """DP (lower, upper) from the bucket counts of one column, or None when no bucket passes.
+
+    ``budget`` is epsilon (``noise="laplace"``) or rho (``"gaussian"``); the mechanism is
+    recorded in ``accountant``. Everything after the noise is post-processing.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.shape != (BUCKETS,):
+        raise ParameterError(f"{BUCKETS} bucket counts expected, got {counts.shape}")
+    l1, l2 = sensitivities(neighboring)
+    if noise == "laplace":
+        noisy = laplace_mechanism(
+            counts, l1, budget, integer=True, rng=rng, accountant=accountant, name=name
+        )
+    elif noise == "gaussian":
+        noisy = gaussian_mechanism(
+            counts, l2, rho=budget, integer=True, rng=rng, accountant=accountant, name=name
+        )
+    else:
+        raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    kept = np.flatnonzero(noisy >= threshold(noise, budget, neighboring))
+    if kept.size == 0:
+        return None
+    lower, upper = bucket_edges(int(kept[0]))[0], bucket_edges(int(kept[-1]))[1]
+    if integer:
+        lower, upper = float(math.floor(lower)), float(math.ceil(upper))
+    if lower == upper:  # only the bucket of 0: a public unit range
+        upper = lower + 1.0
+    return lower, upper
+
+
+def per_column_budget(noise: str, quantile_epsilon: float) -> float:
+    """The histogram's budget from what the domain plan gives a numeric column: its two
+    quantiles' worth, 2 epsilon_q (pure route), or 2 epsilon_q^2 / 8 of rho (zCDP route, the
+    exponential mechanism being epsilon^2/8-zCDP), so the step's total is unchanged."""
+    if noise == "laplace":
+        return 2.0 * quantile_epsilon
+    return float(Fraction(quantile_epsilon) ** 2 / 4)
+
+
+__all__ = [
+    "BUCKETS",
+    "FAILURE",
+    "MECHANISM",
+    "POSITIVE_EDGES",
+    "bucket_counts",
+    "bucket_edges",
+    "bucket_index",
+    "dp_bounds",
+    "per_column_budget",
+    "sensitivities",
+    "threshold",
+]
