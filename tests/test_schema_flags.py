@@ -199,7 +199,7 @@ def test_private_domain_keeps_a_declared_fill_valid():
             CategoricalColumn("c", ("a", "b", "z"), source="data", fill="z"),
         )
     )
-    budget = plan_budget(schema, 0.5, 4.0, 1e-6)
+    budget = plan_budget(schema, 0.5, 4.0, 1e-6, ranges={"x": (0, 200)})
     est = estimate_domain(
         [t], schema, budget, neighboring="bounded", rng=rng, ranges={"x": (0, 200)}
     )

@@ -352,10 +352,13 @@ def ranks_of_sorted(x: np.ndarray, grid: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def test_domain_range_replaces_the_default_grid(big):
     schema = draft_schema(big[["age", "score"]]).schema.with_public_kinds()
-    budget = plan_budget(schema, 0.5, 2.0, 0.0)
-    rng = np.random.default_rng(1)
     ranges = {"score": (-20.0, 20.0)}
+    budget = plan_budget(schema, 0.5, 2.0, 0.0, ranges=ranges)
+    rng = np.random.default_rng(1)
     est = estimate_domain([big], schema, budget, neighboring="unbounded", rng=rng, ranges=ranges)
+    with pytest.raises(AssumptionError, match="same ranges"):  # the plan without the range
+        estimate_domain([big], schema, plan_budget(schema, 0.5, 2.0, 0.0),
+                        neighboring="unbounded", rng=rng, ranges=ranges)  # fmt: skip
     lo, hi = est.schema.column("score").lower, est.schema.column("score").upper
     assert lo in range_grid(-20, 20) and hi in range_grid(-20, 20)
     assert -9.0 < lo < -6.0 and 6.0 < hi < 9.0

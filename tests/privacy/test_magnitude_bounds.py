@@ -123,3 +123,29 @@ def test_a_ten_thousand_row_table_gets_sane_bounds_where_quantiles_did_not():
             assert np.mean((x < col.lower) | (x > col.upper)) < 0.02, (name, col)
         assert est.schema.column("gain").lower == 0.0
         assert est.schema.column("gain").atom_values == (0.0,)
+
+
+def test_a_lone_bucket_needs_the_stricter_threshold_and_inner_buckets_reach_zero(monkeypatch):
+    """Found by an attacker: a lone empty bucket passing T set bounds 10^9 away from the data
+    in about 4 % of columns. A kept bucket with no kept neighbour must pass the threshold of
+    FAILURE / 1000; data in neighbouring buckets, or one bucket of many records, still pass.
+    Values nearer 0 than 1e-6 stay inside the bounds (the innermost buckets reach 0)."""
+    from synthcert.privacy import magnitude_bounds
+
+    # the rule is post-processing: read it on counts without noise
+    monkeypatch.setattr(magnitude_bounds, "gaussian_mechanism", lambda c, *a, **k: c)
+    t = threshold("gaussian", 2e-4, "unbounded")
+    counts = np.zeros(BUCKETS)
+    here = bucket_index(np.array([3.0, 30.0]))
+    far = bucket_index(np.array([-2e9]))[0]
+    counts[here] = 4 * t
+    counts[far] = round(1.3 * t)  # above T, below the stricter threshold
+    got = dp_bounds(counts, "gaussian", 2e-4, neighboring="unbounded", integer=False,
+                    rng=np.random.default_rng(0))  # fmt: skip
+    assert got == (2.0, 50.0)
+    alone = np.zeros(BUCKETS)
+    alone[bucket_index(np.array([0.0]))[0]] = 4 * t  # one bucket of many records: kept
+    assert dp_bounds(alone, "gaussian", 2e-4, neighboring="unbounded", integer=False,
+                     rng=np.random.default_rng(0)) == (0.0, 1.0)  # fmt: skip
+    assert bucket_edges(int(bucket_index(np.array([3e-9]))[0])) == (0.0, 2e-6)
+    assert bucket_edges(int(bucket_index(np.array([-3e-9]))[0])) == (-2e-6, 0.0)

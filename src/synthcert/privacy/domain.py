@@ -799,6 +799,12 @@ def estimate_domain(
     ruled = tuple(schema.data_flags)
     schema = flag_rule(schema)
     counts = DomainCounts(schema, dict(ranges or {}))
+    if tuple(counts.buckets) != tuple(budget.bucket_columns):
+        raise AssumptionError(
+            "the domain plan and the estimate disagree on which columns have a public range: "
+            "give plan_budget and estimate_domain the same ranges",
+            assumption="one set of --param domain_range for the plan and the estimate",
+        )
     for chunk in chunks:
         counts.update(chunk)
     accountant = PrivacyAccountant(budget.epsilon, budget.delta or None)
@@ -866,7 +872,8 @@ def estimate_domain(
     spent = accountant.check_within_budget()
     if not new:
         raise AssumptionError(
-            "every column's DP category list kept fewer than two values: nothing is left to model",
+            "every column's DP category list kept fewer than two values or DP magnitude buckets "
+            "held no bound: nothing is left to model",
             assumption="at least one column to model",
             admissible="a larger --param private_domain share or epsilon, or public categories",
         )

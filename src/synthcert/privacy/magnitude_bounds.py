@@ -23,11 +23,16 @@ Google's ApproxBounds):
 * **Threshold (public).** A bucket is kept when its noisy count reaches T: an empty bucket
   passes with probability at most beta / B (Laplace: Pr[Z >= T] <= exp(-T / scale),
   T = scale ln(B / beta); Gaussian: :func:`synthcert.privacy.thresholds.gaussian_threshold` at
-  beta / B), so all B empty buckets together with at most beta = :data:`FAILURE`.
+  beta / B), so all B empty buckets together with at most beta = :data:`FAILURE`. A kept
+  bucket with no other kept bucket within :data:`NEIGHBOURHOOD` positions must also reach the
+  stricter T of beta / :data:`ISOLATED` (a column's data fills neighbouring buckets; a lone
+  empty bucket passing T set bounds 10^9 away from the data in about 4 % of columns).
 * **Bounds (post-processing).** The lower edge of the lowest kept bucket and the upper edge of
-  the highest, rounded outwards for an integer column; [0, 1] when only the bucket of 0 is
-  kept; None when none is (the caller's public fallback rule). Values beyond are clipped by the
-  synthesizer, as with any bound: the tails beyond the last bucket holding about T records.
+  the highest (the innermost buckets of each sign reach 0, so values nearer 0 than 1e-6 stay
+  inside), rounded outwards for an integer column; [0, 1] when only the bucket of 0 is kept;
+  None when none is (the caller's public fallback rule). Values beyond are clipped by the
+  synthesizer, as with any bound: the tails beyond the last bucket holding about T records,
+  and any value beyond 10^13 in magnitude (declare public bounds for such a column).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ from synthcert.privacy.thresholds import gaussian_threshold, threshold_sigma2
 
 MECHANISM = "noisy magnitude histogram (data-derived numeric bounds)"
 FAILURE = 0.05  # beta: the chance that some empty bucket passes the threshold
+ISOLATED = 1_000  # a lone kept bucket must pass the threshold of beta / ISOLATED
+NEIGHBOURHOOD = 2  # ... lone: no other kept bucket within this many positions
 _POINTS = np.array([m * 10.0**k for k in range(-6, 13) for m in (1.0, 2.0, 5.0)] + [1e13])
 POSITIVE_EDGES = np.array([float(f"{p:.0e}") for p in _POINTS])  # exact decimal points
 _K = len(POSITIVE_EDGES) - 1  # buckets of one sign
@@ -72,9 +79,9 @@ def bucket_edges(i: int) -> tuple[float, float]:
         return 0.0, 0.0
     if i > _K:
         k = i - _K - 1
-        return float(POSITIVE_EDGES[k]), float(POSITIVE_EDGES[k + 1])
+        return float(POSITIVE_EDGES[k]) if k else 0.0, float(POSITIVE_EDGES[k + 1])
     k = _K - 1 - i
-    return -float(POSITIVE_EDGES[k + 1]), -float(POSITIVE_EDGES[k])
+    return -float(POSITIVE_EDGES[k + 1]), -float(POSITIVE_EDGES[k]) if k else 0.0
 
 
 def sensitivities(neighboring: str) -> tuple[float, float]:
@@ -82,14 +89,14 @@ def sensitivities(neighboring: str) -> tuple[float, float]:
     return (2.0, math.sqrt(2.0)) if neighboring == "bounded" else (1.0, 1.0)
 
 
-def threshold(noise: str, budget: float, neighboring: str) -> int:
-    """T: an empty bucket's noisy count reaches it with probability at most FAILURE / BUCKETS
+def threshold(noise: str, budget: float, neighboring: str, failure: float = FAILURE) -> int:
+    """T: an empty bucket's noisy count reaches it with probability at most failure / BUCKETS
     (module docstring). Public: the budget, the relation and the rule."""
     l1, _ = sensitivities(neighboring)
     if noise == "laplace":
-        return max(1, math.ceil(l1 / budget * math.log(BUCKETS / FAILURE)))
+        return max(1, math.ceil(l1 / budget * math.log(BUCKETS / failure)))
     if noise == "gaussian":
-        return gaussian_threshold(threshold_sigma2(budget, neighboring), FAILURE / BUCKETS)
+        return gaussian_threshold(threshold_sigma2(budget, neighboring), failure / BUCKETS)
     raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
 
 
@@ -124,6 +131,10 @@ def dp_bounds(
     else:
         raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
     kept = np.flatnonzero(noisy >= threshold(noise, budget, neighboring))
+    strict = threshold(noise, budget, neighboring, FAILURE / ISOLATED)
+    near = np.abs(kept[:, None] - kept[None, :]) <= NEIGHBOURHOOD
+    alone = near.sum(axis=1) == 1  # itself only
+    kept = kept[~alone | (noisy[kept] >= strict)]
     if kept.size == 0:
         return None
     lower, upper = bucket_edges(int(kept[0]))[0], bucket_edges(int(kept[-1]))[1]
@@ -146,7 +157,9 @@ def per_column_budget(noise: str, quantile_epsilon: float) -> float:
 __all__ = [
     "BUCKETS",
     "FAILURE",
+    "ISOLATED",
     "MECHANISM",
+    "NEIGHBOURHOOD",
     "POSITIVE_EDGES",
     "bucket_counts",
     "bucket_edges",
