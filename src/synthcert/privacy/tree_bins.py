@@ -16,9 +16,11 @@ bounds counts in an end cell (clipped, as the discretiser codes it), a missing v
 **The atom (public rule, DP decision).** A column whose atoms come from the public default
 rule (0 when it is a bound: :attr:`~synthcert.data.schema.NumericColumn.atom_values`) has one
 more released count per such atom: the records equal to it, which the levels do not count
-(their code is the atom's own). The atom is kept when its noisy count reaches theta (below),
-else the column gets ``atoms = ()``: a bound at 0 with no record there gives no point mass that
-noise alone would fill. Declared atoms are kept as declared, and not counted.
+(their code is the atom's own). The atom is kept when its noisy count reaches
+:data:`ATOM_SD` = 3 noise standard deviations (an empty atom passes with probability 0.13 %;
+at theta's two, 2.3 % of the columns with a bound at 0 and no record there got exact zeros
+from noise), else the column gets ``atoms = ()``. Declared atoms are kept as declared, and not
+counted.
 
 **Sensitivity.** Adding or removing one record changes one count per level by 1, or one
 atom's count by 1: L1 sensitivity max(L, 1) = L, L2 sqrt(L). Replacing one record moves one
@@ -98,6 +100,7 @@ from synthcert.privacy.quantile_bins import (
 DEPTH = 10  # 2^10 = 1024 public fine cells per column
 FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations is a leaf
 END_SD = 1.0  # the tail rule also clears an end leaf below END_SD noise standard deviations
+ATOM_SD = 3.0  # a default atom is kept when its noisy count reaches ATOM_SD noise sd
 DEFAULT_SHARE = 0.1  # share of the synthesizer's budget spent on default tree bins
 GAUSSIAN_MECHANISM = "Gaussian noise (dyadic histogram: DP tree bins)"
 LAPLACE_MECHANISM = "Laplace noise (dyadic histogram: DP tree bins)"
@@ -413,7 +416,7 @@ def tree_bin_column(
     atom_counts: np.ndarray | None = None,
 ) -> NumericColumn:
     """One column's DP tree bins: noisy levels, consistent tree, allocation, cuts; and the
-    decision on each atom of the default rule (kept when its noisy count reaches theta).
+    decision on each atom of the default rule (kept when its noisy count reaches ATOM_SD sd).
 
     Parameters
     ----------
@@ -468,7 +471,7 @@ def tree_bin_column(
     edges = fine_edges(column, len(leaves))
     cap = cell_capacity(column, edges)
     noisy, noisy_atoms = noisy[: len(levels)], noisy[len(levels) :]
-    atoms = tuple(a for a, c in zip(candidates, noisy_atoms, strict=True) if c >= theta)
+    atoms = tuple(a for a, c in zip(candidates, noisy_atoms, strict=True) if c >= ATOM_SD * sd)
     estimates = consistent_tree(split_levels(noisy))
     mass, leaf_edges = allocate(estimates, cap, theta)
     mass, leaf_edges = trim_empty_ends(estimates, mass, leaf_edges, theta, END_SD * sd)
@@ -700,6 +703,7 @@ def tree_bins_step(
 
 
 __all__ = [
+    "ATOM_SD",
     "DEFAULT_SHARE",
     "DEPTH",
     "END_SD",
