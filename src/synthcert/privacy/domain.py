@@ -519,27 +519,21 @@ class DomainBudget(Result):
             (n, f"rho {r:.3g}", self.category_threshold(n))
             for n, r in zip(self.categorical_columns, self.category_rhos, strict=True)
         ]
-        if (
-            len(num) + len(cat) + len(buckets) > max_lines
-        ):  # declared columns named, the rest summarised
+        groups = (num, cat, buckets)
+        if sum(len(g) for g in groups) > max_lines:  # declared columns named, the rest summed up
             named = set(self.declared_shares)
-            lines = self.describe(
-                [x for x in num if x[0] in named],
-                [x for x in cat if x[0] in named],
-                [x for x in buckets if x[0] in named],
-            )
-            return lines + self.summarise(
-                [x for x in num if x[0] not in named],
-                [x for x in cat if x[0] not in named],
-                [x for x in buckets if x[0] not in named],
-            )
-        return self.describe(num, cat, buckets)
+
+            def part(declared: bool) -> list[list[tuple[str, str, int]]]:
+                return [[x for x in g if (x[0] in named) == declared] for g in groups]
+
+            return self.describe(*part(True)) + self.summarise(*part(False))
+        return self.describe(*groups)
 
     @staticmethod
     def describe(
         num: list[tuple[str, str, int]],
         cat: list[tuple[str, str, int]],
-        buckets: list[tuple[str, str, int]] = (),  # type: ignore[assignment]
+        buckets: list[tuple[str, str, int]],
     ) -> list[str]:
         """One line per column: (name, its privacy parameter, rows or records needed)."""
         return [
@@ -562,7 +556,7 @@ class DomainBudget(Result):
     def summarise(
         num: list[tuple[str, str, int]],
         cat: list[tuple[str, str, int]],
-        buckets: list[tuple[str, str, int]] = (),  # type: ignore[assignment]
+        buckets: list[tuple[str, str, int]],
     ) -> list[str]:
         """One line per kind of column: the range of what they need."""
         kinds = (
