@@ -109,3 +109,33 @@ def test_the_copula_reads_an_atom_at_the_lower_bound_as_the_smallest_value(route
     out = synth.sample(4_000, seed=2)
     assert stats.spearmanr(out["x"], out["y"]).statistic > 0.7
     assert out.loc[out["x"] == 0, "y"].median() < 10
+
+
+@pytest.mark.parametrize("decide", [True, False])
+def test_the_dp_copula_gives_an_empty_atom_no_zeros(monkeypatch, decide):
+    # a bound at 0 that nobody sits at: the noisy count of the default atom is below three
+    # noise sd (an empty atom passes in 0.7 % of fits), so its mass is dropped
+    # (post-processing) and no exact zero comes from noise; the zero-inflated column keeps
+    # its atom. Without the decision (decide=False) about half the fits give exact zeros.
+    from synthcert.synthesizers.copula import GaussianCopulaSynthesizer
+
+    if not decide:
+        monkeypatch.setattr(GaussianCopulaSynthesizer, "_decide_atoms", lambda s, j, x, sd: x)
+
+    rng = np.random.default_rng(4)
+    n = 3_000
+    table = pd.DataFrame(
+        {
+            "rooms": rng.lognormal(7, 0.5, n).clip(1, 40_000),
+            "gain": np.where(rng.random(n) < 0.8, 0.0, rng.lognormal(8, 1, n)).clip(0, 50_000),
+        }
+    )
+    schema = Schema((NumericColumn("rooms", 0.0, 40_000.0), NumericColumn("gain", 0.0, 50_000.0)))
+    zeros = []
+    for seed in range(10):
+        synth = GaussianCopulaSynthesizer(schema, epsilon=1.0, seed=seed).fit(table)
+        out = synth.sample(n, seed=seed)
+        zeros.append(((out["rooms"] == 0).mean(), (out["gain"] == 0).mean()))
+    spurious = sum(r > 0 for r, _ in zeros)
+    assert spurious <= 1 if decide else spurious >= 3, zeros
+    assert all(abs(g - 0.8) < 0.1 for _, g in zeros)

@@ -36,6 +36,7 @@ from scipy import special, stats
 from synthcert.data.discretize import (
     DEFAULT_BINS,
     Discretizer,
+    n_bins,
     numeric_codes,
     numeric_decode,
     value_cardinality,
@@ -53,6 +54,7 @@ from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.audit_hook import record_measurement
 from synthcert.privacy.mechanisms import laplace_mechanism
+from synthcert.privacy.tree_bins import ATOM_SD
 from synthcert.seeding import Seed, seed_sequence
 from synthcert.statistics.sources import CountSource, check_cardinalities
 from synthcert.synthesizers.base import (
@@ -697,6 +699,8 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
                 f"laplace:marginal:{name}", "laplace", 2.0 * d / eps_marg, noisy, counts,
                 (j,) if role == "value" else None, integer=True,
             )  # fmt: skip
+            if role == "value":
+                noisy = self._decide_atoms(j, noisy, math.sqrt(2.0) * 2.0 * d / eps_marg)
             self._marginals.append(clip_normalise(noisy))
         if len(taus):
             # the vector of taus has L1 sensitivity len(taus) * 4/n
@@ -716,6 +720,21 @@ class GaussianCopulaSynthesizer(DPSynthesizer):
             ])  # fmt: skip
         self.corr_ = correlation_from_taus(taus, d)
         self.accountant.check_within_budget()
+
+    def _decide_atoms(self, j: int, noisy: np.ndarray, sd: float) -> np.ndarray:
+        """The noisy histogram of column ``j`` without the mass of a default-rule atom whose
+        noisy count is below :data:`~synthcert.privacy.tree_bins.ATOM_SD` noise standard
+        deviations ``sd`` (post-processing of this DP output, as the tree step decides its
+        atoms): a bound at 0 that nobody sits at gets no exact zeros from noise alone."""
+        col = self.schema.columns[j]
+        if not isinstance(col, NumericColumn) or col.atoms is not None:
+            return noisy
+        k = n_bins(col, self.bins)
+        out = np.asarray(noisy, dtype=np.float64).copy()
+        for i in range(len(col.atom_values)):
+            if out[k + i] < ATOM_SD * sd:
+                out[k + i] = 0.0
+        return out
 
     # -- sampling ------------------------------------------------------------------------
     def _sample(self, n: int, seed: Seed) -> pd.DataFrame:
