@@ -83,29 +83,34 @@ def numeric_bin_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_
     return np.clip(np.searchsorted(edges, x, side="right") - 1, 0, k - 1).astype(np.int64)
 
 
-def numeric_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
-    """Value code of each value: n_bins + i for a value equal (once clipped to the public
-    bounds, as every encoder clips) to the column's i-th atom, else its bin
-    (:func:`numeric_bin_codes`). NaN values get a bin code here, as there."""
+def atom_index(x: np.ndarray, column: NumericColumn) -> np.ndarray:
+    """For each value, i when it equals (once clipped to the public bounds, as every encoder
+    clips) the column's i-th atom, else -1 (NaN included): the one rule by which a value
+    belongs to an atom."""
     x = np.asarray(x, dtype=np.float64)
-    codes = numeric_bin_codes(x, column, bins)
+    out = np.full(x.shape, -1, dtype=np.int64)
     atoms = column.atom_values
     if atoms:
         clipped = np.clip(x, column.lower, column.upper)
-        k = n_bins(column, bins)
         for i, atom in enumerate(atoms):
-            codes[clipped == atom] = k + i
-    return codes
+            out[clipped == atom] = i
+    return out
+
+
+def numeric_codes(x: np.ndarray, column: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
+    """Value code of each value: n_bins + i for a value at the column's i-th atom
+    (:func:`atom_index`), else its bin (:func:`numeric_bin_codes`). NaN values get a bin code
+    here, as there."""
+    codes = numeric_bin_codes(x, column, bins)
+    at = atom_index(x, column)
+    return np.where(at >= 0, n_bins(column, bins) + at, codes)
 
 
 def without_atoms(x: np.ndarray, column: NumericColumn) -> np.ndarray:
     """The values with those that an atom's code holds set to NaN (a DP bins step counts the
     rest: the atoms have codes of their own)."""
     x = np.asarray(x, dtype=np.float64)
-    atoms = column.atom_values
-    if not atoms:
-        return x
-    return np.where(np.isin(np.clip(x, column.lower, column.upper), atoms), np.nan, x)
+    return np.where(atom_index(x, column) >= 0, np.nan, x)
 
 
 def numeric_decode(col: NumericColumn, bins: int, c: np.ndarray, frac: np.ndarray) -> np.ndarray:

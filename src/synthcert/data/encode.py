@@ -222,6 +222,9 @@ def _fill_frame(frame: pd.DataFrame, schema: Schema) -> tuple[pd.DataFrame, int,
     return out, 0, filled
 
 
+BOOLEAN_TEXT = {"true": 1.0, "false": 0.0}  # what pandas reads as booleans, case-folded
+
+
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
     """The column as float64 (dates: days or seconds since 1970); missing or non-numeric
     text gives NaN (the public rule of :func:`prepare_frame`: such a value is missing).
@@ -233,14 +236,13 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
         return column.to_number(series)
     if pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype=np.float64)
-    if series.dtype == object or pd.api.types.is_string_dtype(series):
-        text = series.astype("string").str.strip().str.lower()
-        true = (text == "true").fillna(False).to_numpy(dtype=bool)
-        false = (text == "false").fillna(False).to_numpy(dtype=bool)
-        if true.any() or false.any():
-            series = series.mask(true, 1).mask(false, 0)
-    values = pd.to_numeric(series, errors="coerce")
-    return np.asarray(values, dtype=np.float64)
+    out = np.array(pd.to_numeric(series, errors="coerce"), dtype=np.float64)
+    unread = np.isnan(out) & series.notna().to_numpy()
+    if unread.any() and (series.dtype == object or pd.api.types.is_string_dtype(series)):
+        # only the values to_numeric could not read: text booleans, as a boolean column reads
+        text = series[unread].astype(str).str.strip().str.lower()
+        out[unread] = text.map(BOOLEAN_TEXT).to_numpy(dtype=np.float64, na_value=np.nan)
+    return out
 
 
 EXACT_INTEGERS = 2.0**53  # whole floats below this are integers exactly

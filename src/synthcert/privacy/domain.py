@@ -84,8 +84,13 @@ from synthcert.privacy.accountant import (
     rho_from_epsilon_delta,
 )
 from synthcert.privacy.claims import Assumption, PrivacyClaim
+from synthcert.privacy.magnitude_bounds import (
+    BUCKETS,
+    bucket_counts,
+    dp_bounds,
+    per_column_budget,
+)
 from synthcert.privacy.magnitude_bounds import MECHANISM as BUCKET_MECHANISM
-from synthcert.privacy.magnitude_bounds import bucket_counts, dp_bounds, per_column_budget
 from synthcert.privacy.magnitude_bounds import threshold as bucket_threshold
 from synthcert.privacy.mechanisms import discrete_gaussian_noise, exponential_mechanism
 from synthcert.privacy.thresholds import (
@@ -292,7 +297,7 @@ class DomainCounts:
             if not by_buckets(c, self.ranges)
         }
         self.buckets = {
-            c.name: bucket_counts(np.zeros(0))
+            c.name: np.zeros(BUCKETS, dtype=np.int64)
             for c in data_numeric(self.schema)
             if by_buckets(c, self.ranges)
         }

@@ -234,6 +234,20 @@ class ChunkCounts(Protocol):
 Counts = TypeVar("Counts", bound=ChunkCounts)
 
 
+def parsed_values(chunk: pd.DataFrame, column: NumericColumn) -> np.ndarray:
+    """The column's values in one chunk, on the encoder's public rules
+    (:func:`~synthcert.data.encode.numeric_values`: missing and unparsable values are NaN).
+
+    Raises
+    ------
+    DataError
+        When the input has no such column.
+    """
+    if column.name not in chunk.columns:
+        raise DataError(f"the input has no column {column.name!r}")
+    return numeric_values(chunk[column.name], column)
+
+
 def column_values(chunk: pd.DataFrame, column: NumericColumn) -> np.ndarray:
     """The column's values in one chunk that its bins hold, on the encoder's public rules
     (:func:`~synthcert.data.encode.numeric_values`: missing and unparsable values are NaN),
@@ -246,9 +260,7 @@ def column_values(chunk: pd.DataFrame, column: NumericColumn) -> np.ndarray:
     DataError
         When the input has no such column.
     """
-    if column.name not in chunk.columns:
-        raise DataError(f"the input has no column {column.name!r}")
-    return without_atoms(numeric_values(chunk[column.name], column), column)
+    return without_atoms(parsed_values(chunk, column), column)
 
 
 def read_counts(counts: Counts, chunks: Callable[[], Iterable[pd.DataFrame]]) -> Counts:
@@ -530,6 +542,7 @@ __all__ = [
     "edge_grid",
     "finish_edges",
     "level_budgets",
+    "parsed_values",
     "quantile_bins_step",
     "quantile_levels",
     "read_counts",

@@ -57,7 +57,11 @@ def marginal_specs(
                 spec["categories"] = [f"category {i + 1}" for i in range(k)]
         elif getattr(col, "edges", None) is not None and len(col.edges) == k + 1:
             spec["bins"] = list(col.edges)
-        elif getattr(col, "atoms", ()) and len(col.edges) + len(col.atoms) == k + 1:
+        elif (
+            getattr(col, "atoms", ())
+            and col.edges is not None
+            and len(col.edges) + len(col.atoms) == k + 1
+        ):
             spec["real"], spec["synthetic"] = (list(f) for f in col.on_bins())
             spec["bins"] = list(col.edges)  # the atoms drawn in the bins holding them
         elif isinstance(schema_col, NumericColumn):
