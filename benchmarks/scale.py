@@ -149,8 +149,8 @@ def run_release(input_dir: Path, out: Path, engine: str) -> dict:
         "seconds": seconds,
         "cpu_seconds": cpu_seconds() - cpu0 + worker_cpu,
         "n": cert.n,
-        "n_out": cert.n_out,
-        "epsilon": cert.epsilon,
+        "n_out": cert.claim.n_out,
+        "epsilon": cert.claim.epsilon,
         "output_bytes": size,
         "worker_peak_mb": workers,
     }

@@ -167,7 +167,9 @@ def test_release_with_the_gate_refuses_before_writing_and_reports_when_it_passes
     doc = json.loads(ok.stdout)
     gate = doc["audit_gate"]
     assert gate["violation"] is False and gate["runs"] == 100 and gate["synthesizer"] == "gaussian"
-    assert gate["claimed_epsilon"] <= doc["epsilon"] + 1e-9  # never above the release's claim
+    assert (
+        gate["claimed_epsilon"] <= doc["claim"]["epsilon"] + 1e-9
+    )  # never above the release's claim
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     assert "Worst-case audit:" in page and "measured by the audit" in page
 
@@ -223,8 +225,10 @@ def test_release_with_the_gate_on_three_columns_end_to_end(tmp_path, monkeypatch
     doc = json.loads(ok.stdout)
     gate = doc["audit_gate"]
     assert gate["violation"] is False and gate["runs"] == 100 and gate["synthesizer"] == "gaussian"
-    assert gate["claimed_epsilon"] <= doc["epsilon"] + 1e-9 and doc["epsilon"] <= 1.0
-    assert seen[0]["d"] == 5 and seen[0]["n"] == 2000 and seen[0]["n_out"] == doc["n_out"]
+    assert (
+        gate["claimed_epsilon"] <= doc["claim"]["epsilon"] + 1e-9 and doc["claim"]["epsilon"] <= 1.0
+    )
+    assert seen[0]["d"] == 5 and seen[0]["n"] == 2000 and seen[0]["n_out"] == doc["claim"]["n_out"]
     assert (tmp_path / "ok.csv").exists()
 
     factor = gaussian_module.gaussian_factor

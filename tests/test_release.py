@@ -18,9 +18,6 @@ from synthcert.workflows.release import release
 
 CERT_KEYS = {
     "synthesizer",
-    "model",
-    "guarantee",
-    "neighboring",
     "d",
     "sigma",
     "sigma_source",
@@ -28,18 +25,11 @@ CERT_KEYS = {
     "bounds_source",
     "min_rows",
     "n",
-    "alpha",
-    "n_out",
-    "epsilon_rdp",
     "epsilon_rdp_per_record",
-    "delta",
-    "epsilon",
-    "conversion",
     "budget",
-    "assumptions",
+    "claim",
     "synthcert_version",
     "date",
-    "warnings",
 }
 PRIVATE_KEYS = {
     "seed",
@@ -73,9 +63,10 @@ def test_release_writes_rows_and_certificate_only(demo_file, tmp_path):
     cert = json.loads((tmp_path / "syn.certificate.json").read_text())
     assert set(cert) == CERT_KEYS and not set(cert) & PRIVATE_KEYS
     assert cert["min_rows"] == 50_000 and cert["n"] is None
-    assert cert["n_out"] == 50_000 and cert["d"] == 6
+    assert cert["claim"]["n_out"] == 50_000 and cert["d"] == 6
     assert cert["sigma_source"] == "declared" and cert["bounds_source"] == "public"
-    assert cert["guarantee"] == "differential privacy" and cert["warnings"] == []
+    claim = cert["claim"]
+    assert claim["guarantee"] == "differential privacy" and claim["warnings"] == []
     assert res.record.facts["rows_used"] == 50_000 and res.record.seed_source == "os-entropy"
     out = read_table(tmp_path / "syn.csv")
     assert list(out.columns) == demo_schema().names and len(out) == 50_000
@@ -88,10 +79,10 @@ def test_release_writes_rows_and_certificate_only(demo_file, tmp_path):
     assert not [v for v in numbers if len(v) >= 6]
     assert sha(demo_file) == before
     # the figures are those of the accountant at the declared (N, d, sigma)
-    ref = account(50_000, 6, SIGMA, n_out=50_000, delta=cert["delta"])
-    assert cert["epsilon"] == pytest.approx(ref.epsilon, rel=1e-12)
-    assert cert["epsilon_rdp"] == pytest.approx(ref.epsilon_rdp, rel=1e-12)
-    assert res.certificate.delta == pytest.approx(1 / 50_000**2)
+    ref = account(50_000, 6, SIGMA, n_out=50_000, delta=claim["delta"])
+    assert claim["epsilon"] == pytest.approx(ref.epsilon, rel=1e-12)
+    assert claim["epsilon_rdp"] == pytest.approx(ref.epsilon_rdp, rel=1e-12)
+    assert res.certificate.claim.delta == pytest.approx(1 / 50_000**2)
 
 
 def test_same_secret_seed_same_rows_and_no_seed_different_rows(demo_file, tmp_path):
@@ -113,8 +104,8 @@ def test_epsilon_budget_releases_the_floor(demo_file, tmp_path):
         tmp_path / "b.csv",
         Budget(epsilon=1.0, delta=1e-10, sigma=sigma, min_rows=50_000),
     )
-    k = res.certificate.n_out
-    assert k >= 1 and res.certificate.epsilon <= 1.0
+    k = res.certificate.claim.n_out
+    assert k >= 1 and res.certificate.claim.epsilon <= 1.0
     assert res.certificate.sigma_source == "declared"
     one_more = account(50_000, 6, sigma, n_out=k + 1, delta=1e-10)
     assert one_more.epsilon > 1.0
@@ -158,8 +149,10 @@ def test_sigma_from_the_data_publishes_no_figure(demo_file, tmp_path):
         Budget(sigma="data", min_rows=50_000, n_out=100),
     )
     cert = res.certificate
-    assert cert.guarantee.startswith("none: an assumption was measured on the data")
-    assert cert.epsilon is None and cert.epsilon_rdp is None and cert.alpha is None
+    assert cert.claim.guarantee.startswith("none: an assumption was measured on the data")
+    assert (
+        cert.claim.epsilon is None and cert.claim.epsilon_rdp is None and cert.claim.alpha is None
+    )
     assert cert.sigma is None and cert.sigma_source == "data"
     assert res.record.facts["sigma_measured"] == pytest.approx(0.021, abs=0.002)
     assert res.record.facts["figures_at_measured_sigma"]["epsilon"] > 0
@@ -250,9 +243,9 @@ def test_adult_numeric_release(data_home, tmp_path):
     cert, facts = res.certificate, res.record.facts
     assert facts["rows_used"] == 30_162 and facts["rows_dropped_missing"] == 2_399
     assert sum(facts["values_clipped"].values()) == 0
-    assert cert.min_rows == 30_000 and cert.n_out == 30_000 and cert.n is None
+    assert cert.min_rows == 30_000 and cert.claim.n_out == 30_000 and cert.n is None
     assert cert.d == 6 and cert.bounds_source == "public"
-    assert np.isfinite(cert.epsilon) and cert.epsilon > 0
+    assert np.isfinite(cert.claim.epsilon) and cert.claim.epsilon > 0
     out = read_table(tmp_path / "adult_syn.csv")
     assert len(out) == 30_000
     assert out["age"].between(17, 90).all()
@@ -279,10 +272,10 @@ def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
     res = release(src, schema, tmp_path / "r.csv", Budget(ridge=0.05, min_rows=4_000, n_out=100))
     cert = res.certificate
     ref = certify_ridge(4_000, 3, 0.05, n_out=100, delta=1 / 4_000**2)
-    assert cert.epsilon == pytest.approx(ref.epsilon, rel=1e-12) and cert.ridge == 0.05
+    assert cert.claim.epsilon == pytest.approx(ref.epsilon, rel=1e-12) and cert.ridge == 0.05
     assert cert.sigma is None and cert.sigma_source.startswith("none (ridge")
-    assert cert.guarantee == "differential privacy"
-    assert {a.name for a in cert.assumptions} >= {"ridge", "min_rows", "domain"}
+    assert cert.claim.guarantee == "differential privacy"
+    assert {a.name for a in cert.claim.assumptions} >= {"ridge", "min_rows", "domain"}
     rows = read_table(tmp_path / "r.csv")
     assert len(rows) == 100 and rows["b"].std() > 0  # the ridge spreads the constant column
     with pytest.raises(AssumptionError, match="not both"):
@@ -290,4 +283,4 @@ def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
     budget = release(
         src, schema, tmp_path / "e.csv", Budget(ridge=0.05, min_rows=4_000, epsilon=4.0, delta=1e-8)
     )
-    assert budget.certificate.n_out >= 1 and budget.certificate.epsilon <= 4.0
+    assert budget.certificate.claim.n_out >= 1 and budget.certificate.claim.epsilon <= 4.0

@@ -326,18 +326,25 @@ def test_a_computed_certificate_curve_reads_back():
     """A real result (arrays with +inf for refused orders, nested conversions, a dict of
     arrays) survives the JSON round trip too."""
     from synthcert.privacy.budget import account
+    from synthcert.privacy.claims import PrivacyClaim
     from synthcert.report.curves import certificate_curves
     from synthcert.workflows.release import Certificate
 
     acc = account(1000, 4, 0.05, n_out=200, delta=1e-5, neighboring="bounded")
-    cert = Certificate("gaussian", "inherent-rdp", "differential privacy", "bounded", 4, 0.05,
-                       "declared", None, "public", None, 1000, 200, acc.alpha, acc.epsilon_rdp,
-                       acc.epsilon_rdp_per_record, 1e-5, acc.epsilon, "ckm", None, (), "0.1.0",
-                       "2025-01-02")  # fmt: skip
+    claim = PrivacyClaim("inherent-rdp", "differential privacy", "bounded", epsilon=acc.epsilon,
+                         delta=1e-5, alpha=acc.alpha, epsilon_rdp=acc.epsilon_rdp, n_out=200,
+                         conversion="ckm")  # fmt: skip
+    cert = Certificate("gaussian", 4, 0.05, "declared", None, "public", None, 1000,
+                       acc.epsilon_rdp_per_record, None, claim, "0.1.0", "2025-01-02")  # fmt: skip
     curves = certificate_curves(cert)
     assert np.isinf(curves.epsilon_rdp_per_record).any()  # orders beyond the theorem's limit
     same(round_trip(curves), curves)
     same(round_trip(cert), cert)
+    # a certificate of an earlier version states its claim's fields flat: read the same
+    doc = cert.to_dict()
+    flat = {**{k: v for k, v in doc.items() if k != "claim"}, **doc["claim"]}
+    assert Certificate.from_dict(flat) == cert
+    assert set(doc) == {f.name for f in dataclasses.fields(Certificate)}
 
 
 def test_a_derived_infinite_figure_is_written_as_json():

@@ -147,9 +147,9 @@ def test_release_on_data_derived_flags_states_no_guarantee(flagged):
     res = invoke_in(flagged, [*args, "--out", "r.csv", "--json"])
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)
-    cert = cert.get("certificate", cert)
-    assert cert["guarantee"].startswith("none")
-    assert any(a["name"] == "flags" and a["source"] == "data" for a in cert["assumptions"])
+    claim = cert["claim"]
+    assert claim["guarantee"].startswith("none")
+    assert any(a["name"] == "flags" and a["source"] == "data" for a in claim["assumptions"])
 
 
 @pytest.mark.parametrize(

@@ -6,15 +6,13 @@ other to name them. :class:`Certificate` is the certificate of a release (``NAME
 .json``), :class:`SynthesisSummary` what ``synthesize --json`` prints; both state their
 :class:`~synthcert.privacy.claims.PrivacyClaim`. The old paths
 (``synthcert.workflows.release.Certificate``, ``synthcert.workflows.synthesize
-.SynthesisSummary``) still import them. A certificate publishes its claim flat (the keys of
-``NAME.certificate.json``): :data:`CLAIM_FIELDS` are the claim's fields it states under their
-own names, :meth:`Certificate.stating` builds it from the claim and ``Certificate.claim``
-gives the claim back.
+.SynthesisSummary``) still import them. Each holds its claim as one field, ``claim``, and
+publishes it under that key, as every command's ``--json`` does.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from synthcert._result import Result
@@ -23,23 +21,23 @@ from synthcert.privacy.claims import Assumption, PrivacyClaim
 
 @dataclass(frozen=True)
 class Certificate(Result):
-    """The published certificate of a release: public fields only (the JSON contract).
+    """The published certificate of a release: its claim and public facts only (the JSON
+    contract).
 
-    ``min_rows`` is the declared public lower bound on the table size (unbounded neighbours:
-    the theorem is evaluated there); ``n`` is the table size, published only under bounded
-    neighbours, whose definition makes it public. With ``sigma_source == "data"`` no figure is
-    published: ``guarantee`` says why. The figures are those of Theorem 3.1 / Corollary 3.2
-    (Theorems R1/R2 with a ridge), evaluated at public quantities only; ``to_dict()`` is the
+    ``claim`` is the :class:`~synthcert.privacy.claims.PrivacyClaim` of the release (model,
+    guarantee, neighbouring relation, n_out, the (α, ε_RDP) and (ε, δ) figures, the conversion,
+    assumptions and warnings), published under the key ``claim``. ``min_rows`` is the declared
+    public lower bound on the table size (unbounded neighbours: the theorem is evaluated
+    there); ``n`` is the table size, published only under bounded neighbours, whose definition
+    makes it public. With ``sigma_source == "data"`` no figure is published: the claim's
+    ``guarantee`` says why. The figures are those of Theorem 3.1 / Corollary 3.2 (Theorems
+    R1/R2 with a ridge), evaluated at public quantities only; ``to_dict()`` is the
     JSON of ``NAME.certificate.json`` and ``from_dict`` reads it back.
 
     Attributes
     ----------
     synthesizer : str
         ``"gaussian"`` (the mechanism M_G).
-    model, guarantee, neighboring : str
-        The privacy model (``approx-dp``, ``inherent-rdp``, ``none``...), ``"differential
-        privacy"`` or ``"none: <why>"``, and ``"unbounded"`` (add/remove) or ``"bounded"``
-        (replacement) neighbours.
     d : int
         Encoded dimension of the schema.
     sigma, sigma_source, ridge : float or None, str, float or None
@@ -48,20 +46,14 @@ class Certificate(Result):
         ``"public"``, or ``"data"`` when a bound came from the data.
     min_rows, n : int or None
         The public lower bound N on the table size (unbounded), and n (bounded only).
-    n_out : int
-        Synthetic rows released.
-    alpha, epsilon_rdp, epsilon_rdp_per_record : float or None
-        The Renyi order, epsilon_RDP of the release, and epsilon_RDP per released row.
-    delta, epsilon, conversion : float or None, float or None, str or None
-        The (epsilon, delta)-DP figures and the RDP-to-DP conversion used (``ckm``/``mironov``).
+    epsilon_rdp_per_record : float or None
+        epsilon_RDP of one released row at the claim's order.
     budget : dict or None
         The budget the release was sized to, as stated.
-    assumptions : tuple of Assumption
-        What the figures rest on.
+    claim : PrivacyClaim
+        What the release guarantees (its warnings include the release's public warnings).
     synthcert_version, date : str
         The version that issued it and the UTC date (no time of day).
-    warnings : tuple of str
-        Public warnings about the release.
 
     Examples
     --------
@@ -71,16 +63,13 @@ class Certificate(Result):
     ...     make_demo_table(20_000, seed=1), demo_schema(),
     ...     Budget(sigma=0.01, min_rows=20_000, n_out=50), seed=7,
     ... )
-    >>> cert.synthesizer, cert.neighboring, cert.d, cert.n_out, cert.n
+    >>> cert.synthesizer, cert.claim.neighboring, cert.d, cert.claim.n_out, cert.n
     ('gaussian', 'unbounded', 6, 50, None)
     >>> Certificate.from_dict(cert.to_dict()) == cert
     True
     """
 
     synthesizer: str
-    model: str
-    guarantee: str
-    neighboring: str
     d: int
     sigma: float | None
     sigma_source: str
@@ -88,30 +77,27 @@ class Certificate(Result):
     bounds_source: str
     min_rows: int | None
     n: int | None
-    n_out: int
-    alpha: float | None
-    epsilon_rdp: float | None
     epsilon_rdp_per_record: float | None
-    delta: float | None
-    epsilon: float | None
-    conversion: str | None
     budget: dict | None
-    assumptions: tuple[Assumption, ...]
+    claim: PrivacyClaim
     synthcert_version: str
     date: str
-    warnings: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
-    def stating(cls, claim: PrivacyClaim, **facts: Any) -> Certificate:
-        """The certificate of a release that states ``claim``: the claim's fields under their
-        own names (:data:`CLAIM_FIELDS`), with the release's ``facts`` (which may restate one).
-        """
-        return cls(**{**{k: getattr(claim, k) for k in CLAIM_FIELDS}, **facts})
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        """The privacy claim this certificate states (its :data:`CLAIM_FIELDS`)."""
-        return PrivacyClaim(**{k: getattr(self, k) for k in CLAIM_FIELDS})
+    def from_dict(cls, data: dict[str, Any]) -> Certificate:
+        """Read back :meth:`to_dict`; a certificate of an earlier version, whose claim's fields
+        stand flat beside the facts, is read too (its claim gathered from those fields). The
+        claim's risk label that ``--json`` adds at the top level is derived: not read."""
+        if isinstance(data, dict):
+            data = {k: v for k, v in data.items() if k != "risk"}
+        if isinstance(data, dict) and "claim" not in data:
+            names = {f.name for f in fields(PrivacyClaim)}
+            claim = {k: v for k, v in data.items() if k in names}
+            data = {
+                **{k: v for k, v in data.items() if k not in names or k in _FACTS},
+                "claim": claim,
+            }
+        return super().from_dict(data)
 
 
 @dataclass(frozen=True)
@@ -155,9 +141,6 @@ class SynthesisSummary(Result):
     private_domain: float | None = None  # the declared share of epsilon spent on the domain
 
 
-# The fields a certificate shares with its claim (the claim, published flat): model, guarantee,
-# neighboring, n_out, alpha, epsilon_rdp, delta, epsilon, conversion, assumptions, warnings.
-_CLAIM_NAMES = {f.name for f in fields(PrivacyClaim)}
-CLAIM_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Certificate) if f.name in _CLAIM_NAMES)
+_FACTS = {f.name for f in fields(Certificate)}
 
-__all__ = ["CLAIM_FIELDS", "Assumption", "Certificate", "PrivacyClaim", "SynthesisSummary"]
+__all__ = ["Assumption", "Certificate", "PrivacyClaim", "SynthesisSummary"]

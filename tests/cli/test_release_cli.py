@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from synthcert.cli import app
 from synthcert.data.datasets import demo_schema, make_demo_table
 from synthcert.data.io import read_table, write_table
+from synthcert.privacy.claims import PrivacyClaim
 
 runner = CliRunner()
 PUBLIC = ["--sigma", "0.015", "--min-rows", "20000"]  # the demo generator's public facts
@@ -45,11 +46,13 @@ def test_release_json_certificate(files, tmp_path):
     )
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)
-    assert cert["n_out"] == 1000 and cert["min_rows"] == 20_000 and cert["n"] is None
+    assert cert["min_rows"] == 20_000 and cert["n"] is None
     assert "seed" not in cert and "rows_dropped_missing" not in cert
-    claim = cert.pop("claim")  # the claim the certificate states, under one key
-    assert claim["epsilon"] == cert["epsilon"] and claim["n_out"] == 1000
+    claim = cert["claim"]  # the claim the certificate states, under one key
+    assert claim["n_out"] == 1000 and claim["epsilon"] > 0
+    assert PrivacyClaim.from_dict(claim).to_dict() == claim
     risk = cert.pop("risk")  # --json adds the claim's attack-risk label (issue 29)
+    assert risk == claim["risk"]
     assert set(risk["tpr_at_fpr"]) == {"0.01", "0.05"}
     assert json.loads((tmp_path / "o.certificate.json").read_text()) == cert
     assert len(read_table(out)) == 1000
@@ -143,7 +146,7 @@ def test_release_adult_with_example_schema(data_home, tmp_path):
     )
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)
-    assert (cert["min_rows"], cert["n_out"], cert["n"]) == (30_000, 30_000, None)
+    assert (cert["min_rows"], cert["claim"]["n_out"], cert["n"]) == (30_000, 30_000, None)
     private = json.loads((tmp_path / "private" / "run.json").read_text())
     assert (private["facts"]["rows_used"], private["facts"]["rows_dropped_missing"]) == (
         30_162,
@@ -165,12 +168,9 @@ def test_demo_runs(tmp_path):
     res = runner.invoke(app, ["demo", "--out", str(tmp_path), *QUICK_DEMO, "--json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
-    assert doc["all_rows"]["n_out"] == 100_000
-    assert 0 < doc["budget_eps1"]["n_out"] < 100_000 and doc["budget_eps1"]["epsilon"] <= 1
-    for name in ("all_rows", "budget_eps1"):  # each release carries the claim it states
-        cert = doc[name]
-        assert cert["claim"]["n_out"] == cert["n_out"]
-        assert cert["claim"]["epsilon"] == cert["epsilon"]
+    full, budgeted = doc["all_rows"]["claim"], doc["budget_eps1"]["claim"]
+    assert full["n_out"] == 100_000  # each release carries the claim it states
+    assert 0 < budgeted["n_out"] < 100_000 and budgeted["epsilon"] <= 1
     # the AIM step is gated: its result carries the audit of its exact configuration
     aim = doc["aim"]
     assert aim["synthesizer"] == "aim" and aim["rows_out"] == 2000

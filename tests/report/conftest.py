@@ -25,9 +25,6 @@ def make_certificate(
     unbounded = neighboring == "unbounded"
     return {
         "synthesizer": "gaussian",
-        "model": "inherent-rdp",
-        "guarantee": "differential privacy",
-        "neighboring": neighboring,
         "d": d,
         "sigma": sigma,
         "sigma_source": "declared",
@@ -35,18 +32,23 @@ def make_certificate(
         "bounds_source": "public",
         "min_rows": n if unbounded else None,
         "n": None if unbounded else n,
-        "alpha": acc.alpha,
-        "n_out": n_out,
-        "epsilon_rdp": acc.epsilon_rdp,
         "epsilon_rdp_per_record": acc.epsilon_rdp_per_record,
-        "delta": delta,
-        "epsilon": acc.epsilon,
-        "conversion": conversion,
         "budget": None,
-        "assumptions": [],
+        "claim": {
+            "model": "inherent-rdp",
+            "guarantee": "differential privacy",
+            "neighboring": neighboring,
+            "alpha": acc.alpha,
+            "n_out": n_out,
+            "epsilon_rdp": acc.epsilon_rdp,
+            "delta": delta,
+            "epsilon": acc.epsilon,
+            "conversion": conversion,
+            "assumptions": [],
+            "warnings": ["bounds or categories of age were taken from the data"],
+        },
         "synthcert_version": "0.1.0",
         "date": "2025-01-02",
-        "warnings": ["bounds or categories of age were taken from the data"],
     }
 
 

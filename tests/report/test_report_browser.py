@@ -152,7 +152,7 @@ def test_real_adult_release_evaluation_audit_report_in_chromium(tmp_path, adult)
         private_record=tmp_path / "private" / "run.json",
     )
     cert = load_json(res.certificate_path)
-    assert cert["n_out"] > 1000 and cert["epsilon"] <= 10.0
+    assert cert["claim"]["n_out"] > 1000 and cert["claim"]["epsilon"] <= 10.0
     import pandas as pd
 
     synthetic = pd.read_csv(res.output)

@@ -78,24 +78,24 @@ def test_certificate_figures_are_recomputed_and_agree(certificate):
 
     c = certificate_curves(certificate)
     assert c.mismatch is None
-    ref = certify(30162, 6, 0.02, certificate["alpha"], n_out=2000)
+    ref = certify(30162, 6, 0.02, certificate["claim"]["alpha"], n_out=2000)
     assert c.recomputed_epsilon_rdp == pytest.approx(ref.epsilon_rdp, rel=1e-12)
-    assert c.recomputed_epsilon == pytest.approx(certificate["epsilon"], rel=1e-9)
+    assert c.recomputed_epsilon == pytest.approx(certificate["claim"]["epsilon"], rel=1e-9)
     # Mironov's conversion, by hand: ε = ε_RDP + log(1/δ)/(α−1)
     mir = next(r for r in c.conversions if r.conversion == "mironov")
-    hand = ref.epsilon_rdp + math.log(1 / 1e-5) / (certificate["alpha"] - 1)
+    hand = ref.epsilon_rdp + math.log(1 / 1e-5) / (certificate["claim"]["alpha"] - 1)
     assert mir.epsilon_at_alpha == pytest.approx(hand, rel=1e-12)
     # the certificate's α minimises ε: no grid order does better (ckm)
     ckm = next(r for r in c.conversions if r.conversion == "ckm")
-    assert ckm.best_epsilon >= certificate["epsilon"] * (1 - 1e-9)
+    assert ckm.best_epsilon >= certificate["claim"]["epsilon"] * (1 - 1e-9)
     # the budget line: without a budget the release's own ε; the rows it allows ≥ n_out
-    assert c.budget_kind == "none" and c.budget_epsilon == certificate["epsilon"]
-    expect = max_records_dp(30162, 6, 0.02, certificate["epsilon"], 1e-5).max_records
+    assert c.budget_kind == "none" and c.budget_epsilon == certificate["claim"]["epsilon"]
+    expect = max_records_dp(30162, 6, 0.02, certificate["claim"]["epsilon"], 1e-5).max_records
     assert c.max_records == expect and c.max_records >= 2000
     # ε grows with n_out along the curve, and the curve passes through the release (best α)
     assert np.all(np.diff(c.epsilon_vs_n_out) > 0)
     i = int(np.searchsorted(c.n_out_grid, 2000))
-    assert c.epsilon_vs_n_out[i] == pytest.approx(certificate["epsilon"], rel=1e-3)
+    assert c.epsilon_vs_n_out[i] == pytest.approx(certificate["claim"]["epsilon"], rel=1e-3)
 
 
 def test_budget_from_certificate_is_the_line(make_cert):
@@ -110,7 +110,10 @@ def test_budget_from_certificate_is_the_line(make_cert):
 
 
 def test_tampered_certificate_is_flagged_not_drawn_as_right(certificate):
-    bad = dict(certificate, epsilon=certificate["epsilon"] / 2)
+    bad = {
+        **certificate,
+        "claim": {**certificate["claim"], "epsilon": certificate["claim"]["epsilon"] / 2},
+    }
     c = certificate_curves(bad)
     assert c.mismatch is not None and "recomputed" in c.mismatch
     html = render_report(bad)
@@ -141,10 +144,10 @@ def test_summary_states_guarantee_rows_and_assumption_sources(certificate):
     cert = dict(certificate, sigma_source="data", bounds_source="data")
     ctx = build_context(cert)
     assert "2,000" in dict(ctx["facts"])["Rows released"]
-    assert f"({F.fmt(cert['epsilon'])}, 1e-05)-differential privacy" in ctx["guarantee"]
+    assert f"({F.fmt(cert['claim']['epsilon'])}, 1e-05)-differential privacy" in ctx["guarantee"]
     sources = [a["source"] for a in ctx["assumptions"]]
     assert sources[:2] == ["taken from the data", "taken from the data"]
-    assert ctx["warnings"] == certificate["warnings"]
+    assert ctx["warnings"] == certificate["claim"]["warnings"]
 
 
 def test_audit_contradicting_certificate_raises_alarm(certificate, audit):
@@ -155,9 +158,9 @@ def test_audit_contradicting_certificate_raises_alarm(certificate, audit):
     assert audit_verdict(certificate, audit)["level"] == "ok"
     # without the audited mechanism's own guarantee, the release certificate's ε is the bound
     no_priv = dict(bad, privacy=None)
-    no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["epsilon"] * 0.9
+    no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["claim"]["epsilon"] * 0.9
     assert audit_verdict(certificate, no_priv)["level"] == "ok"
-    no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["epsilon"] * 1.1
+    no_priv["attacks"]["statistics"]["epsilon_lower_bound"] = certificate["claim"]["epsilon"] * 1.1
     assert audit_verdict(certificate, no_priv)["level"] == "alarm"
 
 

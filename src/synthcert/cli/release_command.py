@@ -283,14 +283,15 @@ def show_private_record(record: RunRecord) -> None:
 def print_release(result: ReleaseResult) -> None:
     """The human summary of a release (public facts only)."""
     c = result.certificate
-    for note in c.warnings:
+    claim = c.claim
+    for note in claim.warnings:
         warn(note)
-    if c.epsilon is not None:
-        guarantee = f"({c.epsilon:.4g}, {c.delta:.3g})-DP via {c.conversion}"
-    elif c.epsilon_rdp is not None:
-        guarantee = f"({c.alpha:.4g}, {c.epsilon_rdp:.4g})-RDP"
+    if claim.epsilon is not None:
+        guarantee = f"({claim.epsilon:.4g}, {claim.delta:.3g})-DP via {claim.conversion}"
+    elif claim.epsilon_rdp is not None:
+        guarantee = f"({claim.alpha:.4g}, {claim.epsilon_rdp:.4g})-RDP"
     else:
-        guarantee = c.guarantee
+        guarantee = claim.guarantee
     size = (
         ("declared minimum table size", f"{c.min_rows:,}")
         if c.min_rows is not None
@@ -300,7 +301,7 @@ def print_release(result: ReleaseResult) -> None:
         key_value_table(
             "synthcert release",
             [
-                ("rows released", f"{c.n_out:,}"),
+                ("rows released", f"{claim.n_out:,}"),
                 size,
                 ("encoded dimension d", c.d),
                 (
@@ -309,11 +310,11 @@ def print_release(result: ReleaseResult) -> None:
                     if c.sigma is not None
                     else (f"{c.ridge:.6g}" if c.ridge is not None else "data"),
                 ),
-                ("neighbouring", c.neighboring),
-                ("alpha", c.alpha),
-                ("epsilon_RDP (all rows)", c.epsilon_rdp),
+                ("neighbouring", claim.neighboring),
+                ("alpha", claim.alpha),
+                ("epsilon_RDP (all rows)", claim.epsilon_rdp),
                 ("guarantee", guarantee),
-                risk_row(c.claim),
+                risk_row(claim),
                 ("synthetic rows", result.output),
                 ("certificate", result.certificate_path),
             ],

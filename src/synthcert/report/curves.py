@@ -103,7 +103,7 @@ def can_recompute(cert: Released | None) -> bool:
     """
     if not isinstance(cert, Certificate):
         return False
-    n, sigma, alpha = public_n(cert), number(cert.sigma), number(cert.alpha)
+    n, sigma, alpha = public_n(cert), number(cert.sigma), number(cert.claim.alpha)
     if n is None or sigma is None or alpha is None:
         return False
     return sigma > 0 and alpha > 1 and n >= 1
@@ -127,9 +127,10 @@ def budget_of(cert: Certificate) -> tuple[str, float]:
         return "dp", float(number(budget["epsilon"]))
     if number(budget.get("epsilon_rdp")) is not None:
         return "rdp", float(number(budget["epsilon_rdp"]))
-    if number(cert.epsilon) is not None and number(cert.delta) is not None:
-        return "none", float(cert.epsilon)
-    return "none", float(number(cert.epsilon_rdp) or math.nan)
+    claim = cert.claim
+    if number(claim.epsilon) is not None and number(claim.delta) is not None:
+        return "none", float(claim.epsilon)
+    return "none", float(number(claim.epsilon_rdp) or math.nan)
 
 
 def alpha_grid(alpha_max: float, alpha: float, num: int = 160) -> np.ndarray:
@@ -194,12 +195,13 @@ def certificate_curves(
     if not can_recompute(cert):
         raise DataError("the certificate does not carry (n, d, σ, α, n_out) of the theorem")
     n, d = int(public_n(cert)), int(cert.d)
-    sigma, alpha = float(cert.sigma), float(cert.alpha)
-    n_out = int(cert.n_out)
-    delta = number(cert.delta)
-    neighboring = cert.neighboring or "unbounded"
+    claim = cert.claim
+    sigma, alpha = float(cert.sigma), float(claim.alpha)
+    n_out = int(claim.n_out)
+    delta = number(claim.delta)
+    neighboring = claim.neighboring or "unbounded"
     method = DEFAULT_BOUNDED_METHOD  # a certificate records no other (release certifies so)
-    conversion = cert.conversion if cert.conversion in CONVERSIONS else "ckm"
+    conversion = claim.conversion if claim.conversion in CONVERSIONS else "ckm"
     kind, budget = budget_of(cert)
     if kind == "dp" and cert.budget:
         delta = number(cert.budget.get("delta")) or delta
@@ -312,10 +314,11 @@ def _close(a: float | None, b: float) -> bool:
 def _compare(cert: Certificate, rdp: float, eps: float | None, conversion: str) -> str | None:
     """A sentence when the certificate's ε_RDP or ε disagrees with the recomputation, else None."""
     problems = []
-    if not _close(number(cert.epsilon_rdp), rdp):
-        problems.append(f"ε_RDP = {cert.epsilon_rdp} (recomputed {rdp:.6g})")
-    if eps is not None and not _close(number(cert.epsilon), eps):
-        problems.append(f"ε = {cert.epsilon} (recomputed {eps:.6g} with {conversion})")
+    claim = cert.claim
+    if not _close(number(claim.epsilon_rdp), rdp):
+        problems.append(f"ε_RDP = {claim.epsilon_rdp} (recomputed {rdp:.6g})")
+    if eps is not None and not _close(number(claim.epsilon), eps):
+        problems.append(f"ε = {claim.epsilon} (recomputed {eps:.6g} with {conversion})")
     if not problems:
         return None
     return (

@@ -109,7 +109,7 @@ def read_certificate(doc: Released | Mapping[str, Any] | None) -> Released | Non
     ----------
     doc : Certificate, SynthesisSummary, Mapping or None
         A typed result is returned as is; a JSON object is read as a
-        :class:`~synthcert.results.SynthesisSummary` when it holds a ``claim``
+        :class:`~synthcert.results.SynthesisSummary` when it holds ``rows_out``
         (``synthcert synthesize --json``), else as a
         :class:`~synthcert.results.Certificate`
         (the ``.certificate.json`` of ``synthcert release``).
@@ -124,7 +124,7 @@ def read_certificate(doc: Released | Mapping[str, Any] | None) -> Released | Non
         The object is neither document.
     """
     kinds = (Certificate, SynthesisSummary)
-    read = SynthesisSummary if isinstance(doc, Mapping) and "claim" in doc else Certificate
+    read = SynthesisSummary if isinstance(doc, Mapping) and "rows_out" in doc else Certificate
     if isinstance(doc, Mapping):  # the --json output adds the claim's risk label: derived
         doc = {k: v for k, v in doc.items() if k != "risk"}
     return _typed(doc, kinds, read, "certificate")

@@ -127,7 +127,7 @@ def run_demo(
     --------
     >>> import tempfile
     >>> run = run_demo(tempfile.mkdtemp(), rows=100_000, aim=False)
-    >>> run.full.certificate.n_out, run.budgeted.certificate.epsilon <= 1.0
+    >>> run.full.certificate.claim.n_out, run.budgeted.certificate.claim.epsilon <= 1.0
     (100000, True)
     """
     from synthcert.data.datasets import DEMO_SIGMA, demo_schema, make_demo_table

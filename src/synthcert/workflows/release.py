@@ -12,6 +12,7 @@ the caller names a private file for them explicitly.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -288,7 +289,7 @@ def release(
     ...     )
     ...     sorted(path.name for path in Path(tmp).iterdir())
     ['people.csv', 'synthetic.certificate.json', 'synthetic.csv']
-    >>> result.certificate.epsilon <= 8.0, result.certificate.n_out
+    >>> result.certificate.claim.epsilon <= 8.0, result.certificate.claim.n_out
     (True, 99)
     """
     _refuse_missing_assumptions(budget)
@@ -473,7 +474,7 @@ def release_frame(
     ...     make_demo_table(20_000, seed=1), demo_schema(),
     ...     Budget(sigma=0.01, min_rows=20_000, n_out=100),
     ... )
-    >>> len(rows), cert.n_out
+    >>> len(rows), cert.claim.n_out
     (100, 100)
     """
     _refuse_missing_assumptions(budget)
@@ -536,14 +537,12 @@ def make_certificate(
     ...     synth, n_out=100, epsilon=None, delta=None, alpha=None, conversion="ckm"
     ... )
     >>> cert = make_certificate(synth, claim, budget, per)
-    >>> cert.n_out, cert.min_rows, cert.n
+    >>> cert.claim.n_out, cert.min_rows, cert.n
     (100, 20000, None)
     """
     bounded = synth.neighboring != "unbounded"
-    return Certificate.stating(
-        claim,
+    return Certificate(
         synthesizer="gaussian",
-        neighboring=synth.neighboring,
         d=synth.encoder.dim,
         sigma=synth.sigma_declared,
         sigma_source=sigma_source(synth),
@@ -551,12 +550,16 @@ def make_certificate(
         bounds_source=synth.schema.bounds_source,
         min_rows=synth.min_rows,
         n=synth.fit_.n if bounded else None,
-        n_out=int(claim.n_out or 0),
         epsilon_rdp_per_record=per,
         budget=budget,
+        claim=dataclasses.replace(
+            claim,
+            neighboring=synth.neighboring,
+            n_out=int(claim.n_out or 0),
+            warnings=(*claim.warnings, *release_warnings(synth.schema)),
+        ),
         synthcert_version=__version__,
         date=today_utc(),
-        warnings=(*claim.warnings, *release_warnings(synth.schema)),
     )
 
 

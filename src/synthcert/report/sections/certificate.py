@@ -16,7 +16,7 @@ def _value(released: Released, key: str) -> Any:
     """A labelled figure of the certificate: a release's field, or a synthesis's claim field."""
     if key == "synthesizer":
         return released.synthesizer
-    if isinstance(released, Certificate):
+    if isinstance(released, Certificate) and hasattr(released, key):
         if key == "n" and released.n is None:
             return released.min_rows  # unbounded: the theorem is evaluated at min_rows
         return getattr(released, key)
