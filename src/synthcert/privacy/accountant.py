@@ -27,7 +27,7 @@ import numpy as np
 from synthcert._result import Result
 from synthcert.errors import AssumptionError, BudgetError
 from synthcert.privacy.calibrate import calibrate
-from synthcert.privacy.conversion import rdp_to_dp, zcdp_to_dp
+from synthcert.privacy.conversion import Conversion, rdp_to_dp, zcdp_to_dp
 from synthcert.privacy.parameters import check_delta, check_epsilon
 
 Kind = Literal["pure", "exponential", "approx", "zcdp", "approx_zcdp", "rdp"]
@@ -174,9 +174,11 @@ def approx_zcdp_epsilon(
     return epsilon_of(delta - delta_approx) - math.log1p(-delta_approx)
 
 
-def rdp_epsilon(alpha: float, epsilon_rdp: float, delta: float) -> float:
+def rdp_epsilon(
+    alpha: float, epsilon_rdp: float, delta: float, conversion: Conversion = "ckm"
+) -> float:
     """(alpha, eps)-RDP -> (eps', delta)-DP by synthcert.privacy.conversion.rdp_to_dp."""
-    return float(rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta)[0])
+    return float(rdp_to_dp(np.array([alpha]), np.array([epsilon_rdp]), delta, conversion)[0])
 
 
 @dataclass(frozen=True)
@@ -243,9 +245,16 @@ def basic_composition(entries: Sequence[LedgerEntry]) -> tuple[float, float] | N
     return math.fsum(e.epsilon for e in entries), math.fsum(e.delta for e in entries)  # type: ignore[misc]
 
 
-def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Composition:
+def compose_steps(
+    entries: Sequence[LedgerEntry], delta: float | None, conversion: Conversion = "ckm"
+) -> Composition:
     """Compose ``entries`` by basic composition, zCDP addition and RDP addition, and convert
     the Rényi totals at ``delta`` (δ in (0, 1)); the one composition of the privacy core.
+
+    The DP synthesizers' steps (:class:`PrivacyAccountant`), the ledger of a table's releases
+    (:func:`synthcert.privacy.ledger.compose`) and a release of independent records
+    (:func:`synthcert.privacy.record_accountant.account_records`: its curve at the chosen
+    order) are all converted here.
 
     Parameters
     ----------
@@ -253,6 +262,8 @@ def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Compos
         The steps, each with the statements it has.
     delta : float or None
         δ to convert at; None (or outside (0, 1)) converts nothing.
+    conversion : {"ckm", "mironov"}
+        How an RDP total is converted (:func:`~synthcert.privacy.conversion.rdp_to_dp`).
 
     Returns
     -------
@@ -286,7 +297,8 @@ def compose_steps(entries: Sequence[LedgerEntry], delta: float | None) -> Compos
         if not convert:
             best = (math.inf, alpha, total)  # the smallest admissible order
             break
-        eps = approx_zcdp_epsilon(partial(rdp_epsilon, alpha, total), delta_a, delta)  # type: ignore[arg-type]
+        of = partial(rdp_epsilon, alpha, total, conversion=conversion)
+        eps = approx_zcdp_epsilon(of, delta_a, delta)  # type: ignore[arg-type]
         if best is None or eps < best[0]:
             best = (eps, alpha, total)
     return Composition(

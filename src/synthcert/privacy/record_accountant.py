@@ -11,9 +11,10 @@ both and lives here:
 
 * composition over the records: n_out·ε_α at each α (Proposition 2.5 of seed 000, :func:`compose`);
 * the certificate of n_out records (:func:`account_records`): α given, or chosen to minimise ε of
-  (ε, δ)-DP (:func:`~synthcert.privacy.conversion.optimal_dp`, continuous in log(α−1)), then
-  converted by :func:`~synthcert.privacy.conversion.rdp_to_dp` (Mironov's Prop. 2.6 of seed 000,
-  or the CKS/Asoodeh bound);
+  (ε, δ)-DP (:func:`~synthcert.privacy.conversion.optimal_dp`, continuous in log(α−1)); the
+  release's RDP statement at that order is then one step of the privacy core's composition,
+  :func:`~synthcert.privacy.accountant.compose_steps`, which converts it (Mironov's Prop. 2.6 of
+  seed 000, or the CKS/Asoodeh bound), as it converts every other mechanism's steps;
 * the largest n_out within a budget (:func:`count_within_rdp`, :func:`count_within_dp`): for a
   fixed α, n_out·ε_α + offset(α, δ) ≤ ε, so (ε − offset)/ε_α records are allowed; α maximises it
   (:func:`~synthcert.privacy.conversion.log_alpha_search`) and the count is floored by
@@ -22,9 +23,10 @@ both and lives here:
 dp-accounting's ``RdpAccountant`` is not used here: it composes only its own event types (any
 other is an "Unsupported event") on a fixed grid of orders, and converts on that grid, while
 these curves are custom, have a closed-form admissible range that a fixed grid can leave empty
-(α_max can be 1.0002), and their published figures are optimised continuously in α. The
-conversion is the one dp-accounting's ``compute_epsilon`` applies (CKS Prop. 12 with the
-total-variation bound), evaluated at the optimised order.
+(α_max can be 1.0002), and their published figures are optimised continuously in α. So the
+order is searched here, on the event's own curve, and the step handed to the accountant is the
+curve's point at that order. The conversion is the one dp-accounting's ``compute_epsilon``
+applies (CKS Prop. 12 with the total-variation bound), evaluated at the optimised order.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from numpy.typing import ArrayLike
 
 from synthcert._result import Result
 from synthcert.errors import AssumptionError
+from synthcert.privacy.accountant import LedgerEntry, compose_steps
 from synthcert.privacy.calibrate import floor_within
 from synthcert.privacy.claims import GUARANTEE, PrivacyClaim, no_privacy_claim
 from synthcert.privacy.conversion import (
@@ -48,7 +51,6 @@ from synthcert.privacy.conversion import (
     conversion_offset,
     log_alpha_search,
     optimal_dp,
-    rdp_to_dp,
 )
 from synthcert.privacy.parameters import check_delta, check_epsilon
 
@@ -58,6 +60,7 @@ Cert = TypeVar("Cert", bound="RecordCertificate")
 ALPHA_MIN = 1.0 + 1e-6  # the smallest order searched
 INFINITE_AT_ORDER = "the bound is infinite at this order (numerical edge of the admissible range)"
 NO_FINITE_ORDER = "no admissible order gives a finite bound"
+RELEASE_STEP = "n_out independent records (their RDP at the chosen order)"
 
 
 def compose(epsilon_rdp: ArrayLike, n_out: ArrayLike) -> np.ndarray:
@@ -111,6 +114,18 @@ def certify_order(event: RecordEvent, alpha: float) -> tuple[float, str | None]:
     if not math.isfinite(per):
         return math.inf, INFINITE_AT_ORDER
     return per, None
+
+
+def release_epsilon(
+    alpha: float, epsilon_rdp: float, delta: float, conversion: Conversion
+) -> float:
+    """ε at δ of a release whose records are (α, ``epsilon_rdp``)-RDP together: the release is
+    one RDP step of the privacy core's composition (:func:`~synthcert.privacy.accountant
+    .compose_steps`), which converts it."""
+    step = LedgerEntry(
+        RELEASE_STEP, "rdp", None, None, orders=(alpha,), epsilons_rdp=(epsilon_rdp,)
+    )
+    return float(compose_steps([step], delta, conversion).epsilon_rdp_dp)  # type: ignore[arg-type]
 
 
 def best_order(event: RecordEvent, n_out: int, delta: float, conversion: Conversion) -> float:
@@ -340,8 +355,10 @@ def account_records(
         return refused(alpha, why)
     total = float(compose(per, n_out))
     eps_dp = None
-    if delta is not None:
-        eps_dp = 0.0 if n_out == 0 else float(rdp_to_dp(alpha, total, delta, conversion))
+    if delta is not None and n_out == 0:
+        eps_dp = 0.0  # nothing released
+    elif delta is not None:
+        eps_dp = release_epsilon(alpha, total, delta, conversion)
     return RecordAccount(
         alpha=alpha, epsilon_rdp=total, epsilon_rdp_per_record=per, epsilon=eps_dp,
         feasible=True, reason=None, **asked,
@@ -509,11 +526,11 @@ def count_within_dp(
         return _refused(alpha, why)
 
     def within(k: int) -> bool:
-        return float(rdp_to_dp(alpha, k * per, delta, conversion)) <= epsilon
+        return release_epsilon(alpha, k * per, delta, conversion) <= epsilon
 
     room = epsilon - float(conversion_offset(alpha, delta, conversion))
     k = floor_within(room, per, within)
-    return RecordCount(k, alpha, per, float(rdp_to_dp(alpha, k * per, delta, conversion)))
+    return RecordCount(k, alpha, per, release_epsilon(alpha, k * per, delta, conversion))
 
 
 __all__ = [
