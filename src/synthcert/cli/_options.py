@@ -387,6 +387,25 @@ def merge_scheduler(engine: str, scheduler: str | None) -> tuple[str, str | None
     return parse_engine(engine)
 
 
+@dataclass(frozen=True)
+class OldInternalFlags:
+    """The hidden aliases of the internal commands (``evaluate``, ``audit``): ``--scheduler``
+    and the old ``--out`` folder and ``--report`` (one option group: see :func:`option_group`).
+    """
+
+    scheduler: SchedulerOpt = None
+    out: OldInternalOutOpt = None
+    report: OldInternalReportOpt = None
+
+    def outputs(self, private_dir: Path | None) -> tuple[Path | None, Path | None]:
+        """The folder and the internal report: :func:`internal_outputs` with the old flags."""
+        return internal_outputs(private_dir, self.out, self.report)
+
+    def engine(self, engine: str) -> tuple[str, str | None]:
+        """``--engine`` with the old ``--scheduler``: :func:`merge_scheduler`."""
+        return merge_scheduler(engine, self.scheduler)
+
+
 def private_outputs(
     private_dir: Path | None,
     public: list[Path],

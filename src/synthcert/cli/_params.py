@@ -118,12 +118,19 @@ def params_help(keys: Mapping[str, str], lead: str) -> str:
     return lead + " " + "; ".join(f"{k}: {v}" for k, v in keys.items()) + "."
 
 
+def param_option(keys: Mapping[str, str], lead: str) -> typer.models.OptionInfo:
+    """The repeatable ``--param KEY=VALUE`` option of a command whose run settings are
+    ``keys``, its help :func:`params_help` (``lead``, then each key and what it sets)."""
+    return typer.Option("--param", metavar="KEY=VALUE", help=params_help(keys, lead))
+
+
 __all__ = [
     "RELEASE_PARAMS",
     "RUN_PARAMS",
     "SYNTHESIZE_PARAMS",
     "merge_alias",
     "merge_aliases",
+    "param_option",
     "params_help",
     "split_params",
 ]

@@ -24,20 +24,17 @@ from synthcert.cli._options import (
     InternalDirOpt,
     JsonOpt,
     OldCsvFlags,
-    OldInternalOutOpt,
-    OldInternalReportOpt,
+    OldInternalFlags,
     ParamOpt,
-    SchedulerOpt,
     SchemaOpt,
-    internal_outputs,
     load_schema,
-    merge_scheduler,
     option_group,
 )
 
 
 @app.command("audit")
 @handle_errors
+@option_group("old_internal", OldInternalFlags)
 @option_group("old_csv", OldCsvFlags)
 def audit_command(
     input: Annotated[
@@ -89,9 +86,7 @@ def audit_command(
     param: ParamOpt = None,
     engine: EngineOpt = "local",
     json_out: JsonOpt = False,
-    scheduler: SchedulerOpt = None,
-    out: OldInternalOutOpt = None,
-    report: OldInternalReportOpt = None,
+    old_internal: OldInternalFlags = OldInternalFlags(),
     old_csv: OldCsvFlags = OldCsvFlags(),
 ) -> None:
     """Play the Setsubun game (thesis ch. 3): can an attacker tell from the synthetic data alone
@@ -108,10 +103,10 @@ def audit_command(
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 
     sch = load_schema(schema, old_csv=old_csv)
-    folder, internal = internal_outputs(private_dir, out, report)
+    folder, internal = old_internal.outputs(private_dir)
     if folder is None:
         raise typer.BadParameter("give --private-dir DIR: the folder of the audit's files")
-    engine_name, address = merge_scheduler(engine, scheduler)
+    engine_name, address = old_internal.engine(engine)
     budget = Budget(
         epsilon=parse_float(epsilon) if epsilon is not None else None,
         delta=parse_float(delta) if delta is not None else None,

@@ -29,13 +29,9 @@ from synthcert.cli._options import (
     InternalDirOpt,
     JsonOpt,
     OldCsvFlags,
-    OldInternalOutOpt,
-    OldInternalReportOpt,
-    SchedulerOpt,
+    OldInternalFlags,
     SchemaOpt,
-    internal_outputs,
     load_schema,
-    merge_scheduler,
     option_group,
 )
 
@@ -51,6 +47,7 @@ TargetOpt = Annotated[
 
 @app.command("evaluate")
 @handle_errors
+@option_group("old_internal", OldInternalFlags)
 @option_group("old_csv", OldCsvFlags)
 def evaluate_command(
     real: Annotated[
@@ -87,9 +84,7 @@ def evaluate_command(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the LightGBM models.")] = 0,
     engine: EngineOpt = "local",
     as_json: JsonOpt = False,
-    scheduler: SchedulerOpt = None,
-    out: OldInternalOutOpt = None,
-    report: OldInternalReportOpt = None,
+    old_internal: OldInternalFlags = OldInternalFlags(),
     old_csv: OldCsvFlags = OldCsvFlags(),
 ) -> None:
     """Measure what a synthetic table is still good for, against the real one.
@@ -115,8 +110,8 @@ def evaluate_command(
     from synthcert.workflows.job_inputs import Execution, TableSource
 
     sch = load_schema(schema, old_csv=old_csv)
-    folder, internal = internal_outputs(private_dir, out, report)
-    engine_name, address = merge_scheduler(engine, scheduler)
+    folder, internal = old_internal.outputs(private_dir)
+    engine_name, address = old_internal.engine(engine)
     opts = sch.read_options()
     run = run_evaluation(
         TableSource(real, csv=opts),

@@ -43,7 +43,7 @@ from synthcert.cli._options import (
     parse_engine,
     private_outputs,
 )
-from synthcert.cli._params import RELEASE_PARAMS, merge_aliases, params_help, split_params
+from synthcert.cli._params import RELEASE_PARAMS, merge_aliases, param_option, split_params
 from synthcert.cli.ledger_command import LedgerOptions
 
 if TYPE_CHECKING:
@@ -54,11 +54,7 @@ if TYPE_CHECKING:
 
 ReleaseParamOpt = Annotated[
     list[str] | None,
-    typer.Option(
-        "--param",
-        metavar="KEY=VALUE",
-        help=params_help(RELEASE_PARAMS, "A rare setting (repeatable), e.g. --param n_out=5000."),
-    ),
+    param_option(RELEASE_PARAMS, "A rare setting (repeatable), e.g. --param n_out=5000."),
 ]
 
 

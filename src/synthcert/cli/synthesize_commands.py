@@ -46,7 +46,7 @@ from synthcert.cli._params import (
     SYNTHESIZE_PARAMS,
     merge_alias,
     merge_aliases,
-    params_help,
+    param_option,
     split_params,
 )
 from synthcert.cli.ledger_command import LedgerOptions
@@ -58,15 +58,11 @@ if TYPE_CHECKING:
 
 SynthParamOpt = Annotated[
     list[str] | None,
-    typer.Option(
-        "--param",
-        metavar="KEY=VALUE",
-        help=params_help(
-            SYNTHESIZE_PARAMS,
-            "A synthesizer parameter or a rare setting (repeatable), e.g. --param degree=2, "
-            "--param marginals=beta (the thesis's copula), --param sigma=0.01 (gaussian). "
-            "Settings:",
-        ),
+    param_option(
+        SYNTHESIZE_PARAMS,
+        "A synthesizer parameter or a rare setting (repeatable), e.g. --param degree=2, "
+        "--param marginals=beta (the thesis's copula), --param sigma=0.01 (gaussian). "
+        "Settings:",
     ),
 ]
 
