@@ -397,29 +397,74 @@ def measure_gaussian(
     est.measure(state, clique, y, sigma)
 
 
+@dataclass(frozen=True)
+class MechanismInputs:
+    """What a selection loop (:func:`run_aim`, :func:`run_mwem`) is given: the data, the
+    budget and its randomness, and the public tuning.
+
+    Parameters
+    ----------
+    answers : mapping of clique to numpy.ndarray
+        The count tables (float, axes in clique order) of :func:`needed_marginals`.
+    n : int
+        Rows the counts are taken from.
+    sizes : dict of str to int
+        The number of codes of each column, in column order.
+    workload : sequence of (clique, weight)
+        The marginals of interest and their weights.
+    rho : float or None
+        The rho-zCDP budget; None runs without noise.
+    accountant : PrivacyAccountant
+        Records every noisy step.
+    rng : numpy.random.Generator
+        The secret randomness of the selections and the noise.
+    max_model_size : float
+        The junction tree's size limit in MB (AIM: MAX-SIZE; MWEM: the final limit).
+    rounds : int, optional
+        T (the mechanism's default when None).
+    measure_share : float, default 0.9
+        Share of each round's budget spent on the Gaussian measurement.
+    pgm_iters : int, default 1000
+        Mirror-descent iterations of the final estimate.
+    round_iters : int, optional
+        Iterations inside the selection loop (default :func:`default_round_iters`).
+    progress : callable, optional
+        Called with a line per round.
+    """
+
+    answers: Mapping[Clique, np.ndarray]
+    n: int
+    sizes: dict[str, int]
+    workload: Sequence[tuple[Clique, float]]
+    rho: float | None
+    accountant: PrivacyAccountant
+    rng: np.random.Generator
+    max_model_size: float
+    rounds: int | None = None
+    measure_share: float = 0.9
+    pgm_iters: int = 1000
+    round_iters: int | None = None
+    progress: Progress | None = None
+
+    def start(self) -> tuple[Estimator, PGMState, int, Progress]:
+        """A run's estimator, its empty state, the iterations per round and the progress call.
+
+        Without DP the estimator knows the total (``n`` rows); with DP it estimates it from
+        the noisy measurements.
+        """
+        est = Estimator(self.sizes, self.pgm_iters, None if self.rho is not None else float(self.n))
+        round_iters = self.round_iters or default_round_iters(self.pgm_iters, len(self.sizes))
+        return est, PGMState(self.sizes), round_iters, self.progress or (lambda _msg: None)
+
+
 # -- AIM -----------------------------------------------------------------------------------
 def run_aim(
-    answers: Mapping[Clique, np.ndarray],
-    n: int,
-    sizes: dict[str, int],
-    workload: Sequence[tuple[Clique, float]],
+    run: MechanismInputs,
     *,
-    rho: float | None,
-    accountant: PrivacyAccountant,
-    rng: np.random.Generator,
-    max_model_size: float = 80.0,
-    rounds: int | None = None,
-    measure_share: float = 0.9,
-    pgm_iters: int = 1000,
-    round_iters: int | None = None,
-    progress: Progress | None = None,
     compress: bool = False,
     ordered: Mapping[str, int] | None = None,
 ) -> PGMState:
-    """AIM (thesis Algorithms 4-6; McKenna et al. 2022). ``rho=None`` runs without noise.
-
-    ``answers``: the count tables (float, axes in clique order) of ``needed_marginals``, from
-    ``n`` rows.
+    """AIM (thesis Algorithms 4-6; McKenna et al. 2022). ``run.rho`` None runs without noise.
 
     DP: T = 16 k rounds budgeted (k attributes), sigma_0 = sqrt(T / (2 measure_share rho)),
     epsilon_0 = sqrt(8 (1 - measure_share) rho / T); one-way marginals first (Algorithm 5), then
@@ -436,19 +481,17 @@ def run_aim(
     :class:`Compression` by which sampled cells are decompressed.
     """
     t0 = time.perf_counter()
+    answers, n, sizes, rho = run.answers, run.n, run.sizes, run.rho
     columns = list(sizes)
     k = len(columns)
-    weights = workload_weights(workload)
+    weights = workload_weights(run.workload)
     candidates = list(weights)
-    est = Estimator(sizes, pgm_iters, None if rho is not None else float(n))
-    round_iters = round_iters or default_round_iters(pgm_iters, k)
-    state = PGMState(sizes)
-    say = progress or (lambda _msg: None)
+    est, state, round_iters, say = run.start()
 
     if rho is None:
         measure_one_way_exactly(est, state, answers, columns, round_iters)  # Algorithm 5
-        for t in range(rounds or k):
-            cand = admissible(candidates, est, state, max_model_size)
+        for t in range(run.rounds or k):
+            cand = admissible(candidates, est, state, run.max_model_size)
             w = np.array([weights[r] for r in cand])
             err = w * l1_errors(cand, answers, state.calib)  # type: ignore[arg-type]
             if err.max() <= 1e-6 * n:
@@ -456,29 +499,29 @@ def run_aim(
             r = cand[int(np.argmax(err))]
             est.measure(state, r, answers[r], 1.0)
             est.fit(state, round_iters)
-            say(f"round {t + 1}/{rounds or k}: measured {r}")
-        est.fit(state, pgm_iters)
+            say(f"round {t + 1}/{run.rounds or k}: measured {r}")
+        est.fit(state, run.pgm_iters)
         state.seconds = time.perf_counter() - t0
         return state
 
-    T = rounds or 16 * k
+    T = run.rounds or 16 * k
     if (
-        k * measure_share >= T
+        k * run.measure_share >= T
     ):  # the k one-way measurements would spend k * measure_share / T >= all of rho
         raise AssumptionError(
             f"AIM with rounds={T} cannot measure the {k} one-way marginals within the budget: "
-            f"they alone cost {k * measure_share / T:.3g} of rho; use rounds >= "
-            f"{math.floor(k * measure_share) + 1}",
+            f"they alone cost {k * run.measure_share / T:.3g} of rho; use rounds >= "
+            f"{math.floor(k * run.measure_share) + 1}",
             assumption="rounds > number of columns * measure_share",
-            admissible=f"rounds >= {math.floor(k * measure_share) + 1}",
+            admissible=f"rounds >= {math.floor(k * run.measure_share) + 1}",
         )
-    sigma = math.sqrt(T / (2.0 * measure_share * rho))
-    eps = math.sqrt(8.0 * (1.0 - measure_share) * rho / T)
+    sigma = math.sqrt(T / (2.0 * run.measure_share * rho))
+    eps = math.sqrt(8.0 * (1.0 - run.measure_share) * rho / T)
     rho_used = 0.0
     for a in columns:  # Algorithm 5: one-way marginals with sigma_0
         measure_gaussian(
             est, state, (a,), answers[(a,)], sigma,
-            rho=1.0 / (2.0 * sigma**2), rng=rng, accountant=accountant,
+            rho=1.0 / (2.0 * sigma**2), rng=run.rng, accountant=run.accountant,
         )  # fmt: skip
         rho_used += 1.0 / (2.0 * sigma**2)
     if compress:  # post-processing of the noisy one-way counts: no privacy cost
@@ -492,18 +535,23 @@ def run_aim(
         remaining = rho - rho_used
         # Algorithm 6 lines 8-10: if two more rounds do not fit, spend everything now
         if remaining <= 2.0 * (1.0 / (2.0 * sigma**2) + eps**2 / 8.0):
-            sigma = math.sqrt(1.0 / (2.0 * measure_share * remaining))
-            eps = math.sqrt(8.0 * (1.0 - measure_share) * remaining)
+            sigma = math.sqrt(1.0 / (2.0 * run.measure_share * remaining))
+            eps = math.sqrt(8.0 * (1.0 - run.measure_share) * remaining)
             terminate = True
         rho_used += eps**2 / 8.0 + 1.0 / (2.0 * sigma**2)
-        limit = max_model_size * rho_used / rho
+        limit = run.max_model_size * rho_used / rho
         cand = admissible(candidates, est, state, limit)
         w = np.array([weights[r] for r in cand])
         bias = SQRT_2_OVER_PI * sigma * np.array([cells(sizes, r) for r in cand])
         model = state.calib.project_many(cand)  # type: ignore[union-attr]
         scores = w * (l1_errors(cand, answers, state.calib, model) - bias)  # type: ignore[arg-type]
         i = exponential_mechanism(
-            scores, sensitivity, eps, rng=rng, accountant=accountant, name="exponential:select"
+            scores,
+            sensitivity,
+            eps,
+            rng=run.rng,
+            accountant=run.accountant,
+            name="exponential:select",
         )
         # auditor only (privacy/audit_hook.py; no-op otherwise): scores = w |x - model|_1 - w bias
         record_selection(
@@ -514,7 +562,7 @@ def run_aim(
         before = state.calib.project(r)  # type: ignore[union-attr]
         measure_gaussian(
             est, state, r, answers[r], sigma,
-            rho=1.0 / (2.0 * sigma**2), rng=rng, accountant=accountant,
+            rho=1.0 / (2.0 * sigma**2), rng=run.rng, accountant=run.accountant,
         )  # fmt: skip
         after = est.fit(state, round_iters).project(r)
         say(f"round {t}: measured {r}, sigma={sigma:.3g}, {rho_used / rho:.0%} of the budget spent")
@@ -522,33 +570,15 @@ def run_aim(
         if np.abs(after - before).sum() <= SQRT_2_OVER_PI * sigma * cells(sizes, r):
             sigma /= 2.0
             eps *= 2.0
-    if round_iters != pgm_iters:
-        est.fit(state, pgm_iters)
+    if round_iters != run.pgm_iters:
+        est.fit(state, run.pgm_iters)
     state.seconds = time.perf_counter() - t0
     return state
 
 
 # -- MWEM+PGM ------------------------------------------------------------------------------
-def run_mwem(
-    answers: Mapping[Clique, np.ndarray],
-    n: int,
-    sizes: dict[str, int],
-    workload: Sequence[tuple[Clique, float]],
-    *,
-    rho: float | None,
-    accountant: PrivacyAccountant,
-    rng: np.random.Generator,
-    rounds: int | None = None,
-    max_model_size: float = 25.0,
-    measure_share: float = 0.9,
-    pgm_iters: int = 1000,
-    round_iters: int | None = None,
-    progress: Progress | None = None,
-) -> PGMState:
+def run_mwem(run: MechanismInputs) -> PGMState:
     """MWEM+PGM (McKenna et al. 2019, section 6; Hardt et al. 2012, section 3.3).
-
-    ``answers``: the count tables (float, axes in clique order) of ``needed_marginals``, from
-    ``n`` rows.
 
     T rounds (default k); each spends rho/T: epsilon = sqrt(8 (1 - measure_share) rho/T) on the
     exponential mechanism with score ||x_r - y_r||_1 - d_r over workload marginals whose
@@ -558,28 +588,26 @@ def run_mwem(
     are measured exactly first (they cost nothing), then the argmax of ||x_r - y_r||_1.
     """
     t0 = time.perf_counter()
+    answers, n, sizes, rho = run.answers, run.n, run.sizes, run.rho
     k = len(sizes)
-    T = rounds or k
-    candidates = [cl for cl, _ in workload]
-    est = Estimator(sizes, pgm_iters, None if rho is not None else float(n))
-    round_iters = round_iters or default_round_iters(pgm_iters, k)
-    state = PGMState(sizes)
-    say = progress or (lambda _msg: None)
+    T = run.rounds or k
+    candidates = [cl for cl, _ in run.workload]
+    est, state, round_iters, say = run.start()
     uniform = {a: np.zeros(s) for a, s in sizes.items()}
     state.calib = calibrate(
         {(a,): v for a, v in uniform.items()}, sizes, 1.0 if rho is not None else float(n)
     )
     if rho is not None:
         rho_t = rho / T
-        sigma = math.sqrt(1.0 / (2.0 * measure_share * rho_t))
-        eps = math.sqrt(8.0 * (1.0 - measure_share) * rho_t)
+        sigma = math.sqrt(1.0 / (2.0 * run.measure_share * rho_t))
+        eps = math.sqrt(8.0 * (1.0 - run.measure_share) * rho_t)
     else:  # without DP the one-way marginals cost nothing: measure them exactly first
         measure_one_way_exactly(est, state, answers, list(sizes), round_iters)
     for t in range(1, T + 1):
-        cand = admissible(candidates, est, state, max_model_size * t / T)
+        cand = admissible(candidates, est, state, run.max_model_size * t / T)
         if not cand:
             raise AssumptionError(
-                f"no workload marginal fits a junction tree of {max_model_size * t / T:.3g} MB "
+                f"no workload marginal fits a junction tree of {run.max_model_size * t / T:.3g} MB "
                 f"in round {t} of {T}",
                 assumption="some candidate marginal fits max_model_size * t / T",
                 admissible="a larger max_model_size, or fewer rounds",
@@ -588,8 +616,8 @@ def run_mwem(
         err = l1_errors(cand, answers, state.calib, model)
         if rho is None:
             if err.max() <= 1e-6 * n:
-                if round_iters != pgm_iters:  # the final estimate, as after the last round
-                    est.fit(state, pgm_iters)
+                if round_iters != run.pgm_iters:  # the final estimate, as after the last round
+                    est.fit(state, run.pgm_iters)
                 break
             r = cand[int(np.argmax(err))]
             est.measure(state, r, answers[r], 1.0)
@@ -597,7 +625,7 @@ def run_mwem(
             size = np.array([cells(sizes, c) for c in cand], dtype=np.float64)
             scores = err - size
             i = exponential_mechanism(
-                scores, 1.0, eps, rng=rng, accountant=accountant, name="exponential:select"
+                scores, 1.0, eps, rng=run.rng, accountant=run.accountant, name="exponential:select"
             )
             # auditor only (privacy/audit_hook.py; no-op otherwise): scores = |x - model|_1 - d_r
             record_selection(
@@ -611,11 +639,11 @@ def run_mwem(
                 r,
                 answers[r],
                 sigma,
-                rho=measure_share * rho_t,
-                rng=rng,
-                accountant=accountant,
+                rho=run.measure_share * rho_t,
+                rng=run.rng,
+                accountant=run.accountant,
             )
-        est.fit(state, round_iters if t < T else pgm_iters)
+        est.fit(state, round_iters if t < T else run.pgm_iters)
         say(f"round {t}/{T}: measured {r}" + (f", {t / T:.0%} of the budget spent" if rho else ""))
     state.seconds = time.perf_counter() - t0
     return state

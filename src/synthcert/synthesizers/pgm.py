@@ -28,6 +28,7 @@ from synthcert.statistics.sources import CountSource, check_cardinalities
 from synthcert.synthesizers._pgm_inference import sample_codes
 from synthcert.synthesizers._pgm_mechanisms import (
     Clique,
+    MechanismInputs,
     PGMState,
     Progress,
     all_pairs,
@@ -228,7 +229,7 @@ class _PGMSynthesizer(FitFromTableMixin, DPSynthesizer):
             raise DataError(f"{type(self).__name__} needs at least one complete row")
         rng = np.random.default_rng(seed_sequence(self.seed))
         self.accountant = self.new_accountant()
-        self.state_ = type(self).mechanism(
+        run = MechanismInputs(
             answers,
             n,
             sizes,
@@ -242,8 +243,8 @@ class _PGMSynthesizer(FitFromTableMixin, DPSynthesizer):
             pgm_iters=int(self.pgm_iters),
             round_iters=self.round_iters,
             progress=self.progress,
-            **self._mechanism_options(),
         )
+        self.state_ = type(self).mechanism(run, **self._mechanism_options())
         self.accountant.check_within_budget()
         self.n_ = n
         return self._end_fit()
