@@ -65,6 +65,7 @@ from synthcert.data.encode import (
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
 from synthcert.privacy.claims import PrivacyClaim
+from synthcert.privacy.dpsgd import SGD_STEP, calibrate_noise_multiplier, dpsgd_rdp
 from synthcert.privacy.parameters import check_delta, check_epsilon
 from synthcert.seeding import (
     Seed,
@@ -85,7 +86,6 @@ from synthcert.synthesizers.ctgan_missing import (
     PATTERN_BUDGET_SHARE,
     PATTERN_COLUMN,
     PatternConditioner,
-    calibrate_noise_multiplier,
     exact_patterns,
     label_bits,
     missing_blocks,
@@ -406,7 +406,6 @@ class CTGANSynthesizer(DPSynthesizer):
     def _fit_dp(self, table: pd.DataFrame) -> None:
         import torch
         from ctgan.synthesizers.ctgan import Generator
-        from opacus.accountants.analysis.rdp import compute_rdp
         from opacus.accountants.rdp import RDPAccountant
         from opacus.accountants.utils import get_noise_multiplier
         from opacus.data_loader import DPDataLoader
@@ -506,8 +505,8 @@ class CTGANSynthesizer(DPSynthesizer):
         if taken != steps:
             raise AssumptionError(f"DP-SGD ran {taken} steps, planned {steps}")
         # the subsampled Gaussian with noise std sigma C on a sum of sensitivity C
-        rdp = compute_rdp(q=q, noise_multiplier=sigma, steps=steps, orders=orders)
-        self.accountant.record_rdp_curve("dp-sgd:discriminator", orders, [float(r) for r in rdp])
+        rdp = dpsgd_rdp(sigma, sample_rate=q, steps=steps, orders=orders)
+        self.accountant.record_rdp_curve(SGD_STEP, orders, rdp)
         self.noise_multiplier_ = float(sigma)
         self.sensitivity_ = float(opt_d.max_grad_norm)
         self.fake_rows_per_step_ = k

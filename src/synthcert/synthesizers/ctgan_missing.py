@@ -46,7 +46,8 @@ sensitivity C), eps_SGD(alpha) by Mironov, Talwar & Zhang (2019) (Opacus ``compu
 
 *Composition*: RDP adds at each order (Mironov 2017, Prop. 1), so the fit is
 (alpha, eps_SGD(alpha) + alpha rho)-RDP, converted to (epsilon, delta)-DP by Canonne, Kamath &
-Steinke (2020) Prop. 12 at the best order of the grid. :func:`calibrate_noise_multiplier`
+Steinke (2020) Prop. 12 at the best order of the grid, by the privacy core's composition
+(:mod:`synthcert.privacy.dpsgd`). :func:`~synthcert.privacy.dpsgd.calibrate_noise_multiplier`
 finds the smallest sigma whose composed epsilon is at most the requested one, so the total
 claim (epsilon, delta) is unchanged; the accountant records both mechanisms (a zCDP entry and
 the RDP curve) and checks the sum. Everything after the noise is post-processing: the
@@ -67,7 +68,6 @@ over every neighbour of the declared relation.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,8 +79,7 @@ import pandas as pd
 
 from synthcert.errors import AssumptionError
 from synthcert.privacy.accountant import PrivacyAccountant, rho_from_epsilon_delta
-from synthcert.privacy.calibrate import calibrate
-from synthcert.privacy.conversion import rdp_to_dp
+from synthcert.privacy.dpsgd import calibrate_noise_multiplier, composed_epsilon
 from synthcert.privacy.mechanisms import gaussian_mechanism
 
 if TYPE_CHECKING:
@@ -379,89 +378,6 @@ def pattern_rho(epsilon: float, delta: float, share: float = PATTERN_BUDGET_SHAR
             admissible="for example 0.1",
         )
     return share * rho_from_epsilon_delta(epsilon, delta)
-
-
-def composed_epsilon(
-    sigma: float,
-    *,
-    sample_rate: float,
-    steps: int,
-    rho: float,
-    delta: float,
-    orders: Sequence[float],
-) -> float:
-    """epsilon of DP-SGD composed with a rho-zCDP step: min_alpha CKS(eps_SGD(alpha) + alpha rho).
-
-    The same arithmetic as :meth:`PrivacyAccountant.spent` on the RDP route.
-    """
-    from opacus.accountants.analysis.rdp import compute_rdp
-
-    alphas = np.asarray(orders, dtype=np.float64)
-    rdp = np.asarray(
-        compute_rdp(q=sample_rate, noise_multiplier=sigma, steps=steps, orders=list(alphas))
-    )
-    return float(np.min(rdp_to_dp(alphas, rdp + alphas * rho, delta)))
-
-
-def calibrate_noise_multiplier(
-    *,
-    sample_rate: float,
-    steps: int,
-    epsilon: float,
-    delta: float,
-    rho: float,
-    orders: Sequence[float],
-    rtol: float = 1e-3,
-) -> float:
-    """Smallest DP-SGD noise multiplier (within rtol) whose composition with rho stays in budget.
-
-    :func:`~synthcert.privacy.calibrate.calibrate` on :func:`composed_epsilon` (which
-    decreases in sigma): a doubling bracket from 0.5 within [1e-4, 1e6], Brent's method, then
-    steps up by factors 1 + rtol/4 until ``composed_epsilon(sigma) <= epsilon`` holds, so the
-    returned sigma always keeps the budget.
-
-    Raises
-    ------
-    AssumptionError
-        If rho alone already spends the budget (alpha rho converts to epsilon or more).
-    """
-    return _calibrate(sample_rate, steps, epsilon, delta, rho, tuple(orders), rtol)
-
-
-@functools.lru_cache(maxsize=32)
-def _calibrate(
-    sample_rate: float,
-    steps: int,
-    epsilon: float,
-    delta: float,
-    rho: float,
-    orders: tuple[float, ...],
-    rtol: float,
-) -> float:
-    """:func:`calibrate_noise_multiplier`, cached (a pure function of public numbers)."""
-    alphas = np.asarray(orders, dtype=np.float64)
-    if float(np.min(rdp_to_dp(alphas, alphas * rho, delta))) >= epsilon:
-        raise AssumptionError(
-            "the pattern histogram alone spends the whole budget",
-            assumption="rho_pattern converts to less than epsilon",
-            admissible="a smaller pattern budget share",
-        )
-
-    def excess(sigma: float) -> float:
-        return (
-            composed_epsilon(
-                sigma, sample_rate=sample_rate, steps=steps, rho=rho, delta=delta, orders=orders
-            )
-            - epsilon
-        )
-
-    sigma = calibrate(
-        lambda s: excess(s) <= 0, 0.5, find="smallest", integer=False, lower=1e-4, upper=1e6,
-        slack=excess, rtol=rtol / 4,
-    )  # fmt: skip
-    if sigma is None:
-        raise AssumptionError("no noise multiplier below 1e6 meets the budget")
-    return sigma
 
 
 # -- no DP: ctgan.CTGAN conditioned on the pattern ---------------------------------------
