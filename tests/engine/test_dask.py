@@ -61,9 +61,9 @@ def test_release_of_a_million_rows_on_dask_equals_local(tmp_path, client, demo_m
         k: v for k, v in b.items() if k not in VOLATILE
     }
     assert local.record.facts["rows_used"] == dask.record.facts["rows_used"] == 1_000_000
-    assert a["n_out"] == a["min_rows"] == 1_000_000 and a["d"] == 6
+    assert a["claim"]["n_out"] == a["min_rows"] == 1_000_000 and a["d"] == 6
     assert a["sigma_source"] == "declared" and a["n"] is None
-    assert np.isfinite(a["epsilon"]) and a["epsilon"] > 0
+    assert np.isfinite(a["claim"]["epsilon"]) and a["claim"]["epsilon"] > 0
     rows_local = pd.read_parquet(local.output)
     rows_dask = pd.read_parquet(dask.output)
     pd.testing.assert_frame_equal(rows_local, rows_dask)
