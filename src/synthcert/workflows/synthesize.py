@@ -27,6 +27,7 @@ from synthcert.data.io import (
     write_table,
 )
 from synthcert.data.schema import Schema
+from synthcert.data.tails import log_scale_long_tails
 from synthcert.errors import AssumptionError, ParameterError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
 from synthcert.privacy.domain import (
@@ -440,6 +441,15 @@ def synthesize(
         share=dp_bins if tree_wanted else None, default=by_default, seed=pub.seed,
     )  # fmt: skip
     schema, epsilon = tree.schema, tree.synthesizer_epsilon
+    if not dp and synthesizer in TAIL_SYNTHESIZERS:  # no DP: the scale may be read from the data
+        schema, tailed = log_scale_long_tails(
+            schema, lambda: iter_table_chunks(input_path, csv=csv)
+        )
+        if tailed and execution.notify is not None:
+            execution.notify(
+                f"no DP: fitting {', '.join(tailed)} on a log scale (a long right tail in the "
+                'data); declare "scale" in the schema to choose'
+            )
     accepted = accepted_params(synthesizer)
     if "seed" in accepted and "seed" not in params:
         params["seed"] = fit_seed  # the fit's noise and choices: a child of the secret seed
@@ -578,6 +588,11 @@ TREE_DEFAULT = True  # DP tree bins by default for the synthesizers of TREE_SYNT
 # equal-width bins on Adult and California (benchmarks/tree_bins.py). PrivBayes and the copula
 # would pay Laplace noise of L1 sensitivity 2L: their tree bins stay opt-in ("dp-tree").
 TREE_SYNTHESIZERS = frozenset({"aim", "mwem-pgm"})
+
+
+# the discretising synthesizers whose fit without DP reads long right tails' scale from the data
+# (synthcert.data.tails): equal-width bins over bounds set by a few large values lose the column
+TAIL_SYNTHESIZERS = frozenset({"privbayes", "mwem-pgm", "aim"})
 
 
 def tree_default(synthesizer: str, dp_tree: bool | None) -> bool:
