@@ -108,3 +108,31 @@ def test_a_column_left_out_of_the_synthetic_table_is_noted_not_refused():
         evaluate(real, synthetic, schema, target="is_fraud", holdout=real)
     with pytest.raises(DataError, match="no column"):  # nothing in common: refused
         evaluate(real, synthetic.rename(columns=str.upper), schema)
+
+
+def test_few_complete_rows_and_a_changed_missing_share_are_noted():
+    """The marginals count complete rows only: an evaluation on a few of them says so, and
+    names each column whose share of missing values moved (a new user's survey was scored on
+    300 of 4,000 rows, with nothing but a count in the summary to tell)."""
+    import pandas as pd
+
+    from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
+
+    rng = np.random.default_rng(5)
+    schema = Schema(
+        (
+            NumericColumn("q1", 1.0, 5.0, nullable=True),
+            CategoricalColumn("region", ("n", "s"), nullable=True),
+        )
+    )
+    real = pd.DataFrame({"q1": rng.integers(1, 6, 1000).astype(float), "region": "n"})
+    real.loc[rng.random(1000) < 0.4, "q1"] = np.nan
+    same = evaluate(real, real, schema)
+    (note,) = same.notes
+    assert "complete rows only" in note and f"{same.n_real:,} of 1,000 real rows" in note
+    synthetic = real.fillna({"q1": 3.0})
+    moved = evaluate(real, synthetic, schema).notes
+    assert any(n.startswith("q1: 0.0% missing in the synthetic table") for n in moved)
+    assert not any(n.startswith("region") for n in moved)
+    full = real.dropna()
+    assert evaluate(full, full, schema).notes == ()  # nothing left out, nothing moved

@@ -135,6 +135,7 @@ def evaluate(
             "memorisation"
         )
     marg = compare_marginals(real, synthetic, schema, bins=bins, binning=binning)
+    notes = (*notes, *missing_notes(real, synthetic, schema, marg.n_real, marg.n_synthetic))
     corr = correlation_difference(real, synthetic, schema)
     assoc = association_difference(real, synthetic, schema)
     summary = dict(marg.summary)
@@ -166,6 +167,33 @@ def evaluate(
         binning=marg.binning,
         notes=notes,
     )
+
+
+COMPLETE_SHARE = 0.95  # below this share of complete rows, the evaluation says how few it used
+MISSING_GAP = 0.05  # a column whose missing share differs by more than this is named
+
+
+def missing_notes(
+    real: pd.DataFrame, synthetic: pd.DataFrame, schema: Schema, n_real: int, n_synthetic: int
+) -> tuple[str, ...]:
+    """Notes on what the marginals leave out: how few complete rows they were measured on
+    (a row with a missing value is left out of every figure), and each column whose share of
+    missing values differs between the tables by more than :data:`MISSING_GAP`."""
+    notes = []
+    if n_real < COMPLETE_SHARE * len(real) or n_synthetic < COMPLETE_SHARE * len(synthetic):
+        notes.append(
+            f"the figures are measured on complete rows only: {n_real:,} of {len(real):,} real "
+            f"rows and {n_synthetic:,} of {len(synthetic):,} synthetic rows (a row with a "
+            "missing value is left out)"
+        )
+    for name in schema.names:
+        gap = synthetic[name].isna().mean() - real[name].isna().mean()
+        if abs(gap) > MISSING_GAP:
+            notes.append(
+                f"{name}: {synthetic[name].isna().mean():.1%} missing in the synthetic table, "
+                f"{real[name].isna().mean():.1%} in the real one"
+            )
+    return tuple(notes)
 
 
 def _shared_columns(schema: Schema, synthetic: pd.DataFrame) -> tuple[Schema, tuple[str, ...]]:
