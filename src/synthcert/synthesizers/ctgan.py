@@ -44,11 +44,12 @@ accounting.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -312,7 +313,11 @@ class CTGANSynthesizer(DPSynthesizer):
         self.model_.set_random_state(self._random_states(self.seed))
         # ctgan transforms tables of 500+ rows in joblib worker processes (n_jobs=-1): starting
         # them costs ~25 s on a shared 2-core machine for the same output; run in-process
-        with warnings.catch_warnings(), joblib.parallel_config(backend="sequential"):
+        with (
+            warnings.catch_warnings(),
+            joblib.parallel_config(backend="sequential"),
+            reporting_epochs(self.progress),
+        ):
             warnings.simplefilter("ignore")
             self.model_.fit(frame, discrete_columns=self._discrete_columns())
         names = self._pattern_names()
@@ -635,6 +640,43 @@ class CTGANSynthesizer(DPSynthesizer):
                     x = np.where(absent[col.name], np.nan, x)
                 data[col.name] = x
         return clipped_typed_frame(self.schema, data)
+
+
+class _Epochs:
+    """The epochs of ctgan's training loop, reporting each one as it ends."""
+
+    def __init__(self, epochs: int, progress: Progress) -> None:
+        self.epochs, self.progress = epochs, progress
+
+    def __iter__(self) -> Iterator[int]:
+        for i in range(self.epochs):
+            yield i
+            self.progress(i + 1, self.epochs)
+
+    def set_description(self, *_: Any, **__: Any) -> None:
+        """Its losses: not reported (they are read from the data)."""
+
+
+@contextlib.contextmanager
+def reporting_epochs(progress: Progress | None) -> Iterator[None]:
+    """While ctgan's ``CTGAN.fit`` runs, report each epoch to ``progress`` (epoch, epochs).
+
+    Its training loop is ``tqdm(range(epochs))`` with no other hook, so the module's ``tqdm``
+    is replaced for the duration by :class:`_Epochs` (the count is public: the ``epochs``
+    parameter; the losses ctgan would print are not reported). Not thread-safe: one fit at a
+    time in a process, as ctgan itself assumes.
+    """
+    if progress is None:
+        yield
+        return
+    import ctgan.synthesizers.ctgan as module
+
+    original = module.tqdm
+    module.tqdm = lambda iterable, **_: _Epochs(len(iterable), progress)
+    try:
+        yield
+    finally:
+        module.tqdm = original
 
 
 def _record_step(opt_d: Any, xb: Any) -> None:

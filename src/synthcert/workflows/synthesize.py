@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
 # synthesizers whose ``progress`` callback reports each selection round as a message
 ROUND_REPORTING = ("aim", "mwem-pgm")
+# ... and whose ``progress`` callback reports each training epoch as (epoch, epochs)
+EPOCH_REPORTING = ("ctgan",)
 
 
 @dataclass(frozen=True)
@@ -458,6 +460,9 @@ def synthesize(
     if synthesizer in ROUND_REPORTING and "progress" not in params and execution.progress:
         on_round = execution.progress  # rounds and budget spent: functions of DP outputs only
         params["progress"] = lambda message: on_round(f"fit: {message}", 0, None)
+    elif synthesizer in EPOCH_REPORTING and "progress" not in params and execution.progress:
+        on_epoch = execution.progress  # the epoch count: public (the epochs parameter)
+        params["progress"] = lambda done, total: on_epoch(f"fit: epoch {done}/{total}", 0, None)
     synth = make_synthesizer(synthesizer, schema, epsilon=epsilon, delta=delta, **params)
     streamed = isinstance(synth, FitsFromMoments)
     counted = (
