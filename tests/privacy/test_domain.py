@@ -472,6 +472,12 @@ def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
     assert est.schema.names == ["a", "b", "d"] and "c" in est.schema.drop
     assert est.schema.column("b").source == DP_SOURCE
     assert "'c'" not in (note := est.fallback_warning()) and "list of c kept" in note
+    assert est.lists_note() is None  # the one list was dropped: no kept list to count
+    big = pd.DataFrame({"a": [0.5] * 1000, "b": np.linspace(1, 1.99, 1000),
+                        "c": ["x"] * 900 + ["y"] * 100, "d": ["x"] * 1000})  # fmt: skip
+    kept = estimate_domain([big], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
+    assert kept.dropped == () and "lists kept c 2 value(s)" in kept.lists_note()
+    assert "read as missing" in kept.lists_note()
     assert len(est.ledger) == 2 and est.spent.epsilon == pytest.approx(0.6)
     synth_claim = dp_claim(
         epsilon=1.4, delta=0.0, rho=None, neighboring="bounded", n_out=10,

@@ -736,6 +736,25 @@ class DomainEstimate(Result):
             "bounds."
         )
 
+    def lists_note(self) -> str | None:
+        """How many values each kept DP category list holds: a value outside its column's list
+        is read as missing (the public rule of the schema), so a short list on a small table
+        turns real values into missing ones. The counts are read off the DP lists: safe to
+        publish."""
+        kept = [
+            (name, len(self.schema.column(name).categories))  # type: ignore[union-attr]
+            for name in self.budget.categorical_columns
+            if name not in self.dropped and name in self.schema.names
+        ]
+        if not kept:
+            return None
+        counts = ", ".join(f"{name} {k}" for name, k in kept)
+        return (
+            f"private_domain: the DP category lists kept {counts} value(s); a value outside "
+            "its column's list is read as missing, so rare values come out as missing ones "
+            "(more: --param domain_share, more epsilon, or public categories)"
+        )
+
     def fallback_warning(self) -> str | None:
         """Names the columns the fallback rule dropped. It depends on the DP category lists
         and magnitude buckets only (how many values or buckets each kept), so it is
