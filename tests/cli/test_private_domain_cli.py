@@ -413,3 +413,18 @@ def test_the_fallback_publishes_the_same_files_for_every_neighbour(tmp_path, mon
         assert h.drafted_kinds(h.SCHEMA) == kinds, kind
         h.assert_same_publication(base, other, kind)
         assert list(other["rows"].columns) == ["income", "age", "score"], kind
+
+
+def test_drafted_kinds_are_refused_before_the_plan_is_printed(files, tmp_path):
+    """Kinds read from the data stop a private_domain run before its pre-run lines: a new user
+    read what each column would need, then learnt the run could not start at all."""
+    res = runner.invoke(app, ["schema", "infer", str(files / "t.csv"), "--out",
+                              str(tmp_path / "draft.json")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    args = ["synthesize", str(files / "t.csv"), "--schema", str(tmp_path / "draft.json"),
+            "--synthesizer", "privbayes", "--epsilon", "1", "--delta", "1e-6",
+            "--param", "private_domain=0.2", "--out", str(tmp_path / "syn.csv")]  # fmt: skip
+    res = runner.invoke(app, args)
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2 and "--public-kinds" in text, text
+    assert "private_domain needs" not in text and not (tmp_path / "syn.csv").exists()

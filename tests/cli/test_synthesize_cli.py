@@ -305,3 +305,16 @@ def test_dp_on_an_inferred_schema_is_refused_naming_the_columns(adult_files, tmp
     assert {"name": "domain", "source": "data"} in [
         {k: a[k] for k in ("name", "source")} for a in claim["assumptions"]
     ]
+
+
+def test_the_measured_sigma_warning_names_a_flag_each_command_has():
+    """The claim of M_G with sigma measured on the data tells how to declare a public one:
+    a new user ran `synthesize --sigma` as the old text said and got "No such option"."""
+    from synthcert.synthesizers.gaussian import SIGMA_DATA_WARNING
+
+    assert "synthesize --param sigma=VALUE" in SIGMA_DATA_WARNING
+    assert "release --sigma VALUE" in SIGMA_DATA_WARNING
+    release_help = " ".join(runner.invoke(app, ["release", "--help"]).output.split())
+    synthesize_help = " ".join(runner.invoke(app, ["synthesize", "--help"]).output.split())
+    assert "--sigma" in release_help and "--param" in synthesize_help
+    assert "sigma" in synthesize_help

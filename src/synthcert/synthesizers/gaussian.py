@@ -756,8 +756,9 @@ class GaussianSynthesizer(Synthesizer):
 
 
 SIGMA_DATA_WARNING = (
-    "sigma was measured on the data (--sigma data): no privacy guarantee is stated and no "
-    "(epsilon, delta) is published; declare a public --sigma to obtain a certificate"
+    "sigma was measured on the data: no privacy guarantee is stated and no (epsilon, delta) "
+    "is published; declare a public sigma to obtain a certificate (release --sigma VALUE, "
+    "synthesize --param sigma=VALUE)"
 )
 
 

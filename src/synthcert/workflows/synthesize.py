@@ -36,6 +36,7 @@ from synthcert.privacy.domain import (
     compose_claim,
     estimate_domain,
     plan_budget,
+    refuse_data_structure,
 )
 from synthcert.privacy.quantile_bins import QuantileBins, quantile_bins_step
 from synthcert.privacy.quantile_bins import requested_columns as quantile_columns
@@ -401,6 +402,7 @@ def synthesize(
             schema, private_domain, split.epsilon, split.domain_delta,
             neighboring=str(neighboring), shares=domain_shares, ranges=domain_ranges,
         )  # fmt: skip  # refuses early
+        refuse_data_structure(schema)  # before the plan's lines: the run would stop anyway
         if execution.notify is not None:  # public: the budget, the schema and delta only
             for line in ["private_domain needs, per data-derived column:", *plan.needs()]:
                 execution.notify(line)
