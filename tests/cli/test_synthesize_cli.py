@@ -318,3 +318,20 @@ def test_the_measured_sigma_warning_names_a_flag_each_command_has():
     synthesize_help = " ".join(runner.invoke(app, ["synthesize", "--help"]).output.split())
     assert "--sigma" in release_help and "--param" in synthesize_help
     assert "sigma" in synthesize_help
+
+
+def test_a_budget_given_as_a_param_is_refused_cleanly(tmp_path):
+    """`--param epsilon=1` ended in a traceback (a keyword given twice); it is a refusal that
+    names the flag to use, before any row is read."""
+    from synthcert.data.schema import CategoricalColumn, Schema
+
+    schema = Schema((CategoricalColumn("a", ("x", "y")),))
+    (tmp_path / "s.json").write_text(schema.to_json())
+    (tmp_path / "t.csv").write_text("a\nx\ny\n")
+    args = ["synthesize", str(tmp_path / "t.csv"), "--schema", str(tmp_path / "s.json"),
+            "--synthesizer", "privbayes", "--out", str(tmp_path / "o.csv")]  # fmt: skip
+    for extra in (["--param", "epsilon=1"], ["--epsilon", "1", "--param", "delta=1e-6"]):
+        res = runner.invoke(app, [*args, *extra])
+        text = " ".join(res.output.split())
+        assert res.exit_code == 2 and "not a synthesizer parameter" in text, text
+        assert "Traceback" not in text and not (tmp_path / "o.csv").exists()

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 IN_MEMORY_MAX_ROWS = 10**7  # a single Parquet file with more rows is counted, not loaded
+BUDGET_PARAMS = frozenset({"epsilon", "delta"})  # set by the budget, never by --param
 # synthesizers whose ``progress`` callback reports each selection round as a message
 ROUND_REPORTING = ("aim", "mwem-pgm")
 # ... and whose ``progress`` callback reports each training epoch as (epoch, epochs)
@@ -386,6 +387,12 @@ def synthesize(
         epsilon = None  # epsilon = inf means no DP
     min_rows = budget.min_rows
     params = dict(params or {})
+    if budgeted := sorted(BUDGET_PARAMS & set(params)):
+        raise ParameterError(
+            f"{', '.join(budgeted)} is the run's budget, not a synthesizer parameter: give it as "
+            + ", ".join(f"--{k}" for k in budgeted)
+            + " (Budget in Python), not --param"
+        )
     dp = epsilon is not None
     split = plan = None
     if private_domain is not None:
