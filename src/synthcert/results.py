@@ -90,13 +90,12 @@ class Certificate(Result):
         claim's risk label that ``--json`` adds at the top level is derived: not read."""
         if isinstance(data, dict):
             data = {k: v for k, v in data.items() if k != "risk"}
-        if isinstance(data, dict) and "claim" not in data:
-            names = {f.name for f in fields(PrivacyClaim)}
-            claim = {k: v for k, v in data.items() if k in names}
-            data = {
-                **{k: v for k, v in data.items() if k not in names or k in _FACTS},
-                "claim": claim,
-            }
+            if "claim" not in data:  # no claim field is also a fact: the split is by name
+                names = {f.name for f in fields(PrivacyClaim)}
+                data = {
+                    **{k: v for k, v in data.items() if k not in names},
+                    "claim": {k: v for k, v in data.items() if k in names},
+                }
         return super().from_dict(data)
 
 
@@ -140,7 +139,5 @@ class SynthesisSummary(Result):
     date: str
     private_domain: float | None = None  # the declared share of epsilon spent on the domain
 
-
-_FACTS = {f.name for f in fields(Certificate)}
 
 __all__ = ["Assumption", "Certificate", "PrivacyClaim", "SynthesisSummary"]

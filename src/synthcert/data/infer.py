@@ -55,6 +55,14 @@ DISTINCT_CAP = 1_000_000  # distinct values tracked per column
 ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
 DEFAULT_MAX_ROWS = 200_000
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
+
+
+def has_long_tail(median: float, lower: float, upper: float) -> bool:
+    """The long-right-tail rule (the ``"scale": "log"`` hint): non-negative bounds
+    0 <= lower < upper and a median within their lowest :data:`TAIL_SPAN`."""
+    return 0 <= lower < upper and median <= lower + TAIL_SPAN * (upper - lower)
+
+
 PER_OCTAVE = 8  # magnitude buckets per doubling of 1 + x (the median is bounded within 9%)
 MAGNITUDES = 1024 * PER_OCTAVE + 1  # the last bucket holds every x >= 2^1024 - 1
 # numbers with thousands separators, a decimal comma or a currency sign ("1,342", "12,5",
@@ -146,9 +154,9 @@ class ColumnStats:
 
     def long_tailed(self) -> bool:
         """Non-negative numbers whose median lies in the lowest TAIL_SPAN of their range."""
-        if self.numeric == 0 or self.lower < 0 or self.upper <= self.lower:
+        if self.numeric == 0:
             return False
-        return self.median_at_most() <= self.lower + TAIL_SPAN * (self.upper - self.lower)
+        return has_long_tail(self.median_at_most(), self.lower, self.upper)
 
     def _update_dates(self, present: pd.Series) -> None:
         if pd.api.types.is_datetime64_any_dtype(present):

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert.data.encode import numeric_values
-from synthcert.data.infer import TAIL_SPAN
+from synthcert.data.infer import has_long_tail
 from synthcert.data.schema import DatetimeColumn, NumericColumn, Schema
 
 
@@ -42,12 +42,13 @@ def tail_candidates(schema: Schema) -> list[NumericColumn]:
 
 
 def long_tailed(values: np.ndarray, column: NumericColumn) -> bool:
-    """Whether the column's median lies within the lowest TAIL_SPAN of its bounds."""
+    """Whether the column's values have a long right tail within its bounds, by ``schema
+    infer``'s rule (:func:`~synthcert.data.infer.has_long_tail`)."""
     present = values[~np.isnan(values)]
     if present.size == 0:
         return False
     median = float(np.median(np.clip(present, column.lower, column.upper)))
-    return median <= column.lower + TAIL_SPAN * (column.upper - column.lower)
+    return has_long_tail(median, column.lower, column.upper)
 
 
 def log_scale_long_tails(

@@ -744,7 +744,7 @@ class DomainEstimate(Result):
         kept = [
             (name, len(self.schema.column(name).categories))  # type: ignore[union-attr]
             for name in self.budget.categorical_columns
-            if name not in self.dropped and name in self.schema.names
+            if name in self.schema.names  # a dropped column has left the schema
         ]
         if not kept:
             return None

@@ -187,11 +187,10 @@ def missing_notes(
             "missing value is left out)"
         )
     for name in schema.names:
-        gap = synthetic[name].isna().mean() - real[name].isna().mean()
-        if abs(gap) > MISSING_GAP:
+        fake, true = synthetic[name].isna().mean(), real[name].isna().mean()
+        if abs(fake - true) > MISSING_GAP:
             notes.append(
-                f"{name}: {synthetic[name].isna().mean():.1%} missing in the synthetic table, "
-                f"{real[name].isna().mean():.1%} in the real one"
+                f"{name}: {fake:.1%} missing in the synthetic table, {true:.1%} in the real one"
             )
     return tuple(notes)
 
