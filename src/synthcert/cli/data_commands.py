@@ -58,7 +58,12 @@ def schema_infer(
         ),
     ] = False,
     max_categories: Annotated[
-        int, typer.Option(help="Text columns with more distinct values are dropped as free text.")
+        int,
+        typer.Option(
+            help="Text columns with at most this many distinct values are categorical; with "
+            "more, they are categorical only as a code list (at most 250 values, each in 10 "
+            "rows or more on average), else dropped as free text."
+        ),
     ] = 50,
     max_integer_categories: Annotated[
         int, typer.Option(help="Integer columns with at most this many values are categorical.")

@@ -17,8 +17,10 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
 4. dates (at least 95% of the present values parse as ISO dates): ``datetime`` with its range;
 5. text: ``categorical`` up to ``max_categories`` distinct values, else ``formatted numbers``
    (thousands separators, a decimal comma, a currency sign) or ``formatted dates`` (not ISO
-   8601) when 95% of the values look so, else ``identifier`` when (nearly) every value is
-   distinct, else ``free text`` (all dropped; the first two say how to rewrite the column).
+   8601) when 95% of the values look so, else ``categorical`` as a code list when at most
+   :data:`CODE_LIST_MAX` values each repeat in :data:`CODE_LIST_REPEATS` rows on average (60
+   countries in 6,000 rows), else ``identifier`` when (nearly) every value is distinct, else
+   ``free text`` (all dropped; the first two say how to rewrite the column).
 
 A column with missing values (or unparsable text, which counts as missing) is ``nullable``
 with its observed missing share. Every bound, category list, missing share and flag is read
@@ -52,6 +54,8 @@ from synthcert.errors import DataError
 PARSE_SHARE = 0.95  # share of present values that must parse as numbers or dates
 UNIQUE_SHARE = 0.95  # distinct / present at or above which a column looks like an identifier
 DISTINCT_CAP = 1_000_000  # distinct values tracked per column
+CODE_LIST_MAX = 250  # ... a text column of more than max_categories values is a code list up to
+CODE_LIST_REPEATS = 10  # ... this many values, each held by at least this many rows on average
 ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
 DEFAULT_MAX_ROWS = 200_000
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
@@ -327,6 +331,13 @@ def decide(
     if st.other_dates >= PARSE_SHARE * present:
         reason = "dates not in ISO 8601: rewrite them as YYYY-MM-DD to model this column"
         return out("formatted dates", False, reason, None)
+    if distinct <= CODE_LIST_MAX and present >= CODE_LIST_REPEATS * distinct:
+        col = CategoricalColumn(name, tuple(sorted(st.distinct)), "data", **null_kw)
+        reason = (
+            f"{distinct} distinct values (more than --max-categories {max_categories}), each in "
+            f"{present / distinct:,.0f} rows on average: a code list"
+        )
+        return out("categorical", True, reason, col)
     if unique:
         return out("identifier", False, f"{distinct:,} distinct values for {present:,}", None)
     return out(
@@ -438,7 +449,9 @@ def infer_schema(
     df : pandas.DataFrame
         The table (every row is read).
     max_categories : int, default 50
-        Most distinct values a text column may have to be categorical.
+        Most distinct values a text column may have to be categorical; one with more is
+        categorical only as a code list (:data:`CODE_LIST_MAX` values at most, each in
+        :data:`CODE_LIST_REPEATS` rows on average).
     drop : tuple of str, default ()
         Columns to leave out whatever they hold; they are recorded as the schema's ``drop``.
 
