@@ -8,8 +8,9 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   [1, 2), [2, 5), [5, 10) x 10^k for each sign), whose extreme buckets that pass a public
   threshold give the bounds (:mod:`synthcert.privacy.magnitude_bounds`: one record changes
   one count, so each bucket is judged on its own and a bound needs the same few records
-  however far the grid reaches); a date column, or a column given a public range
-  (``--param domain_range``), gets two DP quantiles (the 1% and 99% ones), each by the
+  however far the grid reaches); a date column the same mechanism on public calendar years,
+  1900 to 2099 (:mod:`synthcert.privacy.calendar_buckets`); a column given a public range
+  (``--param domain_range``) gets two DP quantiles (the 1% and 99% ones), each by the
   exponential mechanism over a *public* candidate grid (Smith 2011; McSherry & Talwar 2007;
   one quantile at a time as in Gillenwater, Joseph & Kulesza 2021, section 2). The score of a
   candidate c is minus the distance from q m to the rank interval [#{x < c}, #{x <= c}]
@@ -18,8 +19,7 @@ by a differentially private estimate and marks it ``"source": "dp"``:
   Delta u <= 1 under both neighbouring relations. The interval (not the single rank
   #{x <= c}) matters for discrete columns, whose quantile sits on a tie. The grid never
   depends on the data: a log-spaced grid of +-{1.00, 1.01, ..., 9.99} x 10^k, k = -6..12,
-  and 0 (integers only for an integer column), every day from 1900 to 2099 for a date
-  column, or a user-given public range per column.
+  and 0 (integers only for an integer column), or a user-given public range per column.
 * **category lists**: a stability-based histogram (Korolova et al. 2009; Vadhan 2017,
   Theorem 3.5) with Gaussian noise (Wilson et al. 2020): discrete Gaussian noise of variance
   sigma^2 = Delta_2^2 / (2 rho) on the count of every observed value, and a value is kept when
@@ -83,10 +83,14 @@ from synthcert.privacy.accountant import (
     Spent,
     rho_from_epsilon_delta,
 )
+from synthcert.privacy.calendar_buckets import MECHANISM as YEAR_MECHANISM
+from synthcert.privacy.calendar_buckets import YEARS, CalendarYears
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.magnitude_bounds import (
     BUCKETS,
-    bucket_counts,
+    MAGNITUDES,
+    BucketSet,
+    counts_in,
     dp_bounds,
     per_column_budget,
 )
@@ -104,7 +108,6 @@ DP_SOURCE = "dp"  # the schema source of a part estimated here
 DEFAULT_QUANTILES = (0.01, 0.99)
 RANGE_POINTS = 1001  # candidates of a user-given public range (integer columns: every integer)
 MAX_INTEGER_POINTS = 100_001
-DATE_RANGE = ("1900-01-01", "2100-01-01")  # the public default candidates of a date column
 QUANTILE_MECHANISM = "exponential mechanism (DP quantiles: data-derived numeric bounds)"
 THRESHOLD_MECHANISM = "discrete Gaussian threshold (stability histogram: data-derived categories)"
 Rng = np.random.Generator
@@ -153,26 +156,12 @@ def reliable_rows(epsilon: float, q: float, candidates: int, failure: float = 0.
     return 2.0 * math.log(candidates / failure) / (epsilon * min(q, 1.0 - q))
 
 
-def date_grid(column: DatetimeColumn) -> np.ndarray:
-    """The public grid of a date column: every day from 1900-01-01 to 2099-12-31
-    (:data:`DATE_RANGE`), in the column's unit (days, or seconds at midnight). Dates have no
-    use for the 19 decades of :func:`default_grid`: a quantile drawn from its flat part gave
-    bounds millions of years wide, which no datetime64 can hold (every date came back missing),
-    and its resolution near today is 100 days."""
-    lo, hi = (DatetimeColumn.parse_bound(d, "D") for d in DATE_RANGE)
-    days = np.arange(lo, hi, dtype=np.float64)
-    return days * (86_400.0 if column.unit == "s" else 1.0)
-
-
 def column_grid(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> np.ndarray:
-    """The public grid of one column: its declared range, else :func:`date_grid` for a date
-    column, else :func:`default_grid` (positive points only for a column declared on a log
-    scale, integers only for an integer column)."""
+    """The public grid of one column: its declared range, else :func:`default_grid` (positive
+    points only for a column declared on a log scale, integers only for an integer column)."""
     if column.name in ranges:
         lo, hi = ranges[column.name]
         return range_grid(float(lo), float(hi), integer=column.integer)
-    if isinstance(column, DatetimeColumn):
-        return date_grid(column)
     log = getattr(column, "scale", None) == "log"
     return default_grid(positive_only=log, integer=column.integer)
 
@@ -297,7 +286,7 @@ class DomainCounts:
             if not by_buckets(c, self.ranges)
         }
         self.buckets = {
-            c.name: np.zeros(BUCKETS, dtype=np.int64)
+            c.name: np.zeros(bucket_set(c).size, dtype=np.int64)
             for c in data_numeric(self.schema)
             if by_buckets(c, self.ranges)
         }
@@ -318,7 +307,8 @@ class DomainCounts:
             x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
             self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
         for name, counts in self.buckets.items():
-            counts += bucket_counts(numeric_values(chunk[name], self.schema.column(name)))  # type: ignore[arg-type]
+            col = cast(NumericColumn, self.schema.column(name))
+            counts += counts_in(bucket_set(col), numeric_values(chunk[name], col))
         for name, counter in self.values.items():
             # the encoder's own reading (an integer code 1 read as 1.0 next to a blank is "1"),
             # so whether a column has a missing value never changes a category's name
@@ -352,10 +342,18 @@ def grid_ranks(cells: np.ndarray, ties: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def by_buckets(column: NumericColumn, ranges: Mapping[str, tuple[float, float]]) -> bool:
-    """Whether a data-derived numeric column's bounds come from the magnitude buckets (a public
-    rule): every one but a date column and a column given a public range, which keep the
-    exponential-mechanism quantiles on their grids."""
-    return not isinstance(column, DatetimeColumn) and column.name not in ranges
+    """Whether a data-derived numeric column's bounds come from a noisy bucket histogram (a
+    public rule): every one but a column given a public range, which keeps the
+    exponential-mechanism quantiles on its grid."""
+    return column.name not in ranges
+
+
+def bucket_set(column: NumericColumn) -> BucketSet:
+    """The public buckets of a column bounded by buckets: calendar years for a date column
+    (:mod:`synthcert.privacy.calendar_buckets`), magnitudes for any other."""
+    if isinstance(column, DatetimeColumn):
+        return CalendarYears(column.unit)
+    return MAGNITUDES
 
 
 def data_numeric(schema: Schema) -> list[NumericColumn]:
@@ -473,23 +471,31 @@ class DomainBudget(Result):
     declared_shares: dict[str, float] = field(default_factory=dict)
     rho: float = 0.0  # the zCDP budget split over the columns (0: the pure route)
     delta_conversion: float = 0.0  # the delta of converting rho (the lists' route)
-    bucket_columns: tuple[str, ...] = ()  # numeric columns bounded by the magnitude buckets
+    bucket_columns: tuple[str, ...] = ()  # numeric columns bounded by a bucket histogram
+    date_columns: tuple[str, ...] = ()  # ... those of them in calendar years (rest: magnitudes)
 
     @property
     def bucket_noise(self) -> str:
-        """The noise of the magnitude buckets: Laplace on the pure route, discrete Gaussian on
+        """The noise of the bucket histograms: Laplace on the pure route, discrete Gaussian on
         the zCDP route (a public rule: whether the schema has data-derived category lists)."""
         return "gaussian" if self.categorical_columns else "laplace"
 
     def bucket_budget(self, name: str) -> float:
-        """epsilon (pure route) or rho (zCDP route) of column ``name``'s magnitude buckets:
+        """epsilon (pure route) or rho (zCDP route) of column ``name``'s buckets:
         its two quantiles' worth (:func:`~synthcert.privacy.magnitude_bounds.
         per_column_budget`)."""
         return per_column_budget(self.bucket_noise, self.quantile_epsilon(name))
 
     def bucket_records(self, name: str) -> int:
         """T of column ``name``'s buckets: the records a bucket needs to set a bound."""
-        return bucket_threshold(self.bucket_noise, self.bucket_budget(name), self.neighboring)
+        size = YEARS if name in self.date_columns else BUCKETS
+        return bucket_threshold(
+            self.bucket_noise, self.bucket_budget(name), self.neighboring, buckets=size
+        )
+
+    def bucket_kind(self, name: str) -> str:
+        """What column ``name``'s buckets are: calendar years or magnitudes (public)."""
+        return "calendar-year buckets" if name in self.date_columns else "magnitude buckets"
 
     def quantile_epsilon(self, name: str) -> float:
         """Epsilon of each of the two quantiles of numeric column ``name``."""
@@ -517,7 +523,11 @@ class DomainBudget(Result):
         ]
         unit = "epsilon" if self.bucket_noise == "laplace" else "rho"
         buckets = [
-            (n, f"{unit} {self.bucket_budget(n):.3g}", self.bucket_records(n))
+            (
+                n,
+                f"{self.bucket_kind(n)} at {unit} {self.bucket_budget(n):.3g}",
+                self.bucket_records(n),
+            )
             for n in self.bucket_columns
         ]
         cat = [
@@ -543,7 +553,7 @@ class DomainBudget(Result):
         """One line per column: (name, its privacy parameter, rows or records needed)."""
         return [
             *(
-                f"{n}: DP magnitude buckets at {e}; a bound needs about {t:,} records in its "
+                f"{n}: DP {e}; a bound needs about {t:,} records in its "
                 "bucket (tails thinner than that are clipped)"
                 for n, e, t in buckets
             ),
@@ -619,6 +629,7 @@ def plan_budget(
     """
     num = tuple(c.name for c in data_numeric(schema))
     cat = tuple(c.name for c in data_categorical(schema))
+    bucketed = [c for c in data_numeric(schema) if by_buckets(c, ranges or {})]
     shares = dict(shares or {})
     check_shares(schema, shares)
     if not num and not cat:
@@ -689,7 +700,8 @@ def plan_budget(
         declared_shares={n: float(s) for n, s in shares.items()},
         rho=float(rho),
         delta_conversion=delta_conv,
-        bucket_columns=tuple(c.name for c in data_numeric(schema) if by_buckets(c, ranges or {})),
+        bucket_columns=tuple(c.name for c in bucketed),
+        date_columns=tuple(c.name for c in bucketed if isinstance(c, DatetimeColumn)),
     )
 
 
@@ -757,7 +769,7 @@ class DomainEstimate(Result):
 
     def fallback_warning(self) -> str | None:
         """Names the columns the fallback rule dropped. It depends on the DP category lists
-        and magnitude buckets only (how many values or buckets each kept), so it is
+        and bucket histograms only (how many values or buckets each kept), so it is
         post-processing: safe to publish."""
         notes = []
         if self.dropped:
@@ -769,7 +781,7 @@ class DomainEstimate(Result):
             )
         if self.unbounded:
             notes.append(
-                f"--param private_domain: no magnitude bucket of {', '.join(self.unbounded)} "
+                f"--param private_domain: no DP bucket of {', '.join(self.unbounded)} "
                 "held enough records for a DP bound, so by public rule the column(s) are left "
                 "out of the model and of the output. Give them a --param domain_share, more "
                 "epsilon, a public --param domain_range, or public bounds."
@@ -833,10 +845,11 @@ def estimate_domain(
         if col.source != "data":
             new.append(col)
         elif isinstance(col, NumericColumn) and col.name in counts.buckets:
+            buckets = bucket_set(col)
             bounds = dp_bounds(
                 counts.buckets[col.name], budget.bucket_noise, budget.bucket_budget(col.name),
                 neighboring=neighboring, integer=col.integer, rng=rng, accountant=accountant,
-                name=f"{BUCKET_MECHANISM}: {col.name}",
+                name=f"{buckets.mechanism}: {col.name}", buckets=buckets,
             )  # fmt: skip
             if bounds is None:
                 # the fallback rule (public: a function of the DP output only): no bucket holds
@@ -890,7 +903,7 @@ def estimate_domain(
     spent = accountant.check_within_budget()
     if not new:
         raise AssumptionError(
-            "every column's DP category list kept fewer than two values or DP magnitude buckets "
+            "every column's DP category list kept fewer than two values or DP buckets "
             "held no bound: nothing is left to model",
             assumption="at least one column to model",
             admissible="a larger --param private_domain share or epsilon, or public categories",
@@ -932,7 +945,7 @@ def compose_claim(
         "bounds and categories of the schema; those of " + ", ".join(dp_cols) + " estimated "
         "with DP (--param private_domain)",
         "dp-estimate",
-        "declared public bounds and categories, plus DP magnitude buckets or quantiles and a DP "
+        "declared public bounds and categories, plus DP bucket histograms or quantiles and a DP "
         "frequency threshold paid from the budget; values outside are clipped or missing by "
         "public rule"
         + (
@@ -942,7 +955,7 @@ def compose_claim(
             else ""
         )
         + (
-            "; left out by the fallback rule (no magnitude bucket above its threshold): "
+            "; left out by the fallback rule (no DP bucket above its threshold): "
             + ", ".join(estimate.unbounded)
             if estimate.unbounded
             else ""
@@ -962,8 +975,8 @@ def compose_claim(
         "domain_split",
         "; ".join(
             [
-                f"{n}: magnitude buckets at {'epsilon' if b.bucket_noise == 'laplace' else 'rho'} "
-                f"{b.bucket_budget(n):.4g}"
+                f"{n}: {b.bucket_kind(n)} at "
+                f"{'epsilon' if b.bucket_noise == 'laplace' else 'rho'} {b.bucket_budget(n):.4g}"
                 if n in b.bucket_columns
                 else f"{n}: 2 quantiles at epsilon {e:.4g}"
                 for n, e in zip(b.numeric_columns, b.quantile_epsilons, strict=True)
@@ -995,8 +1008,10 @@ def compose_claim(
         a for a in claim.assumptions if a.name not in ("domain", "flags", "domain_split")
     )
     mechanisms = list(claim.mechanisms)
-    if estimate.budget.bucket_columns:
+    if set(estimate.budget.bucket_columns) - set(estimate.budget.date_columns):
         mechanisms.append(BUCKET_MECHANISM)
+    if estimate.budget.date_columns:
+        mechanisms.append(YEAR_MECHANISM)
     if set(estimate.budget.numeric_columns) - set(estimate.budget.bucket_columns):
         mechanisms.append(QUANTILE_MECHANISM)
     if estimate.budget.categorical_columns:
@@ -1020,11 +1035,11 @@ __all__ = [
     "DomainEstimate",
     "add_to_grid",
     "bounds_from_quantiles",
+    "bucket_set",
     "by_buckets",
     "category_weight",
     "check_shares",
     "compose_claim",
-    "date_grid",
     "default_grid",
     "discrete_gaussian",
     "dp_quantile",

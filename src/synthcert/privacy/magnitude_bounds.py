@@ -38,7 +38,9 @@ Google's ApproxBounds):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 
@@ -68,9 +70,8 @@ def bucket_index(x: np.ndarray) -> np.ndarray:
 
 
 def bucket_counts(x: np.ndarray) -> np.ndarray:
-    """Counts of the non-missing values of ``x`` in every bucket (private)."""
-    idx = bucket_index(x)
-    return np.bincount(idx[idx >= 0], minlength=BUCKETS)
+    """Counts of the non-missing values of ``x`` in every magnitude bucket (private)."""
+    return counts_in(MAGNITUDES, x)
 
 
 def bucket_edges(i: int) -> tuple[float, float]:
@@ -89,15 +90,60 @@ def sensitivities(neighboring: str) -> tuple[float, float]:
     return (2.0, math.sqrt(2.0)) if neighboring == "bounded" else (1.0, 1.0)
 
 
-def threshold(noise: str, budget: float, neighboring: str, failure: float = FAILURE) -> int:
-    """T: an empty bucket's noisy count reaches it with probability at most failure / BUCKETS
-    (module docstring). Public: the budget, the relation and the rule."""
+def threshold(
+    noise: str, budget: float, neighboring: str, failure: float = FAILURE, buckets: int = BUCKETS
+) -> int:
+    """T: an empty bucket's noisy count reaches it with probability at most failure / B, B the
+    number of ``buckets`` (module docstring). Public: the budget, the relation and the rule."""
     l1, _ = sensitivities(neighboring)
     if noise == "laplace":
-        return max(1, math.ceil(l1 / budget * math.log(BUCKETS / failure)))
+        return max(1, math.ceil(l1 / budget * math.log(buckets / failure)))
     if noise == "gaussian":
-        return gaussian_threshold(threshold_sigma2(budget, neighboring), failure / BUCKETS)
+        return gaussian_threshold(threshold_sigma2(budget, neighboring), failure / buckets)
     raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+
+
+class BucketSet(Protocol):
+    """A public partition of the line into ``size`` buckets, numbered in increasing order of
+    value: :data:`MAGNITUDES` here, :class:`synthcert.privacy.calendar_buckets.CalendarYears`
+    for dates. The mechanism of :func:`dp_bounds` holds for any such set, since one record is
+    in at most one bucket whatever the edges."""
+
+    size: int
+    mechanism: str
+
+    def index(self, x: np.ndarray) -> np.ndarray:
+        """The bucket of each value, 0..size-1; -1 for a missing value."""
+        ...
+
+    def edges(self, i: int) -> tuple[float, float]:
+        """[lower, upper] of bucket ``i``."""
+        ...
+
+
+@dataclass(frozen=True)
+class MagnitudeBuckets:
+    """The magnitude buckets of the module docstring, as a :class:`BucketSet`."""
+
+    size: int = BUCKETS
+    mechanism: str = MECHANISM
+
+    def index(self, x: np.ndarray) -> np.ndarray:
+        """:func:`bucket_index`."""
+        return bucket_index(x)
+
+    def edges(self, i: int) -> tuple[float, float]:
+        """:func:`bucket_edges`."""
+        return bucket_edges(i)
+
+
+MAGNITUDES = MagnitudeBuckets()
+
+
+def counts_in(buckets: BucketSet, x: np.ndarray) -> np.ndarray:
+    """Counts of the non-missing values of ``x`` in every bucket of ``buckets`` (private)."""
+    idx = buckets.index(x)
+    return np.bincount(idx[idx >= 0], minlength=buckets.size)
 
 
 def dp_bounds(
@@ -110,15 +156,17 @@ def dp_bounds(
     rng: Rng,
     accountant: PrivacyAccountant | None = None,
     name: str = MECHANISM,
+    buckets: BucketSet = MAGNITUDES,
 ) -> tuple[float, float] | None:
-    """DP (lower, upper) from the bucket counts of one column, or None when no bucket passes.
+    """DP (lower, upper) from the counts of one column in ``buckets`` (the magnitude buckets by
+    default), or None when no bucket passes.
 
     ``budget`` is epsilon (``noise="laplace"``) or rho (``"gaussian"``); the mechanism is
     recorded in ``accountant``. Everything after the noise is post-processing.
     """
     counts = np.asarray(counts, dtype=np.float64)
-    if counts.shape != (BUCKETS,):
-        raise ParameterError(f"{BUCKETS} bucket counts expected, got {counts.shape}")
+    if counts.shape != (buckets.size,):
+        raise ParameterError(f"{buckets.size} bucket counts expected, got {counts.shape}")
     l1, l2 = sensitivities(neighboring)
     if noise == "laplace":
         noisy = laplace_mechanism(
@@ -130,14 +178,14 @@ def dp_bounds(
         )
     else:
         raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
-    kept = np.flatnonzero(noisy >= threshold(noise, budget, neighboring))
-    strict = threshold(noise, budget, neighboring, FAILURE / ISOLATED)
+    kept = np.flatnonzero(noisy >= threshold(noise, budget, neighboring, FAILURE, buckets.size))
+    strict = threshold(noise, budget, neighboring, FAILURE / ISOLATED, buckets.size)
     near = np.abs(kept[:, None] - kept[None, :]) <= NEIGHBOURHOOD
     alone = near.sum(axis=1) == 1  # itself only
     kept = kept[~alone | (noisy[kept] >= strict)]
     if kept.size == 0:
         return None
-    lower, upper = bucket_edges(int(kept[0]))[0], bucket_edges(int(kept[-1]))[1]
+    lower, upper = buckets.edges(int(kept[0]))[0], buckets.edges(int(kept[-1]))[1]
     if integer:
         lower, upper = float(math.floor(lower)), float(math.ceil(upper))
     if lower == upper:  # only the bucket of 0: a public unit range
@@ -158,12 +206,16 @@ __all__ = [
     "BUCKETS",
     "FAILURE",
     "ISOLATED",
+    "MAGNITUDES",
     "MECHANISM",
     "NEIGHBOURHOOD",
     "POSITIVE_EDGES",
+    "BucketSet",
+    "MagnitudeBuckets",
     "bucket_counts",
     "bucket_edges",
     "bucket_index",
+    "counts_in",
     "dp_bounds",
     "per_column_budget",
     "sensitivities",
