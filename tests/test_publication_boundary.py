@@ -407,7 +407,8 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
     assert claim["guarantee"] == "differential privacy"
     assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (2.0, 1e-6, "bounded")
     domain = [e for e in base["record"]["ledger"] if e.get("step") == "domain"]
-    assert len(domain) == 3 + 1  # a magnitude histogram per numeric column, one category list
+    # a magnitude histogram and an integer test per numeric column, one category list
+    assert len(domain) == 3 + 3 + 1
     assert domain_epsilon(base["record"]) == pytest.approx(0.8)
     assert domain_epsilon(base["record"]) <= 0.8
     # Column kinds are still read from the data by a drafted schema (documented), declared

@@ -75,7 +75,8 @@ def test_private_domain_claims_the_total_and_records_the_split(files, tmp_path, 
     ledger = record["ledger"]
     domain = [e for e in ledger if e["step"] == "domain"]
     fit = [e for e in ledger if e["step"] == "synthesizer"]
-    assert [e["kind"] for e in domain].count("zcdp") == 2  # one bucket histogram per column
+    # one bucket histogram and one integer test per numeric column
+    assert [e["kind"] for e in domain].count("zcdp") == 4
     assert [e["kind"] for e in domain].count("approx_zcdp") == 1
     spent = boundary_harness().domain_epsilon(record)
     assert spent == pytest.approx(1.0) and spent <= 1.0
@@ -201,8 +202,11 @@ def test_the_rows_each_column_needs_are_printed_before_the_fit(files, tmp_path):
     lines = plan.needs()  # one list: all of delta (privbayes is pure), half for its tail
     assert lines[0].startswith("age: DP magnitude buckets at rho ") and lines[0] in out
     assert f"needs about {plan.bucket_records('age'):,} records" in lines[0]
-    assert lines[-1].startswith("region: DP category list at rho ") and lines[-1] in out
-    assert f"needs about {plan.category_threshold('region'):,} records" in lines[-1]
+    region = next(line for line in lines if line.startswith("region: DP category list at rho "))
+    assert region in out
+    integer = next(line for line in lines if line.startswith("age: DP integer test at rho "))
+    assert integer in out and f"about {plan.integer_records('age'):,} whole values" in integer
+    assert f"needs about {plan.category_threshold('region'):,} records" in region
     assert out.index("needs, per data-derived column") < out.index("synthcert synthesize")
 
 

@@ -48,6 +48,7 @@ from synthcert.privacy.domain import (
     stability_categories,
     threshold_sigma2,
 )
+from synthcert.privacy.integer_flag import MECHANISM as INTEGER_MECHANISM
 from synthcert.privacy.magnitude_bounds import MECHANISM as BUCKET_MECHANISM
 from synthcert.privacy.mechanisms import exponential_probabilities
 from synthcert.workflows.synthesize import split_budget
@@ -305,7 +306,10 @@ def test_estimates_are_close_to_the_truth_at_epsilon_one(big):
         assert below <= 0.001 and above <= 0.001, (name, below, above)
         assert col.upper <= 2.5 * x.max() and col.lower >= 2.5 * min(x.min(), 0.0)
     assert est.spent.epsilon == pytest.approx(1.0) and est.spent.delta == pytest.approx(1e-6)
-    assert len(est.ledger) == 3 + 1  # a bucket histogram per numeric column, one list
+    # a bucket histogram and an integer test per numeric column, one list
+    assert len(est.ledger) == 3 + 3 + 1
+    assert s.column("age").integer and not s.column("wage").integer
+    assert not s.column("score").integer
     assert est.reliability_warning(len(big)) is None  # 200,000 rows at 1/7 per quantile
 
 
@@ -478,7 +482,9 @@ def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
     kept = estimate_domain([big], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
     assert kept.dropped == () and "lists kept c 2 value(s)" in kept.lists_note()
     assert "read as missing" in kept.lists_note()
-    assert len(est.ledger) == 2 and est.spent.epsilon == pytest.approx(0.6)
+    # b's buckets and integer test (every planned step runs), c's list
+    assert len(est.ledger) == 3 and est.spent.epsilon == pytest.approx(0.6)
+    assert not est.schema.column("b").integer  # fractional values
     synth_claim = dp_claim(
         epsilon=1.4, delta=0.0, rho=None, neighboring="bounded", n_out=10,
         mechanisms=("laplace",), assumptions=(),
@@ -511,8 +517,9 @@ def test_needs_state_the_rows_per_column_from_public_figures():
     cols += [CategoricalColumn(f"k{i}", ("p", "q"), source="data") for i in range(3)]
     wide = plan_budget(Schema(tuple(cols)), 0.2, 1.0, 1e-6, shares={"k0": 0.5})
     summary = wide.needs()
-    assert len(summary) == 3 and summary[0].startswith("k0: DP category list")
+    assert len(summary) == 4 and summary[0].startswith("k0: DP category list")
     assert summary[1].startswith("12 numeric columns") and summary[2].startswith("2 category")
+    assert summary[3].startswith("12 integer tests: whole numbers need about")
 
 
 @pytest.mark.parametrize(
@@ -552,7 +559,9 @@ def test_composed_claim_states_the_total_and_lists_the_domain_step(big):
     claim = compose_claim(synth_claim, est, 1.0, 1e-6)
     assert (claim.epsilon, claim.delta, claim.model) == (1.0, 1e-6, "approx-dp")
     assert claim.guarantee == GUARANTEE and claim.is_guarantee
-    assert {BUCKET_MECHANISM, THRESHOLD_MECHANISM, "laplace"} == set(claim.mechanisms)
+    assert {BUCKET_MECHANISM, INTEGER_MECHANISM, THRESHOLD_MECHANISM, "laplace"} == set(
+        claim.mechanisms
+    )
     names = {a.name: a for a in claim.assumptions}
     assert names["domain"].source == "dp-estimate" and names["domain_share"].value == 0.2
     with pytest.raises(AssumptionError, match="more than the requested"):

@@ -33,6 +33,9 @@ The ``nullable`` and ``integer`` flags a draft read from the table (``"nullable_
 applied before anything else, so the grids do not depend on them either): every such column is
 nullable (its missing share is modelled, so a blanked value is never an event of probability 0)
 and such a numeric column is not integer (decoding draws within bins). The rule costs no budget.
+After it, a column bounded by buckets whose ``integer`` was read from the data gets a DP test
+of its whole and fractional counts, paid from its bucket budget
+(:mod:`synthcert.privacy.integer_flag`): whole, it is decoded to whole numbers.
 
 The budget is split over the data-derived columns by a PUBLIC rule (:func:`plan_budget`): a
 declared share per column (``--domain-share``), the rest in proportion to 1 per quantile (two per
@@ -86,6 +89,9 @@ from synthcert.privacy.accountant import (
 from synthcert.privacy.calendar_buckets import MECHANISM as YEAR_MECHANISM
 from synthcert.privacy.calendar_buckets import YEARS, CalendarYears
 from synthcert.privacy.claims import Assumption, PrivacyClaim
+from synthcert.privacy.integer_flag import MECHANISM as INTEGER_MECHANISM
+from synthcert.privacy.integer_flag import PART as INTEGER_PART
+from synthcert.privacy.integer_flag import ROUND_FAILURE, dp_integer, whole_counts
 from synthcert.privacy.magnitude_bounds import (
     BUCKETS,
     MAGNITUDES,
@@ -93,6 +99,7 @@ from synthcert.privacy.magnitude_bounds import (
     counts_in,
     dp_bounds,
     per_column_budget,
+    whole_bounds,
 )
 from synthcert.privacy.magnitude_bounds import MECHANISM as BUCKET_MECHANISM
 from synthcert.privacy.magnitude_bounds import threshold as bucket_threshold
@@ -263,8 +270,10 @@ class DomainCounts:
 
     schema: Schema
     ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    integer_columns: tuple[str, ...] = ()  # the columns whose integer flag is estimated
     grids: dict[str, np.ndarray] = field(init=False)
-    buckets: dict[str, np.ndarray] = field(init=False)  # magnitude-bucket counts
+    buckets: dict[str, np.ndarray] = field(init=False)  # bucket-histogram counts
+    whole: dict[str, np.ndarray] = field(init=False)  # (whole, fractional) counts
     cells: dict[str, np.ndarray] = field(init=False)
     ties: dict[str, np.ndarray] = field(init=False)
     nonmissing: dict[str, int] = field(init=False)
@@ -290,6 +299,7 @@ class DomainCounts:
             for c in data_numeric(self.schema)
             if by_buckets(c, self.ranges)
         }
+        self.whole = {n: np.zeros(2, dtype=np.int64) for n in self.integer_columns}
         self.cells = {k: np.zeros(len(g) + 1, dtype=np.int64) for k, g in self.grids.items()}
         self.ties = {k: np.zeros(len(g), dtype=np.int64) for k, g in self.grids.items()}
         self.nonmissing = dict.fromkeys(self.grids, 0)
@@ -308,7 +318,10 @@ class DomainCounts:
             self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
         for name, counts in self.buckets.items():
             col = cast(NumericColumn, self.schema.column(name))
-            counts += counts_in(bucket_set(col), numeric_values(chunk[name], col))
+            x = numeric_values(chunk[name], col)
+            counts += counts_in(bucket_set(col), x)
+            if name in self.whole:
+                self.whole[name] += whole_counts(x)
         for name, counter in self.values.items():
             # the encoder's own reading (an integer code 1 read as 1.0 next to a blank is "1"),
             # so whether a column has a missing value never changes a category's name
@@ -346,6 +359,13 @@ def by_buckets(column: NumericColumn, ranges: Mapping[str, tuple[float, float]])
     public rule): every one but a column given a public range, which keeps the
     exponential-mechanism quantiles on its grid."""
     return column.name not in ranges
+
+
+def integer_estimated(column: NumericColumn) -> bool:
+    """Whether a bucketed column's integer flag gets a DP estimate (:mod:`synthcert.privacy.
+    integer_flag`): a public rule on the schema's marks, whatever the flag's value. A date
+    column is whole by kind."""
+    return column.integer_source == "data" and not isinstance(column, DatetimeColumn)
 
 
 def bucket_set(column: NumericColumn) -> BucketSet:
@@ -473,6 +493,7 @@ class DomainBudget(Result):
     delta_conversion: float = 0.0  # the delta of converting rho (the lists' route)
     bucket_columns: tuple[str, ...] = ()  # numeric columns bounded by a bucket histogram
     date_columns: tuple[str, ...] = ()  # ... those of them in calendar years (rest: magnitudes)
+    integer_columns: tuple[str, ...] = ()  # ... those whose integer flag is a DP estimate
 
     @property
     def bucket_noise(self) -> str:
@@ -483,14 +504,27 @@ class DomainBudget(Result):
     def bucket_budget(self, name: str) -> float:
         """epsilon (pure route) or rho (zCDP route) of column ``name``'s buckets:
         its two quantiles' worth (:func:`~synthcert.privacy.magnitude_bounds.
-        per_column_budget`)."""
-        return per_column_budget(self.bucket_noise, self.quantile_epsilon(name))
+        per_column_budget`), less the part of its integer test when it has one."""
+        full = per_column_budget(self.bucket_noise, self.quantile_epsilon(name))
+        return full * (1.0 - INTEGER_PART) if name in self.integer_columns else full
+
+    def integer_budget(self, name: str) -> float:
+        """epsilon or rho of column ``name``'s integer test (:mod:`synthcert.privacy.
+        integer_flag`): its part of the column's bucket budget."""
+        return per_column_budget(self.bucket_noise, self.quantile_epsilon(name)) * INTEGER_PART
 
     def bucket_records(self, name: str) -> int:
         """T of column ``name``'s buckets: the records a bucket needs to set a bound."""
         size = YEARS if name in self.date_columns else BUCKETS
         return bucket_threshold(
             self.bucket_noise, self.bucket_budget(name), self.neighboring, buckets=size
+        )
+
+    def integer_records(self, name: str) -> int:
+        """T_w of column ``name``'s integer test: the whole values it needs to be declared
+        whole (:mod:`synthcert.privacy.integer_flag`)."""
+        return bucket_threshold(
+            self.bucket_noise, self.integer_budget(name), self.neighboring, ROUND_FAILURE, 1
         )
 
     def bucket_kind(self, name: str) -> str:
@@ -534,7 +568,11 @@ class DomainBudget(Result):
             (n, f"rho {r:.3g}", self.category_threshold(n))
             for n, r in zip(self.categorical_columns, self.category_rhos, strict=True)
         ]
-        groups = (num, cat, buckets)
+        whole = [
+            (n, f"{unit} {self.integer_budget(n):.3g}", self.integer_records(n))
+            for n in self.integer_columns
+        ]
+        groups = (num, cat, buckets, whole)
         if sum(len(g) for g in groups) > max_lines:  # declared columns named, the rest summed up
             named = set(self.declared_shares)
 
@@ -549,6 +587,7 @@ class DomainBudget(Result):
         num: list[tuple[str, str, int]],
         cat: list[tuple[str, str, int]],
         buckets: list[tuple[str, str, int]],
+        whole: list[tuple[str, str, int]],
     ) -> list[str]:
         """One line per column: (name, its privacy parameter, rows or records needed)."""
         return [
@@ -565,6 +604,11 @@ class DomainBudget(Result):
                 f"{n}: DP category list at {e}; a category needs about {t:,} records to be kept"
                 for n, e, t in cat
             ),
+            *(
+                f"{n}: DP integer test at {e}; whole numbers need about {t:,} whole values "
+                "(else the column is modelled as real numbers)"
+                for n, e, t in whole
+            ),
         ]
 
     @staticmethod
@@ -572,12 +616,14 @@ class DomainBudget(Result):
         num: list[tuple[str, str, int]],
         cat: list[tuple[str, str, int]],
         buckets: list[tuple[str, str, int]],
+        whole: list[tuple[str, str, int]],
     ) -> list[str]:
         """One line per kind of column: the range of what they need."""
         kinds = (
             (buckets, "numeric columns: a bound needs about", "records in its bucket"),
             (num, "numeric columns: bounds reliable from about", "rows"),
             (cat, "category lists: a category needs about", "records to be kept"),
+            (whole, "integer tests: whole numbers need about", "whole values"),
         )
         lines = []
         for cols, what, unit in kinds:
@@ -702,6 +748,7 @@ def plan_budget(
         delta_conversion=delta_conv,
         bucket_columns=tuple(c.name for c in bucketed),
         date_columns=tuple(c.name for c in bucketed if isinstance(c, DatetimeColumn)),
+        integer_columns=tuple(c.name for c in bucketed if integer_estimated(c)),
     )
 
 
@@ -826,14 +873,23 @@ def estimate_domain(
     :func:`flag_rule` first.
     """
     refuse_data_structure(schema)
+    estimated = tuple(
+        c.name for c in data_numeric(schema) if by_buckets(c, ranges or {}) and integer_estimated(c)
+    )
     ruled = tuple(schema.data_flags)
     schema = flag_rule(schema)
-    counts = DomainCounts(schema, dict(ranges or {}))
+    counts = DomainCounts(schema, dict(ranges or {}), budget.integer_columns)
     if tuple(counts.buckets) != tuple(budget.bucket_columns):
         raise AssumptionError(
             "the domain plan and the estimate disagree on which columns have a public range: "
             "give plan_budget and estimate_domain the same ranges",
             assumption="one set of --param domain_range for the plan and the estimate",
+        )
+    if estimated != budget.integer_columns:
+        raise AssumptionError(
+            "the domain plan and the estimate disagree on which integer flags were read from "
+            "the data: give plan_budget and estimate_domain the same schema",
+            assumption="one schema for the plan and the estimate",
         )
     for chunk in chunks:
         counts.update(chunk)
@@ -851,12 +907,23 @@ def estimate_domain(
                 neighboring=neighboring, integer=col.integer, rng=rng, accountant=accountant,
                 name=f"{buckets.mechanism}: {col.name}", buckets=buckets,
             )  # fmt: skip
+            # every planned step runs (the spent budget is the plan's), whatever the bounds
+            whole = col.name in budget.integer_columns and dp_integer(
+                counts.whole[col.name], budget.bucket_noise, budget.integer_budget(col.name),
+                neighboring=neighboring, rng=rng, accountant=accountant,
+                name=f"{INTEGER_MECHANISM}: {col.name}",
+            )  # fmt: skip
             if bounds is None:
                 # the fallback rule (public: a function of the DP output only): no bucket holds
                 # enough records to set a bound, so the column leaves the model and the output
                 unbounded.append(col.name)
                 continue
             lower, upper = bounds
+            # post-processing of the DP flag: whole bounds, decoded to whole numbers (a column
+            # with a declared fractional atom stays real-valued, by public rule)
+            if whole and all(float(a).is_integer() for a in col.atoms or ()):
+                lower, upper = whole_bounds(lower, upper)
+                col = replace(col, integer=True)
             fill = None if col.fill is None else min(max(col.fill, lower), upper)  # public
             new.append(
                 replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE), fill=fill)
@@ -977,6 +1044,7 @@ def compose_claim(
             [
                 f"{n}: {b.bucket_kind(n)} at "
                 f"{'epsilon' if b.bucket_noise == 'laplace' else 'rho'} {b.bucket_budget(n):.4g}"
+                + (f", integer test at {b.integer_budget(n):.4g}" if n in b.integer_columns else "")
                 if n in b.bucket_columns
                 else f"{n}: 2 quantiles at epsilon {e:.4g}"
                 for n, e in zip(b.numeric_columns, b.quantile_epsilons, strict=True)
@@ -997,8 +1065,9 @@ def compose_claim(
                 ", ".join(estimate.ruled_flags),
                 "public-rule",
                 "nullable and integer flags read from the data, replaced by the public rule of "
-                "--param private_domain: every such column nullable (its missing share modelled), "
-                "no such numeric column integer",
+                "--param private_domain: every such column nullable (its missing share modelled); "
+                "the integer flag of a column bounded by DP buckets estimated by a DP test of its "
+                "whole and fractional counts, any other such numeric column not integer",
             ),
         )
         if estimate.ruled_flags
@@ -1012,6 +1081,8 @@ def compose_claim(
         mechanisms.append(BUCKET_MECHANISM)
     if estimate.budget.date_columns:
         mechanisms.append(YEAR_MECHANISM)
+    if estimate.budget.integer_columns:
+        mechanisms.append(INTEGER_MECHANISM)
     if set(estimate.budget.numeric_columns) - set(estimate.budget.bucket_columns):
         mechanisms.append(QUANTILE_MECHANISM)
     if estimate.budget.categorical_columns:

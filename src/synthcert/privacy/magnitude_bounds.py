@@ -187,10 +187,17 @@ def dp_bounds(
         return None
     lower, upper = buckets.edges(int(kept[0]))[0], buckets.edges(int(kept[-1]))[1]
     if integer:
-        lower, upper = float(math.floor(lower)), float(math.ceil(upper))
+        return whole_bounds(lower, upper)
     if lower == upper:  # only the bucket of 0: a public unit range
         upper = lower + 1.0
     return lower, upper
+
+
+def whole_bounds(lower: float, upper: float) -> tuple[float, float]:
+    """Bounds rounded outwards to whole numbers, a unit range when they meet: public
+    post-processing of the DP bounds of an integer column."""
+    lo, hi = float(math.floor(lower)), float(math.ceil(upper))
+    return (lo, hi) if hi > lo else (lo, lo + 1.0)
 
 
 def per_column_budget(noise: str, quantile_epsilon: float) -> float:
@@ -220,4 +227,5 @@ __all__ = [
     "per_column_budget",
     "sensitivities",
     "threshold",
+    "whole_bounds",
 ]
