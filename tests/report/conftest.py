@@ -207,6 +207,13 @@ def audit() -> dict:
 
 
 @pytest.fixture(scope="session")
+def record() -> dict:
+    """A private run record (a fixture: ``from conftest import`` found another folder's
+    conftest when that one was imported first)."""
+    return make_record()
+
+
+@pytest.fixture(scope="session")
 def full_html(certificate, evaluation, audit) -> str:
     """The page rendered once from all three documents (rendering takes a few seconds)."""
     from synthcert.report.build import render_report

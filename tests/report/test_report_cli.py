@@ -9,11 +9,9 @@ from typer.testing import CliRunner
 from synthcert.cli import app
 
 
-def test_report_command_writes_the_page(tmp_path, certificate, evaluation, audit):
-    from conftest import make_record
-
+def test_report_command_writes_the_page(tmp_path, certificate, evaluation, audit, record):
     paths = {}
-    docs = (("cert", certificate), ("eval", evaluation), ("audit", audit), ("rec", make_record()))
+    docs = (("cert", certificate), ("eval", evaluation), ("audit", audit), ("rec", record))
     for name, doc in docs:
         paths[name] = tmp_path / f"{name}.json"
         paths[name].write_text(json.dumps(doc))
@@ -29,9 +27,9 @@ def test_report_command_writes_the_page(tmp_path, certificate, evaluation, audit
     info = json.loads(res.stdout)
     assert info["report"] == str(out) and info["bytes"] == out.stat().st_size
     html = out.read_text(encoding="utf-8")
-    assert 'id="fig-roc"' in html and make_record()["input_sha256"] in html
+    assert 'id="fig-roc"' in html and record["input_sha256"] in html
     assert html.count("internal: contains statistics of the real data; do not publish") == 1
-    assert make_record()["seed_entropy"] not in html
+    assert record["seed_entropy"] not in html
 
 
 def test_public_report_holds_no_private_fact(tmp_path, certificate):
