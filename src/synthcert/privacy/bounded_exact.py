@@ -81,6 +81,17 @@ def _eigen(t, k):
     return lam1, lam2
 
 
+def _pair_spectrum(alpha, n, a, b, cos):
+    """(α, n, W, λ1, λ2) of a bounded pair, as arrays: W = |v−u|² and the eigenvalues
+    λ1 ≥ 0 ≥ λ2 of E (tr E = T, det E = −k; module doc) from |u|² = a, |v|² = b, cos∠(u, v)
+    and n. Both directions of the closed form (Prop. 4.1 of seed 000) start from these."""
+    alpha = np.asarray(alpha, dtype=float)
+    n = np.asarray(n, dtype=float)
+    w, t, k = _gram(a, b, cos, n)
+    lam1, lam2 = _eigen(t, k)
+    return alpha, n, w, lam1, lam2
+
+
 def _h(lam, alpha):
     """h(λ) = D_α(N(0,1) ‖ N(0,1+λ)) = −[l(αλ) − α l(λ)]/(2(α−1)) with l(x) = log(1+x) − x."""
     lam = np.asarray(lam, dtype=float)
@@ -98,10 +109,7 @@ def divergence(
     ``a`` = |u|², ``b`` = |v|² (u the replaced record, v the new one, both whitened by D's
     covariance), ``cos`` the cosine of their angle. +inf where (1−α)I + α(I+E) is not PD.
     """
-    alpha = np.asarray(alpha, dtype=float)
-    n = np.asarray(n, dtype=float)
-    w, t, k = _gram(a, b, cos, n)
-    lam1, lam2 = _eigen(t, k)
+    alpha, n, w, lam1, lam2 = _pair_spectrum(alpha, n, a, b, cos)
     delta_a = (1.0 + alpha * lam1) * (1.0 + alpha * lam2)
     ok = (1.0 + alpha * lam2 > 0) & (1.0 + lam2 > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -118,10 +126,7 @@ def divergence_reverse(
     = α W/(2n² Δ_{1−α}) − Σ_i [log(1+(1−α)λ_i) − (1−α) log(1+λ_i)]/(2(α−1)); +inf where
     I + (1−α)E is not PD. Not needed for the certificate (see ``reverse_parameters``).
     """
-    alpha = np.asarray(alpha, dtype=float)
-    n = np.asarray(n, dtype=float)
-    w, t, k = _gram(a, b, cos, n)
-    lam1, lam2 = _eigen(t, k)
+    alpha, n, w, lam1, lam2 = _pair_spectrum(alpha, n, a, b, cos)
     beta = 1.0 - alpha
     ok = (1.0 + beta * lam1 > 0) & (1.0 + lam2 > 0)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -56,12 +56,12 @@ from typing import Protocol, Self, TypeVar
 import numpy as np
 import pandas as pd
 
-from synthcert._result import Result
 from synthcert.data.discretize import without_atoms
 from synthcert.data.encode import numeric_values
 from synthcert.data.schema import DEFAULT_QUANTILE_BINS, Column, NumericColumn, Schema
 from synthcert.errors import AssumptionError, DataError, ParameterError
-from synthcert.privacy.accountant import TOLERANCE, LedgerEntry, PrivacyAccountant, Spent
+from synthcert.privacy.accountant import TOLERANCE, PrivacyAccountant, Spent
+from synthcert.privacy.bins_step import BinsStep
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.domain import (
     add_to_grid,
@@ -341,30 +341,22 @@ def requested_columns(schema: Schema, *, log_columns: bool = False) -> list[Nume
 
 
 @dataclass(frozen=True)
-class QuantileBins(Result):
-    """The outcome of the quantile-bins step: the schema with DP edges, the budget split, and
-    the step's ledger (private) and totals. ``columns`` empty: the step did nothing."""
+class QuantileBins(BinsStep):
+    """The outcome of the quantile-bins step (:class:`~synthcert.privacy.bins_step.BinsStep`:
+    the schema with DP edges, the budget split, the step's ledger and totals), with the step's
+    epsilon and the total it is a share of."""
 
-    schema: Schema
-    columns: tuple[str, ...] = ()
-    share: float = 0.0
+    STEP = "quantile bins"
+
     epsilon: float = 0.0  # the step's budget, SHARE x the requested epsilon
     total_epsilon: float | None = None  # the epsilon SHARE is a share of
-    stated_epsilon: float | None = None  # the step's plus the synthesizer's epsilon
-    synthesizer_epsilon: float | None = None
-    ledger: tuple[LedgerEntry, ...] = ()
-    spent: Spent | None = None
 
-    def compose(self, claim: PrivacyClaim) -> PrivacyClaim:
+    def composed(self, claim: PrivacyClaim, stated: float, spent: Spent) -> PrivacyClaim:
         """The claim of this step followed by the synthesizer (basic composition, thesis
         Prop. 2.3.16): (epsilon_b + epsilon_s, delta_s), stated as the epsilon the step was
         given (the requested total, or what ``--private-domain`` left, whose
         :func:`~synthcert.privacy.domain.compose_claim` then adds its part), which the two are
-        checked not to exceed. Unchanged when the step did nothing."""
-        if not self.columns:
-            return claim
-        if claim.epsilon is None or self.stated_epsilon is None or self.spent is None:
-            raise AssumptionError("DP quantile bins need a DP synthesizer run with --epsilon")
+        checked not to exceed."""
         bins = Assumption(
             "quantile_bins",
             {"columns": list(self.columns), "share": self.share},
@@ -372,10 +364,7 @@ class QuantileBins(Result):
             "bin edges of these columns are DP quantiles (exponential mechanism on a public "
             "grid within the column's bounds) paid from this share of epsilon",
         )
-        return compose_basic(
-            claim, self.spent.epsilon, float(self.stated_epsilon), BINS_MECHANISM, bins,
-            "the quantile bins",
-        )  # fmt: skip
+        return compose_basic(claim, spent.epsilon, stated, BINS_MECHANISM, bins, f"the {self.STEP}")
 
 
 def compose_basic(

@@ -74,17 +74,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from synthcert._result import Result
 from synthcert.data.discretize import atom_index, cell_capacity, fine_codes, fine_edges
 from synthcert.data.schema import DEFAULT_QUANTILE_BINS, NumericColumn, Schema
 from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.accountant import (
-    LedgerEntry,
     PrivacyAccountant,
     Spent,
     rho_from_epsilon_delta,
     zcdp_epsilon,
 )
+from synthcert.privacy.bins_step import BinsStep
 from synthcert.privacy.claims import Assumption, PrivacyClaim
 from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
 from synthcert.privacy.quantile_bins import (
@@ -545,37 +544,27 @@ def requested_columns(schema: Schema, *, default: bool = False) -> list[NumericC
 
 
 @dataclass(frozen=True)
-class TreeBins(Result):
-    """The outcome of the tree-bins step: the schema with DP bins, the budget split, the
-    step's ledger (private) and totals. ``columns`` empty: the step did nothing.
+class TreeBins(BinsStep):
+    """The outcome of the tree-bins step (:class:`~synthcert.privacy.bins_step.BinsStep`: the
+    schema with DP bins, the budget split, the step's ledger and totals), with its noise, budget
+    and delta.
 
     ``noise`` is ``"gaussian"`` (the step spent ``budget`` = rho, composed with the
     synthesizer's rho-zCDP) or ``"laplace"`` (``budget`` = epsilon, basic composition)."""
 
-    schema: Schema
-    columns: tuple[str, ...] = ()
-    share: float = 0.0
+    STEP = "tree bins"
+
     noise: str = "laplace"
     budget: float = 0.0
-    stated_epsilon: float | None = None  # the step's and the synthesizer's epsilon together
-    synthesizer_epsilon: float | None = None
     delta: float | None = None
-    ledger: tuple[LedgerEntry, ...] = ()
-    spent: Spent | None = None
 
-    def compose(self, claim: PrivacyClaim) -> PrivacyClaim:
+    def composed(self, claim: PrivacyClaim, stated: float, spent: Spent) -> PrivacyClaim:
         """The claim of this step followed by the synthesizer, stated as the epsilon the step
         was given (checked not to be exceeded). Gaussian: rho_b + rho_s-zCDP (Bun & Steinke
         2016, Lemma 2.3), stated as the rho of that epsilon at the synthesizer's delta (the
         requested budget, as a synthesizer states it), which the sum is checked not to exceed
         (by more than the conversion's 1e-9 relative headroom); Laplace: (epsilon_b +
-        epsilon_s, delta_s) by basic composition (thesis Prop. 2.3.16). Unchanged when the
-        step did nothing."""
-        if not self.columns:
-            return claim
-        if claim.epsilon is None or self.stated_epsilon is None or self.spent is None:
-            raise AssumptionError("DP tree bins need a DP synthesizer run with --epsilon")
-        stated = float(self.stated_epsilon)
+        epsilon_s, delta_s) by basic composition (thesis Prop. 2.3.16)."""
         bins = Assumption(
             "tree_bins",
             {"columns": list(self.columns), "share": self.share, "cells": 2**DEPTH},
@@ -587,18 +576,18 @@ class TreeBins(Result):
         )
         if self.noise != "gaussian":
             return compose_basic(
-                claim, self.spent.epsilon, stated, LAPLACE_MECHANISM, bins, "the tree bins"
+                claim, spent.epsilon, stated, LAPLACE_MECHANISM, bins, f"the {self.STEP}"
             )
         if claim.rho is None or not claim.delta:
             raise AssumptionError(
                 "Gaussian tree bins compose in zCDP: the synthesizer's claim needs rho",
                 assumption="a rho-zCDP synthesizer",
             )
-        spent = float(claim.rho) + float(self.spent.rho or 0.0)
+        total = float(claim.rho) + float(spent.rho or 0.0)
         rho = rho_from_epsilon_delta(stated, float(claim.delta))
-        if spent > rho * (1.0 + 1e-9):
+        if total > rho * (1.0 + 1e-9):
             raise AssumptionError(
-                f"the tree bins and the synthesizer spend rho {spent:.6g}, more than the "
+                f"the tree bins and the synthesizer spend rho {total:.6g}, more than the "
                 f"{rho:.6g} of the epsilon {stated:.6g} they were given"
             )
         return with_bins(claim, GAUSSIAN_MECHANISM, bins, epsilon=stated, rho=rho)

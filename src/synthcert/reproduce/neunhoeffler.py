@@ -23,6 +23,7 @@ from synthcert.privacy.gaussian_zcdp import (
     mean_sensitivity,
     plugin_known_variance_records,
 )
+from synthcert.reproduce.written import Written
 
 FIG1 = {"n": 1000, "bound": 4.0, "rho": 0.5, "sigma": 1.0}
 GRID_N: tuple[int, ...] = (100, 1_000, 10_000, 100_000)
@@ -198,11 +199,10 @@ def table_markdown(rows: list[dict]) -> str:
 
 
 @dataclass(frozen=True)
-class ReproductionResult(Result):
-    """What ``reproduce neunhoeffler`` wrote and the headline figures."""
+class ReproductionResult(Written):
+    """What ``reproduce neunhoeffler`` wrote (:class:`~synthcert.reproduce.written.Written`)
+    and the headline figures."""
 
-    out_dir: str
-    files: tuple[str, ...]
     figure1: dict
     table: list
 

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from synthcert._result import Result
 from synthcert.data.io import atomic_write_path, write_text
 from synthcert.reproduce.rdp.figures import (
     figure_alpha_eps,
@@ -24,18 +23,16 @@ from synthcert.reproduce.rdp.tables import (
     table_paper_vs_exact,
     thesis_554,
 )
+from synthcert.reproduce.written import Written
 
 
 @dataclass(frozen=True)
-class Reproduction(Result):
-    """Where the outputs went and how many printed values matched.
+class Reproduction(Written):
+    """Where the outputs went (:class:`~synthcert.reproduce.written.Written`) and how many
+    printed values matched.
 
     Attributes
     ----------
-    out_dir : str
-        The output directory.
-    files : tuple of str
-        Every file written.
     matched, compared : int
         Printed values matched (or explained as truncation/rounding), of all compared.
     differing : tuple of str
@@ -44,8 +41,6 @@ class Reproduction(Result):
         Wall time.
     """
 
-    out_dir: str
-    files: tuple[str, ...]
     matched: int
     compared: int
     differing: tuple[str, ...]
