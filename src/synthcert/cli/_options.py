@@ -28,6 +28,9 @@ SchemaOpt = Annotated[
         dir_okay=False,
     ),
 ]
+InputArg = Annotated[
+    str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
+]  # the table release and synthesize read
 NoHeaderOpt = Annotated[
     bool,
     typer.Option("--no-header", help="The CSV has no header row (names come from the schema)."),

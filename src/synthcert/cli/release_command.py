@@ -24,6 +24,7 @@ from synthcert.cli._common import (
     warn,
 )
 from synthcert.cli._options import (
+    InputArg,
     JsonOpt,
     MinRowsOpt,
     OldCsvFlags,
@@ -62,9 +63,7 @@ ReleaseParamOpt = Annotated[
 @option_group("old_csv", OldCsvFlags)
 @option_group("old_private", OldPrivateFlags)
 def release_command(
-    input: Annotated[
-        str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
-    ],
+    input: InputArg,
     schema: SchemaOpt,
     out: OutOpt,
     sigma: Annotated[

@@ -23,6 +23,7 @@ from synthcert.cli._common import (
     warn,
 )
 from synthcert.cli._options import (
+    InputArg,
     JsonOpt,
     MinRowsOpt,
     OldCsvFlags,
@@ -116,9 +117,7 @@ def synthesizers_command(json_out: JsonOpt = False) -> None:
 @option_group("old_csv", OldCsvFlags)
 @option_group("old_private", OldPrivateFlags)
 def synthesize_command(
-    input: Annotated[
-        str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
-    ],
+    input: InputArg,
     schema: SchemaOpt,
     synthesizer: Annotated[
         str, typer.Option("--synthesizer", help="A name from `synthcert synthesizers`.")
