@@ -28,6 +28,9 @@ SchemaOpt = Annotated[
         dir_okay=False,
     ),
 ]
+InputArg = Annotated[
+    str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
+]  # the table release and synthesize read
 NoHeaderOpt = Annotated[
     bool,
     typer.Option("--no-header", help="The CSV has no header row (names come from the schema)."),
@@ -432,3 +435,31 @@ def private_outputs(
     pdir = PrivateDir(private_dir)
     pdir.prepare([*public, *([report] if report is not None else [])])
     return pdir, pdir.record, pdir.internal_report if report is not None else None
+
+
+@dataclass(frozen=True)
+class OldPrivateFlags:
+    """The hidden aliases of ``--private-dir`` of ``release`` and ``synthesize``:
+    ``--private-record``, ``--internal-report`` and ``--show-private`` (one option group: see
+    :func:`option_group`)."""
+
+    private_record: PrivateRecordOpt = None
+    internal_report: InternalReportOpt = None
+    show_private: ShowPrivateOpt = False
+
+    def outputs(
+        self,
+        private_dir: Path | None,
+        public: list[Path],
+        report: Path | None,
+        save_private_params: Path | None = None,
+    ) -> tuple[PrivateDir | None, Path | None, Path | None]:
+        """The folder, the run record and the internal report: :func:`private_outputs` with the
+        old flags (and ``release``'s old ``--save-private-params``)."""
+        old = {
+            "--private-record": self.private_record,
+            "--internal-report": self.internal_report,
+            "--save-private-params": save_private_params,
+            "--show-private": self.show_private,
+        }
+        return private_outputs(private_dir, public, report, old)

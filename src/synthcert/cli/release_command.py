@@ -24,24 +24,23 @@ from synthcert.cli._common import (
     warn,
 )
 from synthcert.cli._options import (
+    InputArg,
     JsonOpt,
     MinRowsOpt,
     OldCsvFlags,
     OldLogOpt,
+    OldPrivateFlags,
     OutOpt,
     PrivateDirOpt,
-    PrivateRecordOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
-    ShowPrivateOpt,
     check_missing_policy,
     deprecated,
     hidden,
     load_schema,
     option_group,
     parse_engine,
-    private_outputs,
 )
 from synthcert.cli._params import RELEASE_PARAMS, merge_aliases, param_option, split_params
 from synthcert.cli.ledger_command import LedgerOptions
@@ -62,10 +61,9 @@ ReleaseParamOpt = Annotated[
 @handle_errors
 @option_group("ledger_opts", LedgerOptions)
 @option_group("old_csv", OldCsvFlags)
+@option_group("old_private", OldPrivateFlags)
 def release_command(
-    input: Annotated[
-        str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
-    ],
+    input: InputArg,
     schema: SchemaOpt,
     out: OutOpt,
     sigma: Annotated[
@@ -117,9 +115,7 @@ def release_command(
     scheduler: SchedulerOpt = None,
     workers: Annotated[int | None, hidden("--workers")] = None,
     partition_rows: Annotated[str | None, hidden("--partition-rows")] = None,
-    internal_report: Annotated[Path | None, hidden("--internal-report")] = None,
-    private_record: PrivateRecordOpt = None,
-    show_private: ShowPrivateOpt = False,
+    old_private: OldPrivateFlags = OldPrivateFlags(),
     log: OldLogOpt = None,
     ledger_opts: LedgerOptions = LedgerOptions(),
     audit_gate_runs: Annotated[
@@ -186,13 +182,12 @@ def release_command(
         raise typer.BadParameter("--param save_params is true or false")
     if save_params and private_dir is None:
         raise typer.BadParameter("--param save_params=true writes to --private-dir: give it")
-    pdir, record_path, internal_path = private_outputs(
+    pdir, record_path, internal_path = old_private.outputs(
         private_dir,
         [Path(out), cert_path or default_certificate_path(Path(out))],
         report,
-        {"--private-record": private_record, "--internal-report": internal_report,
-         "--save-private-params": save_private_params, "--show-private": show_private},
-    )  # fmt: skip
+        save_private_params,
+    )
     params_path = save_private_params if pdir is None else (pdir.params if save_params else None)
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     # privacy ledger (synthcert ledger show): checked before any data is read
@@ -209,7 +204,7 @@ def release_command(
     gate, reservation = policy.guard(  # checked, audited, then reserved (atomically)
         planned, budget.neighboring, None if audit_gate_runs is None else audit
     )
-    with progress_bar(disable=json_out, unit="rows", counts=show_private) as bar:
+    with progress_bar(disable=json_out, unit="rows", counts=old_private.show_private) as bar:
         tasks: dict[str, int] = {}
 
         def on_progress(stage: str, done: int, total: int | None) -> None:
@@ -248,7 +243,7 @@ def release_command(
             claim_audit=gate,
         )
     policy.record(result.certificate.claim, reservation)  # after rows and certificate
-    if show_private:
+    if old_private.show_private:
         show_private_record(result.record)
     if json_out:
         emit_claim_json(result.certificate, result.certificate.claim, gate)

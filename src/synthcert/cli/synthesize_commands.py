@@ -23,24 +23,22 @@ from synthcert.cli._common import (
     warn,
 )
 from synthcert.cli._options import (
-    InternalReportOpt,
+    InputArg,
     JsonOpt,
     MinRowsOpt,
     OldCsvFlags,
     OldLogOpt,
+    OldPrivateFlags,
     OutOpt,
     PrivateDirOpt,
-    PrivateRecordOpt,
     ReportOpt,
     SchedulerOpt,
     SchemaOpt,
-    ShowPrivateOpt,
     deprecated,
     hidden,
     load_schema,
     option_group,
     parse_engine,
-    private_outputs,
 )
 from synthcert.cli._params import (
     SYNTHESIZE_PARAMS,
@@ -117,10 +115,9 @@ def synthesizers_command(json_out: JsonOpt = False) -> None:
 @handle_errors
 @option_group("ledger_opts", LedgerOptions)
 @option_group("old_csv", OldCsvFlags)
+@option_group("old_private", OldPrivateFlags)
 def synthesize_command(
-    input: Annotated[
-        str, typer.Argument(help="Input table: CSV or Parquet file, directory or glob.")
-    ],
+    input: InputArg,
     schema: SchemaOpt,
     synthesizer: Annotated[
         str, typer.Option("--synthesizer", help="A name from `synthcert synthesizers`.")
@@ -158,9 +155,7 @@ def synthesize_command(
     dp_bins_log: Annotated[bool, hidden("--dp-bins-log")] = False,
     engine: Annotated[str | None, hidden("--engine")] = None,
     scheduler: SchedulerOpt = None,
-    internal_report: InternalReportOpt = None,
-    private_record: PrivateRecordOpt = None,
-    show_private: ShowPrivateOpt = False,
+    old_private: OldPrivateFlags = OldPrivateFlags(),
     old_csv: OldCsvFlags = OldCsvFlags(),
     log: OldLogOpt = None,
     ledger_opts: LedgerOptions = LedgerOptions(),
@@ -224,13 +219,7 @@ def synthesize_command(
     for key in ("allow_data_domain", "dp_bins_log", "dp_tree"):
         if not isinstance(run.get(key, False), bool):
             raise typer.BadParameter(f"--param {key} is true or false")
-    _, record_path, internal_path = private_outputs(
-        private_dir,
-        [Path(out)],
-        report,
-        {"--private-record": private_record, "--internal-report": internal_report,
-         "--show-private": show_private},
-    )  # fmt: skip
+    _, record_path, internal_path = old_private.outputs(private_dir, [Path(out)], report)
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     share = run.get("private_domain")
     bins_share = run.get("dp_bins")
@@ -248,7 +237,7 @@ def synthesize_command(
     gate, reservation = policy.guard(  # checked, audited, then reserved (atomically)
         planned, lambda: neighboring_of(synthesizer), None if audit_gate_runs is None else audit
     )
-    with progress_bar(disable=json_out, counts=show_private) as bar:
+    with progress_bar(disable=json_out, counts=old_private.show_private) as bar:
         task = bar.add_task(f"fitting {synthesizer}")
 
         def on_stage(name: str, done: int, total: int | None) -> None:
@@ -282,7 +271,7 @@ def synthesize_command(
             claim_audit=gate,
         )
     policy.record(result.summary.claim, reservation)  # after the rows were written
-    if show_private:
+    if old_private.show_private:
         show_private_record(result.record)
     summary = result.summary
     if json_out:
