@@ -5,6 +5,7 @@ bounds on tables where the exponential-mechanism quantiles failed (issue 27)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -14,13 +15,16 @@ from hypothesis import strategies as st
 
 from synthcert.data.schema import NumericColumn, Schema
 from synthcert.privacy.accountant import PrivacyAccountant
+from synthcert.privacy.calendar_buckets import CalendarYears
 from synthcert.privacy.domain import estimate_domain, plan_budget
+from synthcert.privacy.integer_flag import whole_counts
 from synthcert.privacy.magnitude_bounds import (
     BUCKETS,
     FAILURE,
     bucket_counts,
     bucket_edges,
     bucket_index,
+    counts_in,
     dp_bounds,
     per_column_budget,
     sensitivities,
@@ -44,26 +48,41 @@ def test_buckets_are_ordered_and_hold_their_values():
 
 
 values_st = st.lists(
-    st.one_of(st.none(), st.just(0.0), st.floats(-1e15, 1e15, allow_nan=False)), max_size=30
+    st.one_of(
+        st.none(),
+        st.just(0.0),
+        st.floats(-1e15, 1e15, allow_nan=False),
+        st.floats(-60_000, 60_000),  # days of 1805-2134: the calendar years and beyond
+        st.integers(-1000, 1000).map(float),  # whole numbers: the integer test's counts
+    ),
+    max_size=30,
 )
+# every histogram the domain step adds noise to, one record per bucket at most
+HISTOGRAMS = {
+    "magnitudes": bucket_counts,
+    "calendar years": partial(counts_in, CalendarYears("D")),
+    "whole/fractional": whole_counts,
+}
 
 
+@pytest.mark.parametrize("count", HISTOGRAMS.values(), ids=HISTOGRAMS.keys())
 @settings(max_examples=100, deadline=None)
 @given(values_st, st.one_of(st.none(), st.floats(allow_nan=True)), st.data())
-def test_one_record_moves_one_count(values, extra, data):
+def test_one_record_moves_one_count(count, values, extra, data):
     """Add/remove: one count by 1 (L1 = L2 = 1); replace: one unit between two counts (L1 2,
-    L2 sqrt 2), missing values and infinities included."""
+    L2 sqrt 2), missing values and infinities included: the sensitivities the noise of
+    noisy_histogram is calibrated to."""
     x = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
     e = np.nan if extra is None else extra
-    base = bucket_counts(x)
-    diff = np.abs(bucket_counts(np.append(x, e)) - base)
+    base = count(x)
+    diff = np.abs(count(np.append(x, e)) - base)
     l1, l2 = sensitivities("unbounded")
     assert diff.sum() <= l1 and math.sqrt(np.sum(diff**2)) <= l2 + 1e-12
     if len(x):
         i = data.draw(st.integers(0, len(x) - 1))
         y = x.copy()
         y[i] = e
-        diff = np.abs(bucket_counts(y) - base)
+        diff = np.abs(count(y) - base)
         l1, l2 = sensitivities("bounded")
         assert diff.sum() <= l1 and math.sqrt(np.sum(diff**2)) <= l2 + 1e-12
 

@@ -32,10 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from synthcert.errors import ParameterError
 from synthcert.privacy.accountant import PrivacyAccountant
-from synthcert.privacy.magnitude_bounds import sensitivities, threshold, whole_bounds
-from synthcert.privacy.mechanisms import gaussian_mechanism, laplace_mechanism
+from synthcert.privacy.magnitude_bounds import noisy_histogram, threshold
 
 MECHANISM = "noisy whole/fractional counts (data-derived integer flags)"
 PART = 0.2  # of a column's bucket budget spent on its integer test (the buckets keep the rest)
@@ -68,20 +66,10 @@ def dp_integer(
     ``budget`` is epsilon (``noise="laplace"``) or rho (``"gaussian"``); the mechanism is
     recorded in ``accountant``. Everything after the noise is post-processing.
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.shape != (2,):
-        raise ParameterError(f"2 counts (whole, fractional) expected, got {counts.shape}")
-    l1, l2 = sensitivities(neighboring)
-    if noise == "laplace":
-        noisy = laplace_mechanism(
-            counts, l1, budget, integer=True, rng=rng, accountant=accountant, name=name
-        )
-    elif noise == "gaussian":
-        noisy = gaussian_mechanism(
-            counts, l2, rho=budget, integer=True, rng=rng, accountant=accountant, name=name
-        )
-    else:
-        raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    noisy = noisy_histogram(
+        counts, 2, noise, budget, neighboring=neighboring, rng=rng, accountant=accountant,
+        name=name,
+    )  # fmt: skip
     t_fraction = threshold(noise, budget, neighboring, KEEP_FAILURE, buckets=1)
     t_whole = threshold(noise, budget, neighboring, ROUND_FAILURE, buckets=1)
     return bool(noisy[1] < t_fraction and noisy[0] >= t_whole)
@@ -93,6 +81,5 @@ __all__ = [
     "PART",
     "ROUND_FAILURE",
     "dp_integer",
-    "whole_bounds",
     "whole_counts",
 ]

@@ -146,6 +146,37 @@ def counts_in(buckets: BucketSet, x: np.ndarray) -> np.ndarray:
     return np.bincount(idx[idx >= 0], minlength=buckets.size)
 
 
+def noisy_histogram(
+    counts: np.ndarray,
+    size: int,
+    noise: str,
+    budget: float,
+    *,
+    neighboring: str,
+    rng: Rng,
+    accountant: PrivacyAccountant | None = None,
+    name: str = MECHANISM,
+) -> np.ndarray:
+    """The ``size`` counts of a histogram in which one record is in at most one bucket, with
+    discrete noise (module docstring): Laplace of scale Delta_1 / epsilon (``noise="laplace"``,
+    ``budget`` = epsilon) or Gaussian of sigma^2 = Delta_2^2 / (2 rho) (``"gaussian"``,
+    ``budget`` = rho), the sensitivities of ``neighboring`` (:func:`sensitivities`); recorded
+    in ``accountant``."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.shape != (size,):
+        raise ParameterError(f"{size} bucket counts expected, got {counts.shape}")
+    l1, l2 = sensitivities(neighboring)
+    if noise == "laplace":
+        return laplace_mechanism(
+            counts, l1, budget, integer=True, rng=rng, accountant=accountant, name=name
+        )
+    if noise == "gaussian":
+        return gaussian_mechanism(
+            counts, l2, rho=budget, integer=True, rng=rng, accountant=accountant, name=name
+        )
+    raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+
+
 def dp_bounds(
     counts: np.ndarray,
     noise: str,
@@ -164,20 +195,10 @@ def dp_bounds(
     ``budget`` is epsilon (``noise="laplace"``) or rho (``"gaussian"``); the mechanism is
     recorded in ``accountant``. Everything after the noise is post-processing.
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.shape != (buckets.size,):
-        raise ParameterError(f"{buckets.size} bucket counts expected, got {counts.shape}")
-    l1, l2 = sensitivities(neighboring)
-    if noise == "laplace":
-        noisy = laplace_mechanism(
-            counts, l1, budget, integer=True, rng=rng, accountant=accountant, name=name
-        )
-    elif noise == "gaussian":
-        noisy = gaussian_mechanism(
-            counts, l2, rho=budget, integer=True, rng=rng, accountant=accountant, name=name
-        )
-    else:
-        raise ParameterError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
+    noisy = noisy_histogram(
+        counts, buckets.size, noise, budget, neighboring=neighboring, rng=rng,
+        accountant=accountant, name=name,
+    )  # fmt: skip
     kept = np.flatnonzero(noisy >= threshold(noise, budget, neighboring, FAILURE, buckets.size))
     strict = threshold(noise, budget, neighboring, FAILURE / ISOLATED, buckets.size)
     near = np.abs(kept[:, None] - kept[None, :]) <= NEIGHBOURHOOD
@@ -224,6 +245,7 @@ __all__ = [
     "bucket_index",
     "counts_in",
     "dp_bounds",
+    "noisy_histogram",
     "per_column_budget",
     "sensitivities",
     "threshold",
