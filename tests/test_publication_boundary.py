@@ -232,6 +232,16 @@ def report_outcomes(record_property, outcomes: dict[str, str]) -> None:
 
 
 REPORT = ["--report", "pub/report.html"]  # the public report is a published file
+@pytest.fixture(autouse=True)
+def one_day(monkeypatch):
+    """The release date of every in-process run: a public fact, but a run that crosses
+    midnight UTC between D and its neighbour would publish two dates (a CI flake at 00:00)."""
+    from synthcert.workflows import release, synthesize
+
+    for module in (release, synthesize):
+        monkeypatch.setattr(module, "today_utc", lambda: "2026-01-01")
+
+
 RELEASES = {
     "release-unbounded": ["release", "--sigma", SIGMA, "--min-rows", MIN_ROWS, *REPORT],
     "release-bounded": ["release", "--sigma", SIGMA, "--param", "neighboring=bounded", *REPORT],

@@ -52,6 +52,66 @@ def test_a_date_with_an_offset_changes_no_other_value_and_prints_nothing():
     assert np.isnan(together[3])
 
 
+@pytest.mark.parametrize("offset", ["+05", "+0500", "-0130", "Z", "+05:00"])
+def test_any_iso_offset_changes_no_other_value_and_prints_nothing(offset):
+    """Found by the attacker of the calendar-year buckets: an hour-only offset ("+05", valid
+    ISO 8601) escaped the offset pattern, so pandas applied it to every naive timestamp of the
+    column (599 records moved by 5 h, some across New Year) and printed a preview of the
+    values (private) in a FutureWarning on stderr."""
+    col = DatetimeColumn("t", 0.0, 2e9, unit="s")
+    naive = pd.Series([f"2022-12-31T{h:02d}:30:00" for h in range(20, 24)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alone = col.to_number(naive)
+        together = col.to_number(pd.concat([pd.Series([f"2022-06-01T10:00{offset}"]), naive]))
+    np.testing.assert_array_equal(together[1:], alone)
+    hours = {"+05": 5, "+0500": 5, "-0130": -1.5, "Z": 0, "+05:00": 5}[offset]
+    assert together[0] == col.to_number(pd.Series(["2022-06-01T10:00:00"]))[0] - hours * 3600
+
+
+def test_numeric_looking_dates_read_the_same_whatever_a_blank():
+    """Found by the same attacker: dates written 20210301 (or 2021) are read by pandas as
+    int64, or as float64 once one record is blank, and every value became "20210301.0",
+    unparsable: one blank turned the whole column missing."""
+    col = DatetimeColumn("d", 0.0, 30_000.0)
+    ints = pd.Series([20210301, 20220515, 2023])
+    floats = pd.Series([20210301.0, 20220515.0, 2023.0, np.nan, 2.5])
+    want = [DatetimeColumn.parse_bound(d, "D") for d in ("2021-03-01", "2022-05-15", "2023")]
+    assert col.to_number(ints).tolist() == want
+    got = col.to_number(floats)
+    assert got[:3].tolist() == want and np.isnan(got[3:]).all()
+
+
+def test_timestamps_outside_datetime64_ns_are_missing_not_wrapped():
+    """Found by the same attacker: Parquet timestamps of 1600 or 2300 (stored in us or ms)
+    wrapped around when cast to ns (1600 landed in 2184); a CSV reads them as missing."""
+    col = DatetimeColumn("d", 0.0, 30_000.0)
+    for unit in ("us", "ms", "s"):
+        stamps = pd.Series(
+            np.array(["1600-01-01", "2021-03-01", "2300-01-01"], f"datetime64[{unit}]")
+        )
+        got = col.to_number(stamps)
+        assert np.isnan(got[[0, 2]]).all() and got[1] == DatetimeColumn.parse_bound(
+            "2021-03-01", "D"
+        )
+
+
+def test_a_complex_value_changes_no_other_value():
+    """Found by the attacker of the DP integer flag: one complex value in an object column (a
+    frame given to the Python API) made pandas read every boolean of the column as garbage,
+    moving nine whole/fractional counts; it is read as missing."""
+    from synthcert.data.encode import numeric_values
+
+    col = NumericColumn("x", 0.0, 10.0)
+    base = pd.Series([True, False, 3, "4", None] * 10, dtype=object)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        alone = numeric_values(base, col)
+        together = numeric_values(pd.concat([base, pd.Series([complex(1, 0)], dtype=object)]), col)
+    np.testing.assert_array_equal(together[:-1], alone)
+    assert np.isnan(together[-1])
+
+
 def test_bounds_whose_span_overflows_are_refused():
     with pytest.raises(DataError, match="span"):
         NumericColumn("a", -1e308, 1e308)

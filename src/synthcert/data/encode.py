@@ -23,6 +23,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.schema import CategoricalColumn, Column, DatetimeColumn, NumericColumn, Schema
+from synthcert.data.text import whole_as_integer_text
 from synthcert.errors import DataError, ParameterError
 
 MissingPolicy = Literal["model", "drop", "fail", "fill"]
@@ -236,6 +237,10 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
         return column.to_number(series)
     if pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype=np.float64)
+    if series.dtype == object:
+        # a complex value made pandas read every boolean of the column as garbage (found by
+        # an attacker: one record moved nine counts); it is not a number here: missing
+        series = series.where(~series.map(lambda v: isinstance(v, complex)).astype(bool))
     out = np.array(pd.to_numeric(series, errors="coerce"), dtype=np.float64)
     unread = np.isnan(out) & series.notna().to_numpy()
     if unread.any() and (series.dtype == object or pd.api.types.is_string_dtype(series)):
@@ -243,21 +248,6 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
         text = series[unread].astype(str).str.strip().str.lower()
         out[unread] = text.map(BOOLEAN_TEXT).to_numpy(dtype=np.float64, na_value=np.nan)
     return out
-
-
-EXACT_INTEGERS = 2.0**53  # whole floats below this are integers exactly
-
-
-def whole_as_integer_text(series: pd.Series) -> pd.Series:
-    """``series`` as stripped text, with every value that is a whole number (below 2^53 in
-    size) written as an integer ("1", never "1.0"): the name a value gets depends on the value
-    alone, not on the dtype pandas gave its column (an int64 column holding one null is
-    float64)."""
-    parsed = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    num = pd.Series(parsed, index=series.index)
-    whole = num.notna() & (np.mod(num.fillna(0.5), 1) == 0) & (num.abs() < EXACT_INTEGERS)
-    text = series.astype(str).str.strip()
-    return text.where(~whole, num.where(whole, 0).astype(np.int64).astype(str))
 
 
 def category_text(series: pd.Series, column: CategoricalColumn) -> pd.Series:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -14,6 +15,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert.data.io import DEFAULT_NA_VALUES, CsvOptions
+from synthcert.data.text import whole_as_integer_text
 from synthcert.errors import DataError
 
 Source = Literal["public", "data"]
@@ -253,25 +255,62 @@ class NumericColumn(Result):
         return float(lo), float(hi)
 
 
-_OFFSET = r"(?:Z|[+-]\d\d:?\d\d)$"  # an explicit UTC offset at the end of an ISO text
+# an explicit UTC offset after a time of day at the end of an ISO text: Z, +05, +0530, -05:30
+_OFFSET = r"[T ]\d\d(?::?\d\d(?::?\d\d(?:[.,]\d+)?)?)?\s*(?:Z|[+-]\d\d(?::?\d\d)?)$"
 
 
 def _parse_iso(values: pd.Series) -> pd.Series:
     """ISO texts to naive UTC ``datetime64[ns]``, each value on its own (unparsable -> NaT).
 
-    Texts with an explicit offset (``Z``, ``+05:00``) are converted to UTC; the others are
-    read as they are. The two kinds are parsed apart: pandas parses a mixed series with a
+    Texts with an explicit offset (``Z``, ``+05``, ``+05:00``) are converted to UTC; the others
+    are read as they are. The two kinds are parsed apart: pandas parses a mixed series with a
     FutureWarning into objects, and with ``utc=True`` it shifts a naive text by the offset of
-    an earlier one, so one record would change another's value or print a warning.
+    an earlier one, so one record would change another's value. Should pandas still find an
+    offset among the texts taken as naive, they are parsed one by one. Warnings are silenced:
+    pandas's print a preview of the values (private) on stderr.
     """
-    text = values.astype("string").str.strip()
+    text = _as_text(values)
     aware = text.str.contains(_OFFSET, regex=True, na=False).to_numpy()
     out = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns]")
-    out[~aware] = pd.to_datetime(text[~aware], errors="coerce", format="ISO8601")
-    if aware.any():
-        parsed = pd.to_datetime(text[aware], errors="coerce", format="ISO8601", utc=True)
-        out[aware] = parsed.dt.tz_convert(None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        naive = pd.to_datetime(text[~aware], errors="coerce", format="ISO8601")
+        if getattr(getattr(naive, "dt", None), "tz", None) is not None or naive.dtype == object:
+            naive = text[~aware].map(_one_iso).astype("datetime64[ns]")
+        out[~aware] = naive
+        if aware.any():
+            parsed = pd.to_datetime(text[aware], errors="coerce", format="ISO8601", utc=True)
+            out[aware] = parsed.dt.tz_convert(None)
     return out
+
+
+def _one_iso(text: Any) -> pd.Timestamp:
+    """One ISO text alone as a naive UTC timestamp (NaT if unparsable or out of range)."""
+    if pd.isna(text):
+        return pd.NaT
+    stamp = pd.to_datetime(text, errors="coerce", format="ISO8601", utc=True)
+    return pd.NaT if pd.isna(stamp) else stamp.tz_convert(None)
+
+
+def _as_text(values: pd.Series) -> pd.Series:
+    """The values as stripped text, each on its own: a whole number as its digits (a CSV column
+    of dates 20210301 is read as int64, or as float64 once one record is blank, which would
+    otherwise make every value "20210301.0"; :func:`~synthcert.data.text.whole_as_integer_text`)."""
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        values = whole_as_integer_text(values).where(values.notna())
+    return values.astype("string").str.strip()
+
+
+NS_DAYS = ("1677-09-22", "2262-04-11")  # whole days within what datetime64[ns] holds
+
+
+def _ns_range(raw: np.ndarray) -> np.ndarray:
+    """datetime64 values of any unit, those outside what datetime64[ns] holds made NaT (numpy
+    would wrap them around when casting to ns: 1600 would land in 2184)."""
+    if raw.dtype == np.dtype("datetime64[ns]"):
+        return raw
+    lo, hi = (np.datetime64(day, "D").astype(raw.dtype) for day in NS_DAYS)
+    return np.where((raw >= lo) & (raw < hi), raw, np.datetime64("NaT"))
 
 
 @dataclass(frozen=True)
@@ -307,8 +346,10 @@ class DatetimeColumn(NumericColumn):
                 stamps = stamps.dt.tz_convert(None)
         else:
             stamps = _parse_iso(values)
-        ns = stamps.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64)
-        ns[stamps.isna().to_numpy()] = np.nan
+        raw = _ns_range(np.asarray(stamps.to_numpy()))
+        missing = np.isnat(raw)
+        ns = raw.astype("datetime64[ns]").astype(np.int64).astype(np.float64)
+        ns[missing] = np.nan
         return ns / UNIT_NS[self.unit]
 
     def to_datetime(self, numbers: np.ndarray) -> np.ndarray:
