@@ -232,6 +232,8 @@ def report_outcomes(record_property, outcomes: dict[str, str]) -> None:
 
 
 REPORT = ["--report", "pub/report.html"]  # the public report is a published file
+
+
 @pytest.fixture(autouse=True)
 def one_day(monkeypatch):
     """The release date of every in-process run: a public fact, but a run that crosses
