@@ -521,8 +521,9 @@ class DomainBudget(Result):
         )
 
     def integer_records(self, name: str) -> int:
-        """T_w of column ``name``'s integer test: the whole values it needs to be declared
-        whole (:mod:`synthcert.privacy.integer_flag`)."""
+        """T_w of column ``name``'s integer test (:mod:`synthcert.privacy.integer_flag`): with
+        about this many whole values a column is declared whole half the time, with a few
+        noise scales more almost always."""
         return bucket_threshold(
             self.bucket_noise, self.integer_budget(name), self.neighboring, ROUND_FAILURE, 1
         )
