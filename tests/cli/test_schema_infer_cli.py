@@ -4,6 +4,7 @@ long right tails drafted with ``scale: log``."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -213,3 +214,20 @@ def test_a_repeated_code_list_above_max_categories_is_categorical():
     assert decisions["comment"].decision == "free text"
     assert decisions["rare"].decision == "free text"
     assert draft_schema(table, max_categories=60).decisions[0].reason.startswith("60 distinct")
+
+
+def test_mixed_iso_offsets_draft_a_datetime_without_a_warning():
+    """A new user's bike-share table: naive timestamps beside a few with "Z" or "+02:00" made
+    `schema infer` end in a traceback, after pandas printed some of them on stderr. The draft
+    reads dates with the fit's own reader: offsets converted to UTC, each value on its own."""
+    stamps = ["2023-05-01T08:15:00", "2023-05-01T09:15:00Z", "2023-05-02T10:00:00+02:00"]
+    table = pd.DataFrame({"start": stamps * 20, "k": ["a", "b", "c"] * 20})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        draft = draft_schema(table)
+    decision = {d.name: d for d in draft.decisions}["start"]
+    assert decision.decision == "datetime" and decision.kept
+    col = draft.schema.column("start")
+    assert (
+        col.iso(col.lower) == "2023-05-01T08:15:00" and col.iso(col.upper) == "2023-05-02T08:00:00"
+    )

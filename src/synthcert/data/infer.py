@@ -48,6 +48,7 @@ from synthcert.data.schema import (
     DatetimeColumn,
     NumericColumn,
     Schema,
+    parse_dates,
 )
 from synthcert.errors import DataError
 
@@ -163,16 +164,13 @@ class ColumnStats:
         return has_long_tail(self.median_at_most(), self.lower, self.upper)
 
     def _update_dates(self, present: pd.Series) -> None:
-        if pd.api.types.is_datetime64_any_dtype(present):
-            stamps = pd.to_datetime(present)
-        else:
-            stamps = pd.to_datetime(present.astype(str), errors="coerce", format="ISO8601")
-        if getattr(stamps.dt, "tz", None) is not None:
-            stamps = stamps.dt.tz_convert(None)
-        stamps = stamps.dropna()
+        # the fit's own reader: mixed offsets, numbers and far dates read as a fit reads them
+        # (pandas failed on naive and offset texts together, after printing some on stderr)
+        stamps = parse_dates(present)
+        stamps = stamps[~np.isnat(stamps)]
         self.dates += len(stamps)
         if len(stamps):
-            ns = stamps.to_numpy(dtype="datetime64[ns]").astype(np.int64)
+            ns = stamps.astype(np.int64)
             self.date_lower = min(self.date_lower, float(ns.min()) / 1e9)
             self.date_upper = max(self.date_upper, float(ns.max()) / 1e9)
             self.midnight &= bool(np.all(ns % (86_400 * 10**9) == 0))

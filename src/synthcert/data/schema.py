@@ -301,6 +301,20 @@ def _as_text(values: pd.Series) -> pd.Series:
     return values.astype("string").str.strip()
 
 
+def parse_dates(values: pd.Series) -> np.ndarray:
+    """Dates as naive UTC ``datetime64[ns]``, each value on its own: ISO texts (any offset),
+    whole numbers read as their digits (20210301), or ``datetime64`` of any unit and zone; NaT
+    where missing, unparsable or outside what ``datetime64[ns]`` holds. The one reader of
+    dates, for ``schema infer`` and for every fit."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        stamps = pd.to_datetime(values)
+        if getattr(stamps.dt, "tz", None) is not None:
+            stamps = stamps.dt.tz_convert(None)
+    else:
+        stamps = _parse_iso(values)
+    return _ns_range(np.asarray(stamps.to_numpy())).astype("datetime64[ns]")
+
+
 NS_DAYS = ("1677-09-22", "2262-04-11")  # whole days within what datetime64[ns] holds
 
 
@@ -340,15 +354,9 @@ class DatetimeColumn(NumericColumn):
 
     def to_number(self, values: pd.Series) -> np.ndarray:
         """Parse dates (text or datetime64) to the unit since 1970-01-01; unparsable -> NaN."""
-        if pd.api.types.is_datetime64_any_dtype(values):
-            stamps = pd.to_datetime(values)
-            if getattr(stamps.dt, "tz", None) is not None:
-                stamps = stamps.dt.tz_convert(None)
-        else:
-            stamps = _parse_iso(values)
-        raw = _ns_range(np.asarray(stamps.to_numpy()))
+        raw = parse_dates(values)
         missing = np.isnat(raw)
-        ns = raw.astype("datetime64[ns]").astype(np.int64).astype(np.float64)
+        ns = raw.astype(np.int64).astype(np.float64)
         ns[missing] = np.nan
         return ns / UNIT_NS[self.unit]
 
