@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
+import inspect
 import json
 import math
 import pkgutil
@@ -50,6 +51,7 @@ def _discover() -> dict[str, type]:
                 and obj.__module__ == module.__name__
                 and callable(getattr(obj, "to_dict", None))
                 and obj is not synthcert._result.Result
+                and not inspect.isabstract(obj)  # a base (BinsStep): its subclasses are tested
             ):
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
     return dict(sorted(found.items()))

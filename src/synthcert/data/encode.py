@@ -226,6 +226,13 @@ def _fill_frame(frame: pd.DataFrame, schema: Schema) -> tuple[pd.DataFrame, int,
 BOOLEAN_TEXT = {"true": 1.0, "false": 0.0}  # what pandas reads as booleans, case-folded
 
 
+# pandas's inferred kinds of an object column that cannot hold a complex value (a CSV's text
+# is "string"); any other kind is looked at value by value
+NO_COMPLEX = frozenset(
+    {"empty", "string", "bytes", "boolean", "integer", "floating", "mixed-integer-float", "decimal"}
+)
+
+
 def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0) -> np.ndarray:
     """The column as float64 (dates: days or seconds since 1970); missing or non-numeric
     text gives NaN (the public rule of :func:`prepare_frame`: such a value is missing).
@@ -237,9 +244,10 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
         return column.to_number(series)
     if pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype=np.float64)
-    if series.dtype == object:
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) not in NO_COMPLEX:
         # a complex value made pandas read every boolean of the column as garbage (found by
-        # an attacker: one record moved nine counts); it is not a number here: missing
+        # an attacker: one record moved nine counts); it is not a number here: missing. Text
+        # (a CSV's) is never complex: only other objects are looked at, value by value
         series = series.where(~series.map(lambda v: isinstance(v, complex)).astype(bool))
     out = np.array(pd.to_numeric(series, errors="coerce"), dtype=np.float64)
     unread = np.isnan(out) & series.notna().to_numpy()

@@ -11,6 +11,7 @@ synthesizer's claim.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,7 +23,7 @@ from synthcert.privacy.claims import PrivacyClaim
 
 
 @dataclass(frozen=True)
-class BinsStep(Result):
+class BinsStep(Result, ABC):
     """What a DP bins step did: the schema with DP bins, the budget split, the step's ledger
     (private) and totals. ``columns`` empty: the step did nothing.
 
@@ -71,9 +72,9 @@ class BinsStep(Result):
             raise AssumptionError(f"DP {self.STEP} need a DP synthesizer run with --epsilon")
         return self.composed(claim, float(self.stated_epsilon), self.spent)
 
+    @abstractmethod
     def composed(self, claim: PrivacyClaim, stated: float, spent: Spent) -> PrivacyClaim:
         """The composed claim of a step that ran (each step states its own composition)."""
-        raise NotImplementedError
 
 
 __all__ = ["BinsStep"]
