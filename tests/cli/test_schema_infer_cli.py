@@ -231,3 +231,51 @@ def test_mixed_iso_offsets_draft_a_datetime_without_a_warning():
     assert (
         col.iso(col.lower) == "2023-05-01T08:15:00" and col.iso(col.upper) == "2023-05-02T08:00:00"
     )
+
+
+def test_dates_written_as_eight_digit_numbers_draft_a_datetime(tmp_path):
+    """A new user's clinic table: visit dates written YYYYMMDD (20220315) were drafted as
+    integers in [2.02201e+07, 2.02312e+07], and every synthesizer then wrote numbers that are
+    no date. Whole numbers whose eight digits are all valid dates in the public calendar are a
+    datetime; one impossible day, a fraction, a number outside 1900-2099 or an id name keeps
+    the column numeric. The fit reads the digits, and the output writes ISO dates."""
+    rng = np.random.default_rng(5)
+    n = 1_500
+    days = pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 700, n), unit="D")
+    digits = days.strftime("%Y%m%d").astype(np.int64).to_numpy()
+    visit = pd.array(digits, dtype="Int64")
+    visit[::10] = pd.NA
+    table = pd.DataFrame(
+        {
+            "visit": visit,
+            "impossible": np.where(np.arange(n) == 7, 20220230, digits),  # 30 February
+            "fraction": np.where(np.arange(n) == 7, 20220301.5, digits),
+            "amount": rng.integers(20_000_000, 21_000_000, n),  # most are not dates
+            "visit_id": digits,  # the name says id: a number, whatever its digits
+            "age": rng.integers(18, 90, n),
+        }
+    )
+    path = tmp_path / "clinic.csv"
+    table.to_csv(path, index=False)
+    chunks = [table.iloc[i : i + 400] for i in range(0, n, 400)]
+    draft = draft_schema(chunks)
+    decisions = {d.name: d for d in draft.decisions}
+    assert decisions["visit"].decision == "datetime" and decisions["visit"].kept
+    assert "YYYYMMDD" in decisions["visit"].reason and "10.0% missing" in decisions["visit"].reason
+    col = draft.schema.column("visit")
+    assert col.unit == "D" and col.nullable
+    assert (col.iso(col.lower), col.iso(col.upper)) == (
+        days.min().strftime("%Y-%m-%d"),
+        days.max().strftime("%Y-%m-%d"),
+    )
+    for name in ("impossible", "fraction", "amount", "visit_id", "age"):
+        assert decisions[name].decision in ("numeric", "identifier"), decisions[name]
+    res = runner.invoke(app, ["schema", "infer", str(path), "--out", str(tmp_path / "s.json")])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "synthetic.csv"
+    args = ["synthesize", str(path), "--schema", str(tmp_path / "s.json"), "--out", str(out)]
+    res = runner.invoke(app, [*args, "--synthesizer", "privbayes", "--param", "seed=1"])
+    assert res.exit_code == 0, res.output
+    written = pd.read_csv(out)["visit"].dropna()
+    parsed = pd.to_datetime(written, format="%Y-%m-%d")  # every value an ISO date
+    assert parsed.min() >= days.min() and parsed.max() <= days.max()

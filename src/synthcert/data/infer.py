@@ -9,6 +9,8 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
    distinct integers on a near-contiguous range or the name says id/key (dropped);
    ``categorical`` with dtype integer when they are at most ``max_integer_categories``
    distinct integers (numeric codes such as 0/1 or 1..5); else ``numeric`` (integer or not),
+   ``datetime`` when every value is a whole number whose eight digits are a valid date
+   YYYYMMDD from :data:`DIGIT_DATES` (20220315; a name saying id/key keeps the number);
    with the hint ``scale_hint="log"`` when its values are non-negative and half of them lie in
    the lowest ``TAIL_SPAN`` of its range (a long right tail, where equal-width bins would put
    half the rows in one bin). The draft itself stays linear: a scale is a public declaration,
@@ -59,6 +61,7 @@ CODE_LIST_MAX = 250  # ... a text column of more than max_categories values is a
 CODE_LIST_REPEATS = 10  # ... this many values, each held by at least this many rows on average
 ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
 DEFAULT_MAX_ROWS = 200_000
+DIGIT_DATES = (19000101, 20991231)  # whole numbers read as dates YYYYMMDD: the public calendar
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
 
 
@@ -94,6 +97,9 @@ class ColumnStats:
     date_lower: float = np.inf  # seconds since 1970
     date_upper: float = -np.inf
     midnight: bool = True
+    digit_dates: bool = True  # every number so far is a valid date written YYYYMMDD
+    digit_lower: float = np.inf  # their range, in days since 1970
+    digit_upper: float = -np.inf
     boolean: bool = True
     negative: int = 0  # numbers below 0
     formatted: int = 0  # present values, not numbers, matching FORMATTED_NUMBER
@@ -125,6 +131,7 @@ class ColumnStats:
                 self.lower = min(self.lower, float(ok.min()))
                 self.upper = max(self.upper, float(ok.max()))
                 self._update_magnitudes(ok)
+                self._update_digit_dates(ok)
         if self.numeric < len(present) and not self.boolean:
             self._update_dates(present)
             text = present[nums.isna()].astype(str).str.strip() if nums is not None else None
@@ -146,6 +153,25 @@ class ColumnStats:
         buckets = np.minimum(buckets, MAGNITUDES - 1).astype(np.int64)
         counts = np.bincount(buckets, minlength=MAGNITUDES)
         self.magnitudes = counts if self.magnitudes is None else self.magnitudes + counts
+
+    def _update_digit_dates(self, numbers: np.ndarray) -> None:
+        """Whether the numbers are all valid dates written YYYYMMDD (20220315), and their
+        range: the month and day must exist (20220230 and 20221301 are not dates)."""
+        if not self.digit_dates:
+            return
+        lo, hi = DIGIT_DATES
+        whole = np.all(np.mod(numbers, 1) == 0) and numbers.min() >= lo and numbers.max() <= hi
+        if not whole:
+            self.digit_dates = False
+            return
+        text = pd.Series(numbers.astype(np.int64).astype(str))
+        days = pd.to_datetime(text, format="%Y%m%d", errors="coerce")
+        if days.isna().any():
+            self.digit_dates = False
+            return
+        day_numbers = days.to_numpy().astype("datetime64[D]").astype(np.int64)
+        self.digit_lower = min(self.digit_lower, float(day_numbers.min()))
+        self.digit_upper = max(self.digit_upper, float(day_numbers.max()))
 
     def median_at_most(self) -> float:
         """An upper bound on the median of the numbers: the top of the median's bucket.
@@ -279,6 +305,15 @@ def decide(
     if st.boolean:
         col = CategoricalColumn(name, ("False", "True"), "data", dtype="boolean", **null_kw)
         return out("boolean", True, "True/False values", col)
+    if numeric_ok and st.digit_dates and ID_NAME.search(name) is None:
+        if st.digit_upper <= st.digit_lower:
+            return out("constant", False, "a single date", None)
+        col = DatetimeColumn(name, st.digit_lower, st.digit_upper, True, "data", **null_kw)
+        reason = (
+            f"dates written YYYYMMDD, from {col.iso(st.digit_lower)} to {col.iso(st.digit_upper)}"
+            " (the output writes them as YYYY-MM-DD)"
+        )
+        return out("datetime", True, reason, col)
     if numeric_ok:
         span = st.upper - st.lower
         looks_like_id = ID_NAME.search(name) is not None or span + 1 <= 2 * present
