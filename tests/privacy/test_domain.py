@@ -29,6 +29,7 @@ from synthcert.privacy.accountant import (
 from synthcert.privacy.claims import GUARANTEE, Assumption, dp_claim
 from synthcert.privacy.domain import (
     DP_SOURCE,
+    RANGE_POINTS,
     REFERENCE_CANDIDATES,
     THRESHOLD_MECHANISM,
     DomainBudget,
@@ -49,6 +50,7 @@ from synthcert.privacy.domain import (
     threshold_sigma2,
 )
 from synthcert.privacy.integer_flag import MECHANISM as INTEGER_MECHANISM
+from synthcert.privacy.integer_flag import PART as INTEGER_PART
 from synthcert.privacy.magnitude_bounds import MECHANISM as BUCKET_MECHANISM
 from synthcert.privacy.mechanisms import exponential_probabilities
 from synthcert.workflows.synthesize import split_budget
@@ -322,14 +324,17 @@ def test_reliability_warning_follows_the_flat_region_bound():
     schema = Schema((NumericColumn("v", 0.0, 1.0, source="data"),))
     df = pd.DataFrame({"v": np.random.default_rng(0).uniform(0, 100, 2000)})
     ranges = {"v": (0.0, 1_000.0)}
-    est = estimate_domain([df], schema, plan_budget(schema, 0.5, 0.4, 0.0, ranges=ranges),
-                          neighboring="bounded", rng=np.random.default_rng(0),
-                          ranges=ranges)  # fmt: skip
-    need = reliable_rows(0.1, 0.01, k)
+    budget = plan_budget(schema, 0.5, 0.4, 0.0, ranges=ranges)
+    est = estimate_domain([df], schema, budget, neighboring="bounded",
+                          rng=np.random.default_rng(0), ranges=ranges)  # fmt: skip
+    # each quantile runs at 0.1 less the part of the integer test (the column's flag is data's)
+    need = reliable_rows(0.1 * (1 - INTEGER_PART), 0.01, k)
     assert est.candidates == k and est.rows == 2000
     note = est.reliability_warning(2000)
     assert note is not None and f"{math.ceil(need):,} rows" in note
     assert est.reliability_warning(math.ceil(need)) is None
+    # the line printed before the run names the same size (a new user met two different ones)
+    assert f"{math.ceil(need):,} rows" in budget.needs()[0]
     assert est.reliability_warning(None) is None
 
 
@@ -506,7 +511,8 @@ def test_needs_state_the_rows_per_column_from_public_figures():
     assert lines[0].startswith("b: DP magnitude buckets at rho")
     assert f"about {b.bucket_records('b'):,} records" in lines[0]
     ranged = plan_budget(SMALL, 0.3, 2.0, 1e-6, ranges={"b": (0.0, 5.0)})  # a public range
-    rows = math.ceil(reliable_rows(b.quantile_epsilon("b"), 0.01, REFERENCE_CANDIDATES))
+    rows = math.ceil(reliable_rows(ranged.range_epsilon("b"), 0.01, RANGE_POINTS))  # its grid
+    assert ranged.range_epsilon("b") < b.quantile_epsilon("b")  # b's integer test takes a part
     assert (
         ranged.needs()[0].startswith("b: two DP quantiles")
         and f"{rows:,} rows" in ranged.needs()[0]

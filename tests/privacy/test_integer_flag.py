@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from synthcert.data.schema import NumericColumn, Schema
+from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.privacy.accountant import PrivacyAccountant
 from synthcert.privacy.domain import estimate_domain, plan_budget
 from synthcert.privacy.integer_flag import (
     KEEP_FAILURE,
     MECHANISM,
+    PART,
     ROUND_FAILURE,
     dp_integer,
     whole_counts,
@@ -111,3 +112,51 @@ def test_a_declared_fractional_atom_keeps_the_column_real_valued():
     est = estimate_domain([df], Schema((whole,)), budget, neighboring="unbounded",
                           rng=np.random.default_rng(0))  # fmt: skip
     assert est.schema.column("x").integer
+
+
+@pytest.mark.parametrize("route", ["pure", "zcdp"])
+def test_columns_given_a_public_range_get_the_integer_test_too(route):
+    """The second new-user trial: birth years given `--param domain_range=birth_year=1900:2030`
+    came out as floats, since only bucketed columns had the integer test. A range column now
+    pays it from its two quantiles' budget (each quantile's epsilon times 1 - PART, or its
+    square root on the zCDP route), so the column's total and the step's are unchanged."""
+    rng = np.random.default_rng(8)
+    n = 6_000
+    df = pd.DataFrame(
+        {
+            "birth_year": np.where(rng.random(n) < 0.1, np.nan, rng.integers(1945, 2006, n)),
+            "bmi": np.round(rng.normal(26, 4, n), 1),
+            "group": rng.choice(["a", "b", "c"], n),
+        }
+    )
+    cols = [
+        NumericColumn(c, 0.0, 1.0, integer=True, source="data", integer_source="data")
+        for c in ("birth_year", "bmi")
+    ]
+    if route == "zcdp":
+        cols.append(CategoricalColumn("group", ("a", "b"), source="data"))
+    schema = Schema(tuple(cols))
+    ranges = {"birth_year": (1900.0, 2030.0), "bmi": (10.0, 60.0)}
+    delta = 1e-6 if route == "zcdp" else 0.0
+    budget = plan_budget(schema, 0.2, 1.0, delta, neighboring="unbounded", ranges=ranges)
+    assert budget.bucket_columns == () and budget.integer_columns == ("birth_year", "bmi")
+    keep = 1 - PART if route == "pure" else math.sqrt(1 - PART)
+    for name in ("birth_year", "bmi"):
+        assert budget.range_epsilon(name) == pytest.approx(budget.quantile_epsilon(name) * keep)
+    for seed in range(5):
+        est = estimate_domain([df], schema, budget, neighboring="unbounded", ranges=ranges,
+                              rng=np.random.default_rng(seed))  # fmt: skip
+        assert est.spent.epsilon == pytest.approx(budget.epsilon)
+        assert est.spent.epsilon <= budget.epsilon * (1 + 1e-12)
+        assert sum(MECHANISM in e.mechanism for e in est.ledger) == 2
+        year, bmi = est.schema.column("birth_year"), est.schema.column("bmi")
+        assert year.integer and not bmi.integer
+        assert 1900 <= year.lower <= 1946 and 2004 <= year.upper <= 2030
+        assert year.lower == math.floor(year.lower) and year.upper == math.ceil(year.upper)
+    needs = budget.needs()
+    unit = "epsilon" if route == "pure" else "rho"
+    assert any(line.startswith(f"birth_year: DP integer test at {unit} ") for line in needs)
+    e = budget.range_epsilon("birth_year")
+    assert any(
+        line.startswith(f"birth_year: two DP quantiles at epsilon {e:.3g}") for line in needs
+    )

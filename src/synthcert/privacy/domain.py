@@ -33,9 +33,10 @@ The ``nullable`` and ``integer`` flags a draft read from the table (``"nullable_
 applied before anything else, so the grids do not depend on them either): every such column is
 nullable (its missing share is modelled, so a blanked value is never an event of probability 0)
 and such a numeric column is not integer (decoding draws within bins). The rule costs no budget.
-After it, a column bounded by buckets whose ``integer`` was read from the data gets a DP test
-of its whole and fractional counts, paid from its bucket budget
-(:mod:`synthcert.privacy.integer_flag`): whole, it is decoded to whole numbers.
+After it, a numeric column whose ``integer`` was read from the data gets a DP test of its
+whole and fractional counts (:mod:`synthcert.privacy.integer_flag`), paid from its bounds'
+budget (a part of its buckets', or of its two quantiles' when it has a public range): whole,
+it is decoded to whole numbers.
 
 The budget is split over the data-derived columns by a PUBLIC rule (:func:`plan_budget`): a
 declared share per column (``--domain-share``), the rest in proportion to 1 per quantile (two per
@@ -316,6 +317,8 @@ class DomainCounts:
             # the column's own parser: dates become days or seconds since 1970, text NaN
             x = numeric_values(chunk[name], self.schema.column(name))  # type: ignore[arg-type]
             self.nonmissing[name] += add_to_grid(x, grid, self.cells[name], self.ties[name])
+            if name in self.whole:
+                self.whole[name] += whole_counts(x)
         for name, counts in self.buckets.items():
             col = cast(NumericColumn, self.schema.column(name))
             x = numeric_values(chunk[name], col)
@@ -493,7 +496,8 @@ class DomainBudget(Result):
     delta_conversion: float = 0.0  # the delta of converting rho (the lists' route)
     bucket_columns: tuple[str, ...] = ()  # numeric columns bounded by a bucket histogram
     date_columns: tuple[str, ...] = ()  # ... those of them in calendar years (rest: magnitudes)
-    integer_columns: tuple[str, ...] = ()  # ... those whose integer flag is a DP estimate
+    integer_columns: tuple[str, ...] = ()  # numeric columns whose integer flag is a DP estimate
+    range_candidates: dict[str, int] = field(default_factory=dict)  # grid size per range column
 
     @property
     def bucket_noise(self) -> str:
@@ -508,9 +512,28 @@ class DomainBudget(Result):
         full = per_column_budget(self.bucket_noise, self.quantile_epsilon(name))
         return full * (1.0 - INTEGER_PART) if name in self.integer_columns else full
 
+    def range_epsilon(self, name: str) -> float:
+        """Epsilon of each DP quantile of column ``name`` (one given a public range): its
+        quantile epsilon, less the part of its integer test when it has one, so the column's
+        total is unchanged: x (1 - PART) on the pure route (2 epsilon_q), x sqrt(1 - PART) on
+        the zCDP route (2 epsilon_q^2 / 8, the exponential mechanism being epsilon^2/8-zCDP)."""
+        eps = self.quantile_epsilon(name)
+        if name not in self.integer_columns:
+            return eps
+        keep = 1.0 - INTEGER_PART
+        return eps * keep if self.bucket_noise == "laplace" else eps * math.sqrt(keep)
+
+    def range_rows(self, name: str, quantiles: tuple[float, float] = DEFAULT_QUANTILES) -> float:
+        """The table size from which the DP quantiles of column ``name`` (one given a public
+        range) are reliable (:func:`reliable_rows` on its grid, the worse of the two)."""
+        candidates = self.range_candidates.get(name, REFERENCE_CANDIDATES)
+        eps = self.range_epsilon(name)
+        return max(reliable_rows(eps, q, candidates) for q in quantiles)
+
     def integer_budget(self, name: str) -> float:
         """epsilon or rho of column ``name``'s integer test (:mod:`synthcert.privacy.
-        integer_flag`): its part of the column's bucket budget."""
+        integer_flag`): its part of the column's budget (two quantiles' worth, as buckets or
+        as quantiles)."""
         return per_column_budget(self.bucket_noise, self.quantile_epsilon(name)) * INTEGER_PART
 
     def bucket_records(self, name: str) -> int:
@@ -547,13 +570,12 @@ class DomainBudget(Result):
         sigma2 = threshold_sigma2(self.category_rho(name), self.neighboring)
         return gaussian_threshold(sigma2, self.delta_per_category_list)
 
-    def needs(self, candidates: int = REFERENCE_CANDIDATES, max_lines: int = 10) -> list[str]:
+    def needs(self, max_lines: int = 10) -> list[str]:
         """What the split needs, per data-derived column (a summary over more than
         ``max_lines`` columns): PUBLIC figures from the budget, the schema and delta only."""
-        q = DEFAULT_QUANTILES[0]
         num = [
-            (n, f"epsilon {e:.3g}", math.ceil(reliable_rows(e, q, candidates)))
-            for n, e in zip(self.numeric_columns, self.quantile_epsilons, strict=True)
+            (n, f"epsilon {self.range_epsilon(n):.3g}", math.ceil(self.range_rows(n)))
+            for n in self.numeric_columns
             if n not in self.bucket_columns
         ]
         unit = "epsilon" if self.bucket_noise == "laplace" else "rho"
@@ -749,7 +771,12 @@ def plan_budget(
         delta_conversion=delta_conv,
         bucket_columns=tuple(c.name for c in bucketed),
         date_columns=tuple(c.name for c in bucketed if isinstance(c, DatetimeColumn)),
-        integer_columns=tuple(c.name for c in bucketed if integer_estimated(c)),
+        integer_columns=tuple(c.name for c in data_numeric(schema) if integer_estimated(c)),
+        range_candidates={
+            c.name: len(column_grid(c, ranges or {}))
+            for c in data_numeric(flag_rule(schema))
+            if not by_buckets(c, ranges or {})
+        },
     )
 
 
@@ -777,16 +804,12 @@ class DomainEstimate(Result):
         quantiled = [n for n in self.budget.numeric_columns if n not in self.budget.bucket_columns]
         if public_rows is None or not quantiled:
             return None
-        need = {
-            n: max(reliable_rows(self.budget.quantile_epsilon(n), q, self.candidates)
-                   for q in self.quantiles)
-            for n in quantiled
-        }  # fmt: skip
+        need = {n: self.budget.range_rows(n, self.quantiles) for n in quantiled}
         short = [n for n, v in need.items() if public_rows < v]
         if not short:
             return None
         worst = max(need[n] for n in short)
-        eps = min(self.budget.quantile_epsilon(n) for n in short)
+        eps = min(self.budget.range_epsilon(n) for n in short)
         cols = ", ".join(short[:5]) + (f" and {len(short) - 5} more" if len(short) > 5 else "")
         return (
             f"--param private_domain: with {eps:.3g} of epsilon per DP quantile, bounds are "
@@ -849,11 +872,7 @@ def bounds_from_quantiles(
             hi = float(grid[j + 1])
         else:
             lo = float(grid[j - 1])
-    if integer:
-        lo, hi = float(math.floor(lo)), float(math.ceil(hi))
-        if lo == hi:
-            hi = lo + 1.0
-    return lo, hi
+    return whole_bounds(lo, hi) if integer else (lo, hi)
 
 
 def estimate_domain(
@@ -874,9 +893,7 @@ def estimate_domain(
     :func:`flag_rule` first.
     """
     refuse_data_structure(schema)
-    estimated = tuple(
-        c.name for c in data_numeric(schema) if by_buckets(c, ranges or {}) and integer_estimated(c)
-    )
+    estimated = tuple(c.name for c in data_numeric(schema) if integer_estimated(c))
     ruled = tuple(schema.data_flags)
     schema = flag_rule(schema)
     counts = DomainCounts(schema, dict(ranges or {}), budget.integer_columns)
@@ -901,13 +918,27 @@ def estimate_domain(
     for col in schema.columns:
         if col.source != "data":
             new.append(col)
-        elif isinstance(col, NumericColumn) and col.name in counts.buckets:
-            buckets = bucket_set(col)
-            bounds = dp_bounds(
-                counts.buckets[col.name], budget.bucket_noise, budget.bucket_budget(col.name),
-                neighboring=neighboring, integer=col.integer, rng=rng, accountant=accountant,
-                name=f"{buckets.mechanism}: {col.name}", buckets=buckets,
-            )  # fmt: skip
+        elif isinstance(col, NumericColumn):
+            if col.name in counts.buckets:
+                buckets = bucket_set(col)
+                bounds = dp_bounds(
+                    counts.buckets[col.name], budget.bucket_noise, budget.bucket_budget(col.name),
+                    neighboring=neighboring, integer=col.integer, rng=rng, accountant=accountant,
+                    name=f"{buckets.mechanism}: {col.name}", buckets=buckets,
+                )  # fmt: skip
+            else:
+                grid = counts.grids[col.name]
+                below, upto = counts.ranks(col.name)
+                m = counts.nonmissing[col.name]
+                eps = budget.range_epsilon(col.name)
+                lo, hi = (
+                    dp_quantile(
+                        below, upto, m, grid, q, eps, rng=rng, accountant=accountant,
+                        name=f"{QUANTILE_MECHANISM}: {col.name}",
+                    )
+                    for q in quantiles
+                )  # fmt: skip
+                bounds = bounds_from_quantiles(lo, hi, grid, col.integer)
             # every planned step runs (the spent budget is the plan's), whatever the bounds
             whole = col.name in budget.integer_columns and dp_integer(
                 counts.whole[col.name], budget.bucket_noise, budget.integer_budget(col.name),
@@ -925,23 +956,6 @@ def estimate_domain(
             if whole and all(float(a).is_integer() for a in col.atoms or ()):
                 lower, upper = whole_bounds(lower, upper)
                 col = replace(col, integer=True)
-            fill = None if col.fill is None else min(max(col.fill, lower), upper)  # public
-            new.append(
-                replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE), fill=fill)
-            )
-        elif isinstance(col, NumericColumn):
-            grid = counts.grids[col.name]
-            below, upto = counts.ranks(col.name)
-            m = counts.nonmissing[col.name]
-            named = f"{QUANTILE_MECHANISM}: {col.name}"
-            eps = budget.quantile_epsilon(col.name)
-            lo, hi = (
-                dp_quantile(
-                    below, upto, m, grid, q, eps, rng=rng, accountant=accountant, name=named
-                )
-                for q in quantiles
-            )
-            lower, upper = bounds_from_quantiles(lo, hi, grid, col.integer)
             fill = None if col.fill is None else min(max(col.fill, lower), upper)  # public
             new.append(
                 replace(col, lower=lower, upper=upper, source=cast(Any, DP_SOURCE), fill=fill)
@@ -1039,16 +1053,22 @@ def compose_claim(
         if b.categorical_columns
         else "epsilons added up (pure DP)"
     )
+    unit = "epsilon" if b.bucket_noise == "laplace" else "rho"
     split = Assumption(
         "domain_split",
         "; ".join(
             [
-                f"{n}: {b.bucket_kind(n)} at "
-                f"{'epsilon' if b.bucket_noise == 'laplace' else 'rho'} {b.bucket_budget(n):.4g}"
-                + (f", integer test at {b.integer_budget(n):.4g}" if n in b.integer_columns else "")
-                if n in b.bucket_columns
-                else f"{n}: 2 quantiles at epsilon {e:.4g}"
-                for n, e in zip(b.numeric_columns, b.quantile_epsilons, strict=True)
+                (
+                    f"{n}: {b.bucket_kind(n)} at {unit} {b.bucket_budget(n):.4g}"
+                    if n in b.bucket_columns
+                    else f"{n}: 2 quantiles at epsilon {b.range_epsilon(n):.4g}"
+                )
+                + (
+                    f", integer test at {unit} {b.integer_budget(n):.4g}"
+                    if n in b.integer_columns
+                    else ""
+                )
+                for n in b.numeric_columns
             ]
             + [
                 f"{n}: category list at rho {r:.4g}"
@@ -1067,8 +1087,8 @@ def compose_claim(
                 "public-rule",
                 "nullable and integer flags read from the data, replaced by the public rule of "
                 "--param private_domain: every such column nullable (its missing share modelled); "
-                "the integer flag of a column bounded by DP buckets estimated by a DP test of its "
-                "whole and fractional counts, any other such numeric column not integer",
+                "the integer flag of a numeric column estimated by a DP test of its whole and "
+                "fractional counts",
             ),
         )
         if estimate.ruled_flags
