@@ -279,3 +279,22 @@ def test_dates_written_as_eight_digit_numbers_draft_a_datetime(tmp_path):
     written = pd.read_csv(out)["visit"].dropna()
     parsed = pd.to_datetime(written, format="%Y-%m-%d")  # every value an ISO date
     assert parsed.min() >= days.min() and parsed.max() <= days.max()
+
+
+def test_whole_numbers_within_the_calendar_years_get_a_range_hint():
+    """A new user's birth years (1945-2005) came out from 1000 to 4996 under
+    --param private_domain: the public magnitude buckets around them are [1000, 2000) and
+    [2000, 5000). The draft says to give such a column a public range; other integers and
+    fractional years get no hint."""
+    rng = np.random.default_rng(2)
+    table = pd.DataFrame(
+        {
+            "birth_year": rng.integers(1945, 2006, 500),
+            "age": rng.integers(18, 90, 500),
+            "fiscal": rng.integers(1945, 2006, 500) + 0.5,
+        }
+    )
+    decisions = {d.name: d for d in draft_schema(table).decisions}
+    assert "--param domain_range=birth_year=1900:2099" in decisions["birth_year"].reason
+    assert "domain_range" not in decisions["age"].reason
+    assert "domain_range" not in decisions["fiscal"].reason

@@ -53,6 +53,7 @@ from synthcert.data.schema import (
     parse_dates,
 )
 from synthcert.errors import DataError
+from synthcert.privacy.calendar_buckets import FIRST_YEAR, LAST_YEAR
 
 PARSE_SHARE = 0.95  # share of present values that must parse as numbers or dates
 UNIQUE_SHARE = 0.95  # distinct / present at or above which a column looks like an identifier
@@ -61,6 +62,7 @@ CODE_LIST_MAX = 250  # ... a text column of more than max_categories values is a
 CODE_LIST_REPEATS = 10  # ... this many values, each held by at least this many rows on average
 ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
 DEFAULT_MAX_ROWS = 200_000
+YEARS = (FIRST_YEAR, LAST_YEAR)  # whole numbers within: perhaps years (a hint in the reason)
 DIGIT_DATES = (19000101, 20991231)  # whole numbers read as dates YYYYMMDD: the public calendar
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
 
@@ -336,6 +338,12 @@ def decide(
         col = NumericColumn(name, st.lower, st.upper, st.integer, "data", **null_kw)
         kind = "integers" if st.integer else "numbers"
         reason = f"{kind} in [{st.lower:g}, {st.upper:g}]"
+        if st.integer and YEARS[0] <= st.lower and st.upper <= YEARS[1]:
+            reason += (
+                f"; perhaps calendar years: under --param private_domain give a public range"
+                f" (--param domain_range={name}={YEARS[0]}:{YEARS[1]}), for the public"
+                " magnitude buckets around years are [1000, 2000) and [2000, 5000)"
+            )
         if not st.long_tailed():
             return out("numeric", True, reason, col)
         reason += (
