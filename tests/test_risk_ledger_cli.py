@@ -160,3 +160,19 @@ def test_a_run_that_fails_after_reserving_leaves_its_reservation_counted(
     assert (total["entries"], total["reserved"], total["total"]["epsilon"]) == (1, 1, 1.0)
     shown = " ".join(runner.invoke(app, ["ledger", "show", str(ledger)]).output.split())
     assert "of which reserved" in shown and "stopped before recording" in shown
+
+
+def test_a_run_without_a_public_size_is_refused_before_the_ledger_reserves_it(files, tmp_path):
+    """A new user's DP run under add/remove neighbours without --min-rows was refused only
+    after the fit (and the domain step) had read the table, and the ledger kept its
+    reservation. The refusal now comes first: nothing is reserved, read or written."""
+    ledger = tmp_path / "l.jsonl"
+    res = runner.invoke(
+        app,
+        ["synthesize", str(files / "people.csv"), "--schema", str(files / "schema.json"),
+         "--synthesizer", "mwem-pgm", "--epsilon", "1", "--delta", "1e-6",
+         "--out", str(tmp_path / "a.csv"), "--ledger", str(ledger)],
+    )  # fmt: skip
+    assert res.exit_code == 2 and "--min-rows" in res.output
+    assert not ledger.exists() or _json(["ledger", "show", str(ledger), "--json"])["entries"] == 0
+    assert not (tmp_path / "a.csv").exists()

@@ -321,3 +321,10 @@ def test_a_refusal_writes_its_private_detail_to_the_private_dir(files, tmp_path)
     detail = json.loads((priv / "error.json").read_text())
     assert "row 123" in detail["detail"] and detail["error"] in " ".join(res.output.split())
     assert stat.S_IMODE((priv / "error.json").stat().st_mode) == 0o600
+    assert "--private-dir DIR" not in res.output  # written: no hint
+    # without the folder, the console says where the details would go (a fixed line: every
+    # raising site sets a detail or never does, so it follows the public message)
+    res = runner.invoke(app, [*args, "--out", str(tmp_path / "pub" / "o.csv"), *PUBLIC,
+                              "--param", "missing=fail"])  # fmt: skip
+    assert res.exit_code == 2 and "row 123" not in res.output
+    assert "rerun with --private-dir DIR" in " ".join(res.output.split())

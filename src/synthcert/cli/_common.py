@@ -134,6 +134,12 @@ def warn(message: str) -> None:
     err_console.print(f"[yellow]warning:[/yellow] {escape(message)}")
 
 
+PRIVATE_DETAIL_HINT = (
+    "the details (which rows, columns or values) are for you only, never printed: rerun with "
+    "--private-dir DIR to have them written to DIR/error.json"
+)
+
+
 def handle_errors(func: F) -> F:
     """Turn a SynthcertError into a one-paragraph message and exit code 2.
 
@@ -151,6 +157,9 @@ def handle_errors(func: F) -> F:
             err_console.print(f"[red]error:[/red] {escape(str(exc))}")
             if exc.private_detail:
                 write_private_detail(kwargs.get("private_dir"), str(exc), exc.private_detail)
+            if exc.private_detail and "private_dir" in kwargs and kwargs["private_dir"] is None:
+                # every raising site sets a detail or never does: this line follows the message
+                err_console.print(PRIVATE_DETAIL_HINT)
             if exc.private_detail and kwargs.get("show_private"):
                 show_private([("detail", exc.private_detail)])
             raise typer.Exit(code=2) from None

@@ -188,7 +188,7 @@ def synthesize_command(
     from synthcert.report.provenance import command_line
     from synthcert.workflows.job_inputs import Budget, Execution, TableSource
     from synthcert.workflows.ledger_step import neighboring_of, planned_synthesis_claim
-    from synthcert.workflows.synthesize import synthesize
+    from synthcert.workflows.synthesize import refuse_unsized, synthesize
 
     run, params = split_params(param, SYNTHESIZE_PARAMS, others=True)
     if seed is not None:  # the workflow takes a seed given as a parameter as the run's seed
@@ -223,6 +223,7 @@ def synthesize_command(
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     share = run.get("private_domain")
     bins_share = run.get("dp_bins")
+    refuse_unsized(synthesizer, budget, params)  # before the ledger reserves the run
     # privacy ledger (synthcert ledger show): checked before any data is read
     policy = ledger_opts.policy()
 

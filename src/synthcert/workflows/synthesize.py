@@ -10,6 +10,7 @@ input's path and hash.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,7 +46,7 @@ from synthcert.privacy.tree_bins import requested_columns as tree_columns
 from synthcert.results import SynthesisSummary
 from synthcert.run_record import RunRecord, today_utc
 from synthcert.statistics.protocols import FitsFromCounts, FitsFromMoments
-from synthcert.synthesizers.base import DEFAULT_DELTA
+from synthcert.synthesizers.base import DEFAULT_DELTA, constructor_params
 from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
 from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
 from synthcert.workflows.artefacts import Publication
@@ -234,7 +235,7 @@ def partitioned_input(path: str | os.PathLike) -> bool:
         return False  # the in-memory reader reports what is wrong with the file
 
 
-def output_rows(synth: Any, claim_neighboring: str, n_out: int | None, min_rows: int | None,
+def output_rows(name: str, claim_neighboring: str, n_out: int | None, min_rows: int | None,
                 rows_in: int, dp: bool) -> int:  # fmt: skip
     """Rows to release: declared, else the public table size.
 
@@ -247,7 +248,7 @@ def output_rows(synth: Any, claim_neighboring: str, n_out: int | None, min_rows:
     if dp and claim_neighboring == "unbounded":
         if min_rows is None:
             raise AssumptionError(
-                f"{synth.name} is DP under add/remove neighbours, where the table size is "
+                f"{name} is DP under add/remove neighbours, where the table size is "
                 "private: give the number of rows to release (--param n_out=N) or a public "
                 "lower bound on the table size (--min-rows), which is then the default",
                 assumption="a public number of output rows",
@@ -255,6 +256,20 @@ def output_rows(synth: Any, claim_neighboring: str, n_out: int | None, min_rows:
             )
         return int(min_rows)
     return int(rows_in)
+
+
+def refuse_unsized(synthesizer: str, budget: Budget, params: Mapping[str, Any]) -> None:
+    """Refuse a DP run under add/remove neighbours without a public size (``n_out`` or
+    ``min_rows``) at once, as :func:`output_rows` would after the fit: before the domain
+    step, the bins or a ledger reservation. Public: the synthesizer, its parameters and the
+    budget."""
+    if budget.epsilon is None or not budget.epsilon < float("inf"):
+        return
+    cls = get_info(synthesizer).load()
+    if "epsilon" not in constructor_params(cls):
+        return  # make_synthesizer refuses the epsilon, with its own message
+    neighbour = str(params.get("neighboring", getattr(cls, "neighboring", "unbounded")))
+    output_rows(synthesizer, neighbour, budget.n_out, budget.min_rows, 0, dp=True)
 
 
 def synthesize(
@@ -394,6 +409,7 @@ def synthesize(
             + " (Budget in Python), not --param"
         )
     dp = epsilon is not None
+    refuse_unsized(synthesizer, budget, params)  # before any step reads the table
     split = plan = None
     if private_domain is not None:
         if allow_data_domain:
@@ -555,7 +571,7 @@ class _SynthesisRoute(Route[tuple[int, Any], tuple[int, PrivacyClaim], Synthesis
             pub.facts["rows_used"] = int(rows_used)
             if self.dp and neighboring == "bounded" and int(rows_used) != int(rows_in):
                 raise incomplete_rows_under_bounded(int(rows_in) - int(rows_used))
-        n = output_rows(synth, neighboring, self.budget.n_out, self.budget.min_rows, rows_in,
+        n = output_rows(synth.name, neighboring, self.budget.n_out, self.budget.min_rows, rows_in,
                         self.dp or self.fit_route == "streamed")  # fmt: skip
         claim = self.bins.compose(self.tree.compose(synth.privacy_claim(n)))
         estimate, split = self.estimate, self.split
