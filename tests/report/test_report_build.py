@@ -302,3 +302,56 @@ def test_audit_json_output_is_a_report_input_and_other_documents_are_refused(aud
         build_context(certificate, None, certificate, internal=True)
     with pytest.raises(DataError, match="certificate is not a document.*needs the field"):
         build_context({"synthesizer": "gaussian", "epsilon": 1.0})
+
+
+def test_a_claim_that_is_no_guarantee_is_never_headlined_as_dp(tmp_path):
+    """A new user's public report of a run with allow_data_domain=true opened with "(1,
+    0)-differential privacy ... usually considered strong protection" while the terminal said
+    "guarantee: none: the domain was read from the data". The headline, the strength note and
+    the assumptions now follow the claim's guarantee and list every assumption it rests on."""
+    from synthcert.data.datasets import make_demo_table
+    from synthcert.data.infer import draft_schema
+    from synthcert.workflows.job_inputs import Budget
+    from synthcert.workflows.synthesize import synthesize
+
+    table = make_demo_table(600, seed=1)
+    path = tmp_path / "people.csv"
+    table.to_csv(path, index=False)
+    schema = draft_schema(table).require_schema()
+    result = synthesize(path, schema, "privbayes", tmp_path / "o.csv", Budget(epsilon=1.0),
+                        allow_data_domain=True, seed=3)  # fmt: skip
+    assert not result.summary.claim.is_guarantee
+    ctx = build_context(result.summary)
+    assert ctx["guarantee"].startswith("No formal privacy guarantee is stated for this release")
+    assert "the domain was read from the data" in ctx["guarantee"]
+    assert "differential privacy" not in ctx["guarantee"] and ctx["strength"] is None
+    rows = {a["what"].split(":")[0]: a for a in ctx["assumptions"]}
+    assert rows["domain"]["source"] == "taken from the data" and rows["domain"]["ok"] == "no"
+    html = render_report(result.summary)
+    assert "considered strong protection" not in html
+    assert "No formal privacy guarantee" in html
+
+
+def test_the_report_lists_every_assumption_of_a_dp_claim(tmp_path):
+    """A private_domain run's claim rests on the DP domain, its split and the flags' rule as
+    well as the neighbouring relation: the public report listed only the last."""
+    from synthcert.data.datasets import make_demo_table
+    from synthcert.data.infer import draft_schema
+    from synthcert.workflows.job_inputs import Budget
+    from synthcert.workflows.synthesize import synthesize
+
+    table = make_demo_table(3_000, seed=1)
+    path = tmp_path / "people.csv"
+    table.to_csv(path, index=False)
+    schema = draft_schema(table).require_schema().with_public_kinds()
+    result = synthesize(path, schema, "privbayes", tmp_path / "o.csv",
+                        Budget(epsilon=1.0, delta=1e-6), private_domain=0.2, seed=3)  # fmt: skip
+    ctx = build_context(result.summary)
+    assert ctx["guarantee"].startswith("(1, 1e-06)-differential privacy")
+    first, *rest = ctx["assumptions"]
+    assert first["what"].startswith("Privacy is measured against replacing any one")
+    names = [a["what"].split(":")[0] for a in rest]
+    claimed = {a.name for a in result.summary.claim.assumptions} - {"neighboring"}
+    assert set(names) == claimed and len(names) == len(claimed)
+    sources = {a["what"].split(":")[0]: a["source"] for a in rest}
+    assert sources["domain"] == "DP estimate" and sources["domain_split"] == "public rule"

@@ -115,7 +115,9 @@ def build_context(
         "headline": headline,
         "sections": SECTIONS,
         "guarantee": guarantee_sentence(released) if released is not None else NO_CERTIFICATE,
-        "strength": strength_note(number(claim.epsilon) if claim is not None else None),
+        "strength": strength_note(
+            number(claim.epsilon) if claim is not None and claim.is_guarantee else None
+        ),
         "facts": summary_facts(released, au),
         "assumptions": assumptions(released),
         "warnings": cert_sec["warnings"],

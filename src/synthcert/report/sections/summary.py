@@ -39,6 +39,11 @@ def guarantee_sentence(certificate: Released | Mapping[str, Any] | None) -> str:
     if released is None:
         return "No formal privacy guarantee is stated for this release."
     claim = released.claim
+    if not claim.is_guarantee:  # figures with a data-derived assumption are no guarantee
+        reason = str(claim.guarantee).removeprefix("none").lstrip(": ")
+        return "No formal privacy guarantee is stated for this release" + (
+            f": {reason}. The figures below are shown for information only." if reason else "."
+        )
     eps, delta = number(claim.epsilon), number(claim.delta)
     alpha, eps_rdp = number(claim.alpha), number(claim.epsilon_rdp)
     change = NEIGHBORING_TEXT.get(str(claim.neighboring), ANY_RECORD)
@@ -107,6 +112,17 @@ def _assumption(what: str, public: bool, wording: tuple[tuple[str, str], ...]) -
     return {"what": what, "source": source, "ok": "yes" if public else "no", "meaning": meaning}
 
 
+# how a claim's assumption sources read in the report (privacy.claims.Assumption)
+ASSUMPTION_SOURCES = {
+    "declared": "declared public",
+    "public-schema": "public (schema)",
+    "definition": "definition",
+    "data": "taken from the data",
+    "dp-estimate": "DP estimate",
+    "public-rule": "public rule",
+}
+
+
 def assumptions(certificate: Released | Mapping[str, Any] | None) -> list[dict[str, str]]:
     """The assumptions the guarantee rests on, each with where it came from.
 
@@ -118,13 +134,15 @@ def assumptions(certificate: Released | Mapping[str, Any] | None) -> list[dict[s
     -------
     list of dict
         Each with ``what``, ``source``, ``ok`` ("yes"/"no") and ``meaning``: σ and the bounds
-        (a release's certificate), and the neighbouring relation.
+        (a release's certificate), the neighbouring relation, and every other assumption of
+        the claim (the DP domain, its split, the flags' rule, n...) with its own source.
     """
     released = read_certificate(certificate)
     if released is None:
         return []
     out = []
     cert = _full_certificate(released)
+    shown = {"neighboring"} | ({"sigma", "bounds", "domain"} if cert is not None else set())
     if cert is not None and number(cert.sigma) is not None:
         sigma = fmt(float(cert.sigma), 4)
         what = (
@@ -148,6 +166,17 @@ def assumptions(certificate: Released | Mapping[str, Any] | None) -> list[dict[s
                 "source": "chosen at release",
                 "ok": "yes",
                 "meaning": "Each person contributes exactly one row of the input.",
+            }
+        )
+    for a in released.claim.assumptions:
+        if a.name in shown:
+            continue
+        out.append(
+            {
+                "what": f"{a.name}: {fmt(a.value) if isinstance(a.value, float) else a.value}",
+                "source": ASSUMPTION_SOURCES.get(a.source, a.source),
+                "ok": "no" if a.source == "data" else "yes",
+                "meaning": a.meaning,
             }
         )
     return out
