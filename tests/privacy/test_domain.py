@@ -487,6 +487,9 @@ def test_a_list_of_fewer_than_two_values_drops_the_column_with_a_warning():
     kept = estimate_domain([big], SMALL, b, neighboring="bounded", rng=np.random.default_rng(0))
     assert kept.dropped == () and "lists kept c 2 value(s)" in kept.lists_note()
     assert "read as missing" in kept.lists_note()
+    # the DP bounds are stated after the step (a new user's amount got [0, 1] unseen)
+    assert est.bounds_note().startswith("private_domain: the DP bounds are b [1, 2]; values")
+    assert "whole" not in est.bounds_note()
     # b's buckets and integer test (every planned step runs), c's list
     assert len(est.ledger) == 3 and est.spent.epsilon == pytest.approx(0.6)
     assert not est.schema.column("b").integer  # fractional values

@@ -153,6 +153,8 @@ def test_columns_given_a_public_range_get_the_integer_test_too(route):
         assert year.integer and not bmi.integer
         assert 1900 <= year.lower <= 1946 and 2004 <= year.upper <= 2030
         assert year.lower == math.floor(year.lower) and year.upper == math.ceil(year.upper)
+        note = est.bounds_note()  # stated after the step: the bounds and the test's outcome
+        assert f"birth_year [{year.lower:g}, {year.upper:g}] whole, bmi [{bmi.lower:g}," in note
     needs = budget.needs()
     unit = "epsilon" if route == "pure" else "rho"
     assert any(line.startswith(f"birth_year: DP integer test at {unit} ") for line in needs)

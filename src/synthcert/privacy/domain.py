@@ -819,6 +819,29 @@ class DomainEstimate(Result):
             "bounds."
         )
 
+    def bounds_note(self) -> str | None:
+        """The DP bounds of every numeric column the step estimated, and whether each is whole:
+        values outside them are clipped (the schema's public rule), so bounds a bucket short of
+        the data's tail clip it, and a column where only the bucket of 0 passed gets [0, 1].
+        Read off the DP schema: safe to publish."""
+        cols = [
+            c for c in self.schema.columns if isinstance(c, NumericColumn) and c.source == DP_SOURCE
+        ]
+        if not cols:
+            return None
+
+        def shown(c: NumericColumn) -> str:
+            if isinstance(c, DatetimeColumn):
+                return f"{c.name} {c.iso(c.lower)} to {c.iso(c.upper)}"
+            whole = " whole" if c.integer and c.name in self.budget.integer_columns else ""
+            return f"{c.name} [{c.lower:g}, {c.upper:g}]{whole}"
+
+        return (
+            f"private_domain: the DP bounds are {', '.join(shown(c) for c in cols)}; values "
+            "outside them are clipped (if one looks too narrow, give the column public bounds, "
+            "a --param domain_range or a --param domain_share)"
+        )
+
     def lists_note(self) -> str | None:
         """How many values each kept DP category list holds: a value outside its column's list
         is read as missing (the public rule of the schema), so a short list on a small table

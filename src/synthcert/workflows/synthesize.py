@@ -448,8 +448,10 @@ def synthesize(
                 input_path, schema, plan, seed=domain_seed, csv=csv, ranges=domain_ranges
             )  # type: ignore[arg-type]
         schema = estimate.schema  # public: a DP output
-        if execution.notify is not None and (kept := estimate.lists_note()) is not None:
-            execution.notify(kept)  # read off the DP lists: public
+        if execution.notify is not None:  # read off the DP bounds and lists: public
+            for note in (estimate.bounds_note(), estimate.lists_note()):
+                if note is not None:
+                    execution.notify(note)
         epsilon, delta = split.synthesizer_epsilon, split.synthesizer_delta
     quantile_wanted = quantile_columns(schema, log_columns=dp_bins_log)
     if tree_columns(schema) and quantile_wanted:
