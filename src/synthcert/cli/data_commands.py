@@ -100,6 +100,7 @@ def schema_infer(
         input,
         csv=opts,
         chunk_rows=min(max_rows, 100_000) if max_rows else 100_000,
+        as_text=True,  # as written: a code 01247 keeps its zero
     )
     draft = draft_schema(
         chunks,

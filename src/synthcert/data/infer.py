@@ -17,8 +17,11 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
    and one chosen from the data would leak through the grids of ``--private-domain`` and the
    bins;
 4. dates (at least 95% of the present values parse as ISO dates): ``datetime`` with its range;
-5. text: ``categorical`` up to ``max_categories`` distinct values, else ``formatted numbers``
-   (thousands separators, a decimal comma, a currency sign) or ``formatted dates`` (not ISO
+5. text, and numbers written with a leading zero in :data:`LEADING_ZERO_SHARE` of the values
+   or more (zip codes 01247: codes; the command line reads a CSV as written, a frame must hold
+   them as text): ``categorical`` up to ``max_categories`` distinct values, else
+   ``formatted numbers`` (thousands separators, a decimal comma, a currency sign) or
+   ``formatted dates`` (not ISO
    8601) when 95% of the values look so, else ``categorical`` as a code list when at most
    :data:`CODE_LIST_MAX` values each repeat in :data:`CODE_LIST_REPEATS` rows on average (60
    countries in 6,000 rows), else ``identifier`` when (nearly) every value is distinct, else
@@ -81,6 +84,8 @@ MAGNITUDES = 1024 * PER_OCTAVE + 1  # the last bucket holds every x >= 2^1024 - 
 FORMATTED_NUMBER = re.compile(
     r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?|\d+,\d+)\s*[$€£¥]?\)?$"
 )
+LEADING_ZERO = re.compile(r"^\s*0\d")  # a code's fixed width (zip 01247, FIPS 06); not 0 or 0.5
+LEADING_ZERO_SHARE = 0.01  # ... in this share of the present values: a column of codes
 OTHER_DATE = re.compile(r"^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}( .*)?$")
 SEPARATORS = (";", "\t", "|")  # in a lone column's name: the file was read with the wrong sep
 
@@ -99,6 +104,7 @@ class ColumnStats:
     date_lower: float = np.inf  # seconds since 1970
     date_upper: float = -np.inf
     midnight: bool = True
+    leading_zeros: int = 0  # numbers written with a leading zero (01247): codes, not amounts
     digit_dates: bool = True  # every number so far is a valid date written YYYYMMDD
     digit_lower: float = np.inf  # their range, in days since 1970
     digit_upper: float = -np.inf
@@ -128,6 +134,8 @@ class ColumnStats:
             ok = nums.dropna().to_numpy(dtype=np.float64)
             ok = ok[np.isfinite(ok)]
             self.numeric += len(ok)
+            if not pd.api.types.is_numeric_dtype(present):  # text as written: 01247, not 1247
+                self.leading_zeros += int(present.astype(str).str.match(LEADING_ZERO).sum())
             if len(ok):
                 self.integer &= bool(np.all(np.mod(ok, 1) == 0))
                 self.lower = min(self.lower, float(ok.min()))
@@ -287,6 +295,8 @@ def decide(
     if distinct == 1 and not st.overflow:
         return ColumnDecision(name, "constant", False, "a single distinct value"), None
     numeric_ok = st.numeric >= PARSE_SHARE * present
+    codes = numeric_ok and st.leading_zeros >= max(1, LEADING_ZERO_SHARE * present)
+    numeric_ok = numeric_ok and not codes  # the text rules below decide, on the codes as written
     date_ok = not numeric_ok and st.dates >= PARSE_SHARE * present
     unparsed = present - (st.numeric if numeric_ok else st.dates if date_ok else present)
     share = (st.missing + unparsed) / st.rows
@@ -359,6 +369,11 @@ def decide(
             return out("constant", False, "a single date", None)
         col = DatetimeColumn(name, float(lo), float(hi), True, "data", unit=unit, **null_kw)
         return out("datetime", True, f"dates from {col.iso(lo)} to {col.iso(hi)}", col)
+    if codes:
+        note = (
+            f"; numbers written with leading zeros ({_percent(st.leading_zeros / present)} of "
+            "them, as in 01247): codes, kept as text" + note
+        )
     if distinct <= max_categories and not st.overflow:
         cats = tuple(sorted(st.distinct))
         col = CategoricalColumn(name, cats, "data", **null_kw)

@@ -154,15 +154,22 @@ def read_table(path: str | os.PathLike, csv: CsvOptions | None = None) -> pd.Dat
 
 
 def iter_table_chunks(
-    path: str | os.PathLike, *, csv: CsvOptions | None = None, chunk_rows: int | None = 1_000_000
+    path: str | os.PathLike,
+    *,
+    csv: CsvOptions | None = None,
+    chunk_rows: int | None = 1_000_000,
+    as_text: bool = False,
 ) -> Iterator[pd.DataFrame]:
-    """Yield the table in chunks of at most ``chunk_rows`` rows (``None``: one chunk per file)."""
+    """Yield the table in chunks of at most ``chunk_rows`` rows (``None``: one chunk per file).
+
+    ``as_text`` reads every CSV column as text, as written (``01247`` keeps its zero; Parquet
+    keeps its own types): for ``schema infer``, which parses numbers itself."""
     csv = csv or CsvOptions()
     for file in expand_inputs(path):
         if file.suffix.lower() in PARQUET_SUFFIXES:
             yield from _parquet_chunks(file, chunk_rows)
         else:
-            yield from _csv_chunks(file, csv, chunk_rows)
+            yield from _csv_chunks(file, csv, chunk_rows, as_text)
 
 
 def _parquet_chunks(file: Path, chunk_rows: int | None) -> Iterator[pd.DataFrame]:
@@ -196,10 +203,14 @@ def arrow_frame(batch: pa.RecordBatch) -> pd.DataFrame:
     return pa.Table.from_batches([batch]).to_pandas(split_blocks=True)
 
 
-def _csv_chunks(file: Path, csv: CsvOptions, chunk_rows: int | None) -> Iterator[pd.DataFrame]:
+def _csv_chunks(
+    file: Path, csv: CsvOptions, chunk_rows: int | None, as_text: bool = False
+) -> Iterator[pd.DataFrame]:
     if file.stat().st_size == 0:
         raise DataError(f"input file {str(file)!r} is empty")
     kwargs = csv.pandas_kwargs()
+    if as_text:
+        kwargs["dtype"] = str
     try:
         if chunk_rows is None:
             yield pd.read_csv(file, **kwargs)
