@@ -355,3 +355,32 @@ def test_the_report_lists_every_assumption_of_a_dp_claim(tmp_path):
     assert set(names) == claimed and len(names) == len(claimed)
     sources = {a["what"].split(":")[0]: a["source"] for a in rest}
     assert sources["domain"] == "DP estimate" and sources["domain_split"] == "public rule"
+
+
+def test_a_runs_record_alone_makes_an_internal_report_with_its_claim(tmp_path):
+    """The tutorial's step 5 (`report --internal --evaluation ... --private-record ...`) wrote
+    a page saying "No certificate was supplied. Synthesizer unknown": the run record now holds
+    the run's public claim, which the report takes when no --certificate is given."""
+    from typer.testing import CliRunner
+
+    from synthcert.cli import app
+    from synthcert.data.datasets import demo_schema, make_demo_table
+
+    runner = CliRunner()
+    make_demo_table(800, seed=2).to_csv(tmp_path / "people.csv", index=False)
+    (tmp_path / "schema.json").write_text(demo_schema().to_json())
+    res = runner.invoke(app, ["synthesize", str(tmp_path / "people.csv"), "--schema",
+                              str(tmp_path / "schema.json"), "--synthesizer", "privbayes",
+                              "--epsilon", "1", "--out", str(tmp_path / "syn.csv"),
+                              "--private-dir", str(tmp_path / "private")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    record = tmp_path / "private" / "record.json"
+    out = tmp_path / "internal.html"
+    res = runner.invoke(app, ["report", "--internal", "--private-record", str(record),
+                              "--out", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    page = out.read_text(encoding="utf-8")
+    assert "(1, 0)-differential privacy" in page and "No certificate was supplied" not in page
+    assert "privbayes" in page
+    res = runner.invoke(app, ["report", "--private-record", str(record), "--out", str(out)])
+    assert res.exit_code == 2 and "--internal" in res.output  # never into a public report

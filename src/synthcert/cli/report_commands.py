@@ -94,8 +94,10 @@ def report_command(
     Example: synthcert report --internal --certificate syn.certificate.json
     --evaluation eval.json --audit audit.json --private-record run.json --out internal.html
     """
-    if certificate is None and evaluation is None and audit is None:
-        raise DataError("give at least one of --certificate, --evaluation, --audit")
+    if certificate is None and evaluation is None and audit is None and private_record is None:
+        raise DataError(
+            "give at least one of --certificate, --evaluation, --audit, --private-record"
+        )
     from synthcert.data.schema import Schema
     from synthcert.report import load_json, write_report
 
@@ -103,6 +105,8 @@ def report_command(
     ev = load_json(evaluation) if evaluation else None
     au = load_json(audit) if audit else None
     record = load_json(private_record) if private_record else None
+    if cert is None and isinstance(record, dict):  # a run's record holds its public claim
+        cert = record.get("facts", {}).get("released")
     sch = Schema.load(schema) if schema else None
     claim_au = load_json(claim_audit) if claim_audit else None
     named = (certificate, evaluation, audit, schema, private_record, claim_audit)

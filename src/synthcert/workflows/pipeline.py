@@ -278,6 +278,8 @@ def finish_run(
         keep_private(pub)
     if started is not None:
         pub.timing("total", time.perf_counter() - started)
+    # the public claim too, so that `report --internal --private-record` alone names it
+    pub.facts["released"] = released.to_dict()
     record = pub.finish(outputs.private_record)
     if outputs.internal_report is not None:
         pub.internal_report(outputs.internal_report, certificate=released, schema=schema)
