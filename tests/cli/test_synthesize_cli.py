@@ -335,3 +335,25 @@ def test_a_budget_given_as_a_param_is_refused_cleanly(tmp_path):
         text = " ".join(res.output.split())
         assert res.exit_code == 2 and "not a synthesizer parameter" in text, text
         assert "Traceback" not in text and not (tmp_path / "o.csv").exists()
+
+
+def test_synthesizers_params_lists_what_param_accepts_and_a_typo_names_them(tmp_path):
+    """A new user could not find a synthesizer's parameters from the command line, and a typo
+    in --param did not say which names exist."""
+    res = runner.invoke(app, ["synthesizers", "--params", "--json"])
+    assert res.exit_code == 0, res.output
+    rows = {row["name"]: row["parameters"] for row in json.loads(res.stdout)}
+    assert rows["privbayes"]["theta"] == 4.0 and rows["privbayes"]["bins"] == 20
+    assert "schema" not in rows["aim"] and "epsilon" not in rows["aim"]
+    shown = " ".join(runner.invoke(app, ["synthesizers", "--params"]).output.split())
+    assert "theta=4.0" in shown
+    from synthcert.data.datasets import demo_schema, make_demo_table
+
+    make_demo_table(300, seed=1).to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "s.json").write_text(demo_schema().to_json())
+    res = runner.invoke(app, ["synthesize", str(tmp_path / "t.csv"), "--schema",
+                              str(tmp_path / "s.json"), "--synthesizer", "privbayes",
+                              "--param", "thetaa=3", "--out", str(tmp_path / "o.csv")])  # fmt: skip
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2 and "no parameter(s) ['thetaa']" in text
+    assert "its parameters are degree, structure_share" in text and "theta" in text

@@ -26,7 +26,10 @@ reproduce_app = typer.Typer(
     help="Regenerate the tables and figures of the seed papers.", no_args_is_help=True
 )
 app.add_typer(reproduce_app, name="reproduce")
-schema_app = typer.Typer(help="Draft and check schema files.", no_args_is_help=True)
+schema_app = typer.Typer(
+    help="Draft a schema from a table (every command checks the schema it is given).",
+    no_args_is_help=True,
+)
 app.add_typer(schema_app, name="schema")
 privacy_app = typer.Typer(
     help="Privacy figures without data: certificates, budgets, the audit of the bounds.",

@@ -92,22 +92,42 @@ def parse_domain_shares(items: list[str] | None) -> dict[str, float]:
 
 @app.command("synthesizers")
 @handle_errors
-def synthesizers_command(json_out: JsonOpt = False) -> None:
-    """List every registered synthesizer with its privacy model."""
-    from synthcert.synthesizers.registry import REGISTRY
+def synthesizers_command(
+    json_out: JsonOpt = False,
+    params: Annotated[
+        bool,
+        typer.Option(
+            "--params",
+            help="Also list each synthesizer's parameters (for --param KEY=VALUE) with their "
+            "defaults; loads every synthesizer (CTGAN needs the ctgan extra).",
+        ),
+    ] = False,
+) -> None:
+    """List every registered synthesizer with its privacy model (and, with --params, the
+    parameters `synthesize --param KEY=VALUE` accepts)."""
+    from synthcert.synthesizers.registry import REGISTRY, parameter_defaults
 
     rows = [
         {"name": info.name, "privacy": info.privacy, "description": info.description}
+        | ({"parameters": parameter_defaults(info.name)} if params else {})
         for info in REGISTRY.values()
     ]
     if json_out:
         emit_json(rows)
         return
     table = Table(title="synthcert synthesizers", title_justify="left")
-    for col in ("name", "privacy", "description"):
+    columns = (
+        ("name", "parameters (--param KEY=VALUE)") if params else ("name", "privacy", "description")
+    )
+    for col in columns:
         table.add_column(col)
     for row in rows:
-        table.add_row(row["name"], row["privacy"], row["description"])
+        if params:
+            shown = row["parameters"]
+            text = ", ".join(f"{k}={v}" for k, v in shown.items())
+            table.add_row(row["name"], text if isinstance(shown, dict) else str(shown))
+        else:
+            table.add_row(row["name"], row["privacy"], row["description"])
     console.print(table)
 
 

@@ -72,7 +72,20 @@ def constructor_params(cls: type) -> list[str]:
     >>> constructor_params(PrivBayesSynthesizer)[:3]
     ['schema', 'epsilon', 'delta']
     """
-    names: list[str] = []
+    return list(constructor_signature(cls))
+
+
+def constructor_signature(cls: type) -> dict[str, inspect.Parameter]:
+    """The parameters of ``cls.__init__`` by name (:func:`constructor_params`' order), with
+    their defaults (``inspect.Parameter.empty`` when required).
+
+    Examples
+    --------
+    >>> from synthcert.synthesizers.privbayes import PrivBayesSynthesizer
+    >>> constructor_signature(PrivBayesSynthesizer)["theta"].default
+    4.0
+    """
+    found: dict[str, inspect.Parameter] = {}
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
@@ -81,11 +94,11 @@ def constructor_params(cls: type) -> list[str]:
             break
         params = inspect.signature(init).parameters
         for n, p in params.items():
-            if n != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and n not in names:
-                names.append(n)
+            if n != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and n not in found:
+                found[n] = p
         if not any(p.kind == p.VAR_KEYWORD for p in params.values()):
             break
-    return names
+    return found
 
 
 def check_bins(bins: int) -> None:

@@ -14,6 +14,7 @@ tests/test_conformance.py.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ from synthcert._result import Result
 from synthcert.data.schema import Schema
 from synthcert.errors import ParameterError, SynthcertError
 from synthcert.seeding import Seed
-from synthcert.synthesizers.base import Synthesizer, constructor_params
+from synthcert.synthesizers.base import Synthesizer, constructor_params, constructor_signature
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,34 @@ def accepted_params(name: str) -> set[str]:
     return set(constructor_params(get_info(name).load()))
 
 
+PUBLIC_RUN = ("schema", "epsilon", "delta")  # given by synthesize itself, not by --param
+
+
+def parameter_defaults(name: str) -> dict[str, Any] | str:
+    """The parameters ``synthesize --param KEY=VALUE`` accepts for synthesizer ``name``, with
+    their defaults (numbers, text, None or a description of an object), or why they cannot be
+    listed (a pip extra that is not installed).
+
+    Examples
+    --------
+    >>> parameter_defaults("privbayes")["theta"]
+    4.0
+    """
+    try:
+        cls = get_info(name).load()
+    except SynthcertError as exc:
+        return str(exc)
+    return {
+        n: (
+            "(required)" if p.default is inspect.Parameter.empty
+            else p.default if p.default is None or isinstance(p.default, (bool, int, float, str))
+            else repr(p.default)
+        )
+        for n, p in constructor_signature(cls).items()
+        if n not in PUBLIC_RUN
+    }  # fmt: skip
+
+
 def make_synthesizer(
     name: str,
     schema: Schema,
@@ -268,7 +297,11 @@ def make_synthesizer(
         params["seed"] = seed
     unknown = [k for k in params if k not in accepted or k == "schema"]
     if unknown and not ignore_unknown:
-        raise ParameterError(f"synthesizer {name!r} has no parameter(s) {unknown}")
+        known = ", ".join(k for k in accepted if k not in PUBLIC_RUN)
+        raise ParameterError(
+            f"synthesizer {name!r} has no parameter(s) {unknown}; its parameters are {known} "
+            "(`synthcert synthesizers --params` lists them with their defaults)"
+        )
     synth = cls(schema, **{k: v for k, v in params.items() if k not in unknown})
     synth.validate_params()
     return synth
