@@ -76,3 +76,11 @@ def test_unknown_target_is_refused():
     t = _table(50, 6)
     with pytest.raises(DataError, match="no column"):
         efficacy(t, t, SCHEMA, "missing")
+
+
+def test_a_table_without_a_complete_row_is_named_with_its_most_missing_columns():
+    """A new user's efficacy error named neither the table nor the column."""
+    train, test = _table(200, 7), _table(200, 8)
+    train["noise"] = np.nan  # a column missing everywhere in the synthetic rows
+    with pytest.raises(DataError, match=r"the synthetic table has none .*noise 100%"):
+        efficacy(train, test, SCHEMA, "y")

@@ -425,7 +425,9 @@ class CategoricalColumn(Result):
                 )
         if len(self.categories) < 2:
             raise DataError(
-                f"column {self.name!r}: a categorical column needs at least two categories"
+                f"column {self.name!r}: a categorical column needs at least two categories "
+                '(a column of one value carries nothing to model: list it under "drop", or '
+                "declare the categories it can take)"
             )
         if len(set(self.categories)) != len(self.categories):
             raise DataError(f"column {self.name!r}: categories are not unique")

@@ -75,10 +75,19 @@ def feature_frame(frame: pd.DataFrame, schema: Schema, target: str) -> pd.DataFr
     return pd.DataFrame(data, index=None)
 
 
-def _xy(table: pd.DataFrame, schema: Schema, target: str) -> tuple[pd.DataFrame, np.ndarray]:
+def _xy(
+    table: pd.DataFrame, schema: Schema, target: str, label: str
+) -> tuple[pd.DataFrame, np.ndarray]:
     frame, _ = prepare_frame(table, schema)
     if len(frame) == 0:
-        raise DataError("efficacy needs at least one complete row in every table")
+        missing = table[[c for c in schema.names if c in table.columns]].isna().mean()
+        worst = ", ".join(f"{n} {m:.0%}" for n, m in missing.nlargest(3).items() if m > 0)
+        raise DataError(
+            f"efficacy needs at least one complete row in every table; the {label} table has "
+            "none (every row misses a column of the schema"
+            + (f"; the most often missing: {worst}" if worst else "")
+            + "): drop such columns from the schema to measure efficacy"
+        )
     frame = frame.reset_index(drop=True)
     col = schema.column(target)
     y = (
@@ -159,15 +168,15 @@ def efficacy(
     if len(schema.columns) < 2:
         raise DataError("efficacy needs at least one feature column besides the target")
     params = dict(params or {})
-    X_test, y_test = _xy(holdout, schema, target)
-    X_syn, y_syn = _xy(synthetic, schema, target)
+    X_test, y_test = _xy(holdout, schema, target, "holdout")
+    X_syn, y_syn = _xy(synthetic, schema, target, "synthetic")
     score, note = _fit_score(
         X_syn, y_syn, X_test, y_test, column, seed=seed, n_jobs=n_jobs, params=params
     )
     real_score: float | None = None
     n_real: int | None = None
     if real_train is not None:
-        X_real, y_real = _xy(real_train, schema, target)
+        X_real, y_real = _xy(real_train, schema, target, "real")
         real_score, _ = _fit_score(
             X_real, y_real, X_test, y_test, column, seed=seed, n_jobs=n_jobs, params=params
         )
