@@ -228,7 +228,8 @@ PrivateDirOpt = Annotated[
         "--private-dir",
         metavar="DIR",
         help="Folder for every PRIVATE output of the run (created, mode 0700; files 0600): "
-        "record.json (the run record: rows used, dropped or clipped, timings, the input's hash, "
+        "record.json (the run record: rows read and used, values filled, values clipped by "
+        "a release, the privacy ledger, timings, the input's hash, "
         "a given seed), internal-report.html (with --report), error.json (why a table was "
         "refused). Refused if it is, holds or sits in a public output or its folder. Never "
         "publish it.",
