@@ -176,3 +176,12 @@ def test_a_run_without_a_public_size_is_refused_before_the_ledger_reserves_it(fi
     assert res.exit_code == 2 and "--min-rows" in res.output
     assert not ledger.exists() or _json(["ledger", "show", str(ledger), "--json"])["entries"] == 0
     assert not (tmp_path / "a.csv").exists()
+
+
+def test_a_neighboring_param_of_another_synthesizer_does_not_change_the_refusal(files, tmp_path):
+    """Found by the attacker of this session: privbayes (replace-one) with --param
+    neighboring=unbounded was refused as if it were DP under add/remove neighbours; the early
+    check reads the parameter only of a synthesizer that has it."""
+    res = synthesize(files, tmp_path / "a.csv", "--param", "neighboring=unbounded")
+    assert res.exit_code == 2
+    assert "has no parameter(s) ['neighboring']" in " ".join(res.output.split())

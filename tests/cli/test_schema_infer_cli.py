@@ -338,3 +338,19 @@ def test_codes_written_with_leading_zeros_are_kept_as_text(tmp_path):
     written = pd.read_csv(out, dtype=str)
     assert set(written["zip"].dropna()) <= set(zips) and written["zip"].str.len().eq(5).all()
     assert written["state"].str.startswith("0").mean() > 0.1  # 01..09 of 39 states
+
+
+def test_infinite_text_in_a_column_of_integer_codes_is_read_as_missing():
+    """Found by the attacker of this session: "inf", "1e309" or a 400-digit number among a
+    few integer codes ended `schema infer` in an OverflowError traceback."""
+    codes = [str(i % 4) for i in range(200)]
+    for hostile in ("inf", "-Infinity", "1e309", "9" * 400):
+        table = pd.DataFrame({"code": [*codes[:-2], hostile, hostile]})
+        decision, column = decide_one(table)
+        assert decision.decision == "categorical", hostile
+        assert column.categories == ("0", "1", "2", "3") and column.nullable
+
+
+def decide_one(table: pd.DataFrame):
+    draft = draft_schema(table)
+    return draft.decisions[0], draft.schema.columns[0]

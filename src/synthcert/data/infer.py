@@ -38,6 +38,7 @@ whether set or not): replace them with public ones before a DP synthesis or a re
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from collections.abc import Iterable
@@ -332,7 +333,7 @@ def decide(
         if st.integer and unique and present >= 20 and looks_like_id:
             return out("identifier", False, "distinct integers on a near-contiguous range", None)
         if st.integer and distinct <= max_integer_categories:
-            cats = sorted({int(float(v)) for v in st.distinct if _is_number(v)})
+            cats = sorted({int(float(v)) for v in st.distinct if _is_finite_number(v)})
             if len(cats) >= 2:
                 col = CategoricalColumn(
                     name, tuple(str(c) for c in cats), "data", dtype="integer", **null_kw
@@ -422,12 +423,12 @@ def _percent(share: float) -> str:
     return "<0.1%" if 0 < share < 0.0005 else f"{share:.1%}"
 
 
-def _is_number(text: str) -> bool:
+def _is_finite_number(text: str) -> bool:
+    """Whether ``text`` reads as a finite number ("inf" and "1e309" are read as missing)."""
     try:
-        float(text)
+        return math.isfinite(float(text))
     except ValueError:
         return False
-    return True
 
 
 def draft_schema(

@@ -266,9 +266,11 @@ def refuse_unsized(synthesizer: str, budget: Budget, params: Mapping[str, Any]) 
     if budget.epsilon is None or not budget.epsilon < float("inf"):
         return
     cls = get_info(synthesizer).load()
-    if "epsilon" not in constructor_params(cls):
+    accepted = constructor_params(cls)
+    if "epsilon" not in accepted:
         return  # make_synthesizer refuses the epsilon, with its own message
-    neighbour = str(params.get("neighboring", getattr(cls, "neighboring", "unbounded")))
+    given = params.get("neighboring") if "neighboring" in accepted else None
+    neighbour = str(given or getattr(cls, "neighboring", "unbounded"))
     output_rows(synthesizer, neighbour, budget.n_out, budget.min_rows, 0, dp=True)
 
 
