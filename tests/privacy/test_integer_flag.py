@@ -4,6 +4,7 @@ decision's error rates by simulation, its accounting, and whole ages on a new us
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -155,6 +156,9 @@ def test_columns_given_a_public_range_get_the_integer_test_too(route):
         assert year.lower == math.floor(year.lower) and year.upper == math.ceil(year.upper)
         note = est.bounds_note()  # stated after the step: the bounds and the test's outcome
         assert f"birth_year [{year.lower:g}, {year.upper:g}] whole, bmi [{bmi.lower:g}," in note
+        # a function of the DP schema and the public plan only: the private facts do not move it
+        private = replace(est, rows=est.rows + 1, ledger=(), candidates=0)
+        assert private.bounds_note() == note and private.lists_note() == est.lists_note()
     needs = budget.needs()
     unit = "epsilon" if route == "pure" else "rho"
     assert any(line.startswith(f"birth_year: DP integer test at {unit} ") for line in needs)
