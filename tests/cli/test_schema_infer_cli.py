@@ -354,3 +354,46 @@ def test_infinite_text_in_a_column_of_integer_codes_is_read_as_missing():
 def decide_one(table: pd.DataFrame):
     draft = draft_schema(table)
     return draft.decisions[0], draft.schema.columns[0]
+
+
+def test_declared_decimals_round_the_output_and_the_draft_hints_them(tmp_path):
+    """A new user's grade points and attendance rates came out as 3.078807848508206. A public
+    "decimals" writes a real-valued column rounded (post-processing, within the bounds); the
+    draft hints the precision the CSV is written with, never declares it."""
+    rng = np.random.default_rng(9)
+    n = 1_000
+    table = pd.DataFrame(
+        {
+            "gpa": np.round(rng.uniform(0, 4, n), 2),
+            "rate": np.round(rng.uniform(0.5, 1, n), 3),
+            "tiny": [f"{x:.1e}" for x in rng.uniform(1e-6, 1e-5, n)],  # an exponent: no hint
+        }
+    )
+    path = tmp_path / "school.csv"
+    table.to_csv(path, index=False)
+    res = runner.invoke(app, ["schema", "infer", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    reasons = {d["name"]: d["reason"] for d in doc["decisions"]}
+    assert 'at most 2 decimals: declare "decimals": 2' in reasons["gpa"]
+    assert 'declare "decimals": 3' in reasons["rate"] and "decimals" not in reasons["tiny"]
+    assert all("decimals" not in c for c in doc["schema"]["columns"])  # a hint only
+    spec = {"columns": [{"name": "gpa", "kind": "numeric", "lower": 0, "upper": 4,
+                         "decimals": 2}]}  # fmt: skip
+    (tmp_path / "s.json").write_text(json.dumps(spec))
+    assert Schema.load(tmp_path / "s.json").column("gpa").decimals == 2
+    out = tmp_path / "synthetic.csv"
+    args = ["synthesize", str(path), "--schema", str(tmp_path / "s.json"), "--out", str(out)]
+    res = runner.invoke(app, [*args, "--synthesizer", "privbayes", "--epsilon", "1"])
+    assert res.exit_code == 0, res.output
+    written = pd.read_csv(out, dtype=str)["gpa"]
+    assert written.str.fullmatch(r"\d\.\d{1,2}|\d").all()
+    assert pd.to_numeric(written).between(0, 4).all()
+    for bad in (-1, 16, 2.5, True, "2"):
+        spec["columns"][0]["decimals"] = bad
+        with pytest.raises(DataError, match="decimals must be a whole number"):
+            Schema.from_dict(spec)
+    date = {"name": "d", "kind": "datetime", "lower": "2020-01-01", "upper": "2021-01-01",
+            "decimals": 2}  # fmt: skip
+    with pytest.raises(DataError, match="decimals is for numeric columns"):
+        Schema.from_dict({"columns": [date]})

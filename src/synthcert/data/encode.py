@@ -293,7 +293,8 @@ def typed_column(col: Column, values: np.ndarray) -> object:
     """Decoded values in the schema's dtype (post-processing).
 
     Numeric ``values`` are numbers with NaN for missing: integers give ``int64`` (``Int64``
-    when nullable), dates ``datetime64[ns]`` (NaT when missing), others float64. Categorical
+    when nullable), dates ``datetime64[ns]`` (NaT when missing), others float64 (rounded to
+    the column's declared ``decimals``). Categorical
     ``values`` are codes with -1 for missing: a pandas categorical of the names (``string``),
     the integer categories (``int64``/``Int64``) or booleans (``bool``/``boolean``).
     """
@@ -302,7 +303,10 @@ def typed_column(col: Column, values: np.ndarray) -> object:
     if isinstance(col, NumericColumn):
         x = np.asarray(values, dtype=np.float64)
         if not col.integer:
-            return x
+            if col.decimals is None:
+                return x
+            # the declared precision, within the public bounds (rounding may step past one)
+            return np.clip(np.round(x, col.decimals), col.lower, col.upper)
         if col.nullable:
             return pd.array(np.where(np.isnan(x), np.nan, np.rint(x)), dtype="Int64")
         return np.rint(x).astype(np.int64) if x.dtype.kind == "f" else x.astype(np.int64)

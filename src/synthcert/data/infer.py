@@ -86,6 +86,8 @@ FORMATTED_NUMBER = re.compile(
     r"^\(?[-+]?\s*[$€£¥]?\s*[-+]?(\d{1,3}(,\d{3})+(\.\d+)?|\d+(\.\d+)?|\d+,\d+)\s*[$€£¥]?\)?$"
 )
 LEADING_ZERO = re.compile(r"^\s*0\d")  # a code's fixed width (zip 01247, FIPS 06); not 0 or 0.5
+DECIMAL_PLACES = re.compile(r"\.(\d+)$")  # the decimals of a number as written
+MAX_HINTED_DECIMALS = 4  # numbers written with 1 to this many decimals get a "decimals" hint
 LEADING_ZERO_SHARE = 0.01  # ... in this share of the present values: a column of codes
 OTHER_DATE = re.compile(r"^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}( .*)?$")
 SEPARATORS = (";", "\t", "|")  # in a lone column's name: the file was read with the wrong sep
@@ -106,6 +108,7 @@ class ColumnStats:
     date_upper: float = -np.inf
     midnight: bool = True
     leading_zeros: int = 0  # numbers written with a leading zero (01247): codes, not amounts
+    decimals: int | None = None  # most decimals of a number as written (None: not read as text)
     digit_dates: bool = True  # every number so far is a valid date written YYYYMMDD
     digit_lower: float = np.inf  # their range, in days since 1970
     digit_upper: float = -np.inf
@@ -136,7 +139,7 @@ class ColumnStats:
             ok = ok[np.isfinite(ok)]
             self.numeric += len(ok)
             if not pd.api.types.is_numeric_dtype(present):  # text as written: 01247, not 1247
-                self.leading_zeros += int(present.astype(str).str.match(LEADING_ZERO).sum())
+                self._update_written(present.astype(str).str.strip())
             if len(ok):
                 self.integer &= bool(np.all(np.mod(ok, 1) == 0))
                 self.lower = min(self.lower, float(ok.min()))
@@ -164,6 +167,19 @@ class ColumnStats:
         buckets = np.minimum(buckets, MAGNITUDES - 1).astype(np.int64)
         counts = np.bincount(buckets, minlength=MAGNITUDES)
         self.magnitudes = counts if self.magnitudes is None else self.magnitudes + counts
+
+    def _update_written(self, text: pd.Series) -> None:
+        """Leading zeros and the most decimals of the numbers as written (an exponent, 1e-5,
+        makes the decimals unknown for good: -1)."""
+        self.leading_zeros += int(text.str.match(LEADING_ZERO).sum())
+        if self.decimals == -1:
+            return
+        if text.str.contains("[eE]", regex=True).any():
+            self.decimals = -1
+            return
+        places = text.str.extract(DECIMAL_PLACES, expand=False).str.len()
+        most = int(places.max()) if places.notna().any() else 0
+        self.decimals = max(self.decimals or 0, most)
 
     def _update_digit_dates(self, numbers: np.ndarray) -> None:
         """Whether the numbers are all valid dates written YYYYMMDD (20220315), and their
@@ -354,6 +370,11 @@ def decide(
                 f"; perhaps calendar years: under --param private_domain give a public range"
                 f" (--param domain_range={name}={YEARS[0]}:{YEARS[1]}), for the public"
                 " magnitude buckets around years are [1000, 2000) and [2000, 5000)"
+            )
+        if not st.integer and st.decimals is not None and 0 < st.decimals <= MAX_HINTED_DECIMALS:
+            reason += (
+                f'; written with at most {st.decimals} decimals: declare "decimals": '
+                f"{st.decimals} if that precision is public knowledge"
             )
         if not st.long_tailed():
             return out("numeric", True, reason, col)

@@ -28,6 +28,7 @@ DP_TREE = "dp-tree"  # ... asking for DP bins from a noisy dyadic histogram (pri
 CategoryType = Literal["string", "integer", "boolean"]
 DatetimeUnit = Literal["D", "s"]
 DEFAULT_QUANTILE_BINS = 20  # bins of a dp-quantile column without a bin_count
+MAX_DECIMALS = 15  # a double holds about 15 significant decimal digits
 EPOCH = pd.Timestamp("1970-01-01")
 UNIT_NS = {"D": 86_400 * 10**9, "s": 10**9}
 
@@ -91,6 +92,10 @@ class NumericColumn(Result):
     PUBLIC value that replaces a missing or unparsable value of a non-nullable column under
     the ``fill`` policy (bounded neighbours); default the midpoint of the public bounds
     (:func:`synthcert.data.encode.public_fill`).
+
+    ``decimals`` (PUBLIC, declared: a grade point 3.25, a price 19.99) writes the values of a
+    real-valued column rounded to that many decimals (post-processing of the decoded values,
+    kept within the bounds); None writes them at full precision.
     """
 
     name: str
@@ -112,6 +117,7 @@ class NumericColumn(Result):
     kind_source: Source | None = None  # the kind itself (and a date's unit); None: public
     fill: float | None = None
     atoms: tuple[float, ...] | None = None  # None: the public rule of ``atom_values``
+    decimals: int | None = None  # PUBLIC: values written rounded to this many decimals
 
     def __post_init__(self) -> None:
         _resolve_flag_sources(self, ("nullable_source", "integer_source"))
@@ -134,6 +140,14 @@ class NumericColumn(Result):
             )
         if self.scale not in ("linear", "log"):
             raise DataError(f"column {self.name!r}: scale must be 'linear' or 'log'")
+        if self.decimals is not None and (
+            isinstance(self.decimals, bool)
+            or not isinstance(self.decimals, int)
+            or not 0 <= self.decimals <= MAX_DECIMALS
+        ):
+            raise DataError(
+                f"column {self.name!r}: decimals must be a whole number from 0 to {MAX_DECIMALS}"
+            )
         if self.bins is not None:
             edges = self._store_floats("bins")
             if (
@@ -654,6 +668,7 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "cell_mass": None,
     "fill": None,
     "atoms": None,
+    "decimals": None,
 }
 FLAG_SOURCES = ("nullable_source", "integer_source", "kind_source")
 
@@ -924,6 +939,7 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             "tree_bins": tree_bins,
             "cell_mass": None if masses is None else tuple(masses),
             "atoms": atoms,
+            "decimals": spec.get("decimals"),
             "bins_source": spec.get("bins_source", "public"),
             **flags,
         }
@@ -931,6 +947,8 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             common["fill"] = _bound({"fill": fill}, "fill", name, kind, unit)
         if kind == "datetime":
             common.pop("integer_source", None)
+            if common.pop("decimals") is not None:
+                raise DataError(f"column {name!r}: decimals is for numeric columns, not dates")
             return DatetimeColumn(str(name), lo, hi, True, unit=unit, **common)
         return NumericColumn(str(name), lo, hi, _bool(spec, "integer", name), **common)
     if kind == "categorical":
