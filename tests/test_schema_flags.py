@@ -138,7 +138,7 @@ def test_data_derived_flags_without_private_domain_are_refused_or_void_the_claim
     args += ["--epsilon", "1", "--out", "s.csv", "--json"]
     res = invoke_in(flagged, args)
     assert res.exit_code == 2, res.output
-    assert "age: nullable" in " ".join(res.output.split())
+    assert "age (nullable, integer)" in " ".join(res.output.split())
     res = invoke_in(flagged, [*args, "--allow-data-domain"])
     assert res.exit_code == 0, res.output
     claim = json.loads(res.stdout)["claim"]

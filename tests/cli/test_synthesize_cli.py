@@ -297,7 +297,9 @@ def test_dp_on_an_inferred_schema_is_refused_naming_the_columns(adult_files, tmp
     res = runner.invoke(app, args)
     text = " ".join(res.output.split())
     assert res.exit_code == 2 and not (tmp_path / "p.csv").exists()
-    assert "age, fnlwgt" in text and "were read from the data" in text
+    assert "the schema was read from the data" in text
+    assert "age (bounds, nullable, integer, kind); fnlwgt (bounds" in text
+    assert "--public-kinds" in text
     assert '"source": "public"' in text and "--param allow_data_domain=true" in text
     allowed = _json([*args, "--param", "allow_data_domain=true", "--json"])
     claim = allowed["claim"]

@@ -27,7 +27,7 @@ from synthcert.data.io import (
     read_table,
     write_table,
 )
-from synthcert.data.schema import Schema
+from synthcert.data.schema import CategoricalColumn, Schema
 from synthcert.data.tails import log_scale_long_tails
 from synthcert.errors import AssumptionError, ParameterError, SynthcertError
 from synthcert.privacy.claims import PrivacyClaim
@@ -73,6 +73,27 @@ class SynthesisResult(Result):
     private_record_path: str | None = None
 
 
+def data_derived_parts(schema: Schema) -> str:
+    """What of ``schema`` was read from the data, column by column ("age (bounds, integer,
+    kind)"), then the choice of dropped columns; "" when nothing was. Public: the schema's
+    marks only."""
+    parts: dict[str, list[str]] = {}
+    for c in schema.columns:
+        if c.source == "data":
+            parts[c.name] = ["categories" if isinstance(c, CategoricalColumn) else "bounds"]
+    dropped = False
+    for item in schema.data_flags:
+        if item == "(dropped columns)":
+            dropped = True
+            continue
+        column, flag = item.rsplit(": ", 1)
+        parts.setdefault(column, []).append(flag)
+    text = "; ".join(f"{n} ({', '.join(v)})" for n, v in parts.items())
+    if dropped:
+        text += ("; and " if text else "") + "which columns are dropped"
+    return text
+
+
 def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
     """Refuse DP synthesis on bounds, categories or flags read from the data, unless allowed.
 
@@ -81,17 +102,14 @@ def refuse_data_domain(schema: Schema, name: str, allow: bool) -> None:
     So do the ``nullable`` and ``integer`` flags of ``schema infer``: whether any value was
     missing, whether every value was whole.
     """
-    cols = [c.name for c in schema.columns if c.source == "data"]
-    flags = schema.data_flags
-    if (cols or flags) and not allow:
-        parts = [f"bounds or categories of {', '.join(cols)}"] if cols else []
-        parts += [f"flags {', '.join(flags)}"] if flags else []
+    read = data_derived_parts(schema)
+    if read and not allow:
         raise AssumptionError(
-            f"the schema's {' and '.join(parts)} were read from the data "
-            '("source" or a "..._source": "data"), so a DP synthesis on '
-            f"it would claim a guarantee it does not give ({name}). Either replace them by "
-            'public ones (a codebook, legal ranges) and mark them "source": "public" (flags: '
-            '"nullable_source"/"integer_source": "public"), or pay for a DP estimate of them '
+            f"the schema was read from the data, so a DP synthesis on it would claim a "
+            f"guarantee it does not give ({name}): {read}. Either replace them by public ones "
+            '(a codebook, legal ranges) and mark them "source": "public" (flags: '
+            '"nullable_source"/"integer_source": "public"; kinds and dropped columns: '
+            "`schema infer --public-kinds` after review), or pay for a DP estimate of them "
             "with --param private_domain=SHARE (a share of epsilon; category lists also need "
             "--delta; data-derived flags then follow a public rule), or pass "
             "--param allow_data_domain=true: the run then states no guarantee "
