@@ -108,7 +108,7 @@ class ColumnStats:
     date_upper: float = -np.inf
     midnight: bool = True
     leading_zeros: int = 0  # numbers written with a leading zero (01247): codes, not amounts
-    decimals: int | None = None  # most decimals of a number as written (None: not read as text)
+    decimals: int | None = None  # most decimals as written (None: not text; -1: an exponent)
     digit_dates: bool = True  # every number so far is a valid date written YYYYMMDD
     digit_lower: float = np.inf  # their range, in days since 1970
     digit_upper: float = -np.inf
