@@ -397,3 +397,55 @@ def test_declared_decimals_round_the_output_and_the_draft_hints_them(tmp_path):
             "decimals": 2}  # fmt: skip
     with pytest.raises(DataError, match="decimals is for numeric columns"):
         Schema.from_dict({"columns": [date]})
+
+
+def test_a_declared_resolution_floors_dates_and_the_draft_hints_it(tmp_path):
+    """A new user's claim months (2023-06) came back as days (2023-09-27) and sensor readings
+    on whole minutes with seconds. A public "resolution" floors the decoded dates (within the
+    bounds); the draft hints it when every value is on a whole month or minute."""
+    rng = np.random.default_rng(10)
+    n = 800
+    months = pd.period_range("2021-01", "2023-12", freq="M").strftime("%Y-%m")
+    stamps = pd.Timestamp("2024-03-01") + pd.to_timedelta(rng.integers(0, 5_000, n), unit="min")
+    table = pd.DataFrame(
+        {
+            "month": rng.choice(months, n),
+            "at": stamps.strftime("%Y-%m-%dT%H:%M:%S"),
+            "day": (
+                pd.Timestamp("2022-01-01") + pd.to_timedelta(rng.integers(0, 600, n), unit="D")
+            ).strftime("%Y-%m-%d"),
+        }
+    )
+    path = tmp_path / "claims.csv"
+    table.to_csv(path, index=False)
+    res = runner.invoke(app, ["schema", "infer", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    reasons = {d["name"]: d["reason"] for d in doc["decisions"]}
+    assert 'declare "resolution": "month"' in reasons["month"]
+    assert 'declare "resolution": "minute"' in reasons["at"]
+    assert "resolution" not in reasons["day"]
+    assert all("resolution" not in c for c in doc["schema"]["columns"])  # a hint only
+    schema = doc["schema"]
+    for col in schema["columns"]:
+        col.update(
+            {"month": {"resolution": "month"}, "at": {"resolution": "minute"}}.get(col["name"], {})
+        )
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    out = tmp_path / "synthetic.csv"
+    args = ["synthesize", str(path), "--schema", str(tmp_path / "s.json"), "--out", str(out)]
+    res = runner.invoke(app, [*args, "--synthesizer", "gaussian-copula"])
+    assert res.exit_code == 0, res.output
+    written = pd.read_csv(out)
+    month = pd.to_datetime(written["month"].dropna())
+    at = pd.to_datetime(written["at"].dropna())
+    assert (month.dt.day == 1).all() and month.min() >= pd.Timestamp("2021-01-01")
+    assert (at.dt.second == 0).all() and len(at) > 0
+    bad = {"columns": [{"name": "m", "kind": "datetime", "lower": "2021-01-01",
+                        "upper": "2022-01-01", "resolution": "week"}]}  # fmt: skip
+    with pytest.raises(DataError, match="resolution must be one of"):
+        Schema.from_dict(bad)
+    numeric = {"columns": [{"name": "x", "kind": "numeric", "lower": 0, "upper": 1,
+                            "resolution": "month"}]}  # fmt: skip
+    with pytest.raises(DataError, match="resolution is for datetime columns"):
+        Schema.from_dict(numeric)

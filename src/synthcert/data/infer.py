@@ -107,6 +107,8 @@ class ColumnStats:
     date_lower: float = np.inf  # seconds since 1970
     date_upper: float = -np.inf
     midnight: bool = True
+    month_starts: bool = True  # every date the 1st of a month at midnight (2023-06 reads so)
+    whole_minutes: bool = True  # every timestamp on a whole minute
     leading_zeros: int = 0  # numbers written with a leading zero (01247): codes, not amounts
     decimals: int | None = None  # most decimals as written (None: not text; -1: an exponent)
     digit_dates: bool = True  # every number so far is a valid date written YYYYMMDD
@@ -227,6 +229,8 @@ class ColumnStats:
             self.date_lower = min(self.date_lower, float(ns.min()) / 1e9)
             self.date_upper = max(self.date_upper, float(ns.max()) / 1e9)
             self.midnight &= bool(np.all(ns % (86_400 * 10**9) == 0))
+            self.month_starts &= bool(np.all(stamps.astype("datetime64[M]") == stamps))
+            self.whole_minutes &= bool(np.all(ns % (60 * 10**9) == 0))
 
     @property
     def present(self) -> int:
@@ -390,7 +394,16 @@ def decide(
         if hi <= lo:
             return out("constant", False, "a single date", None)
         col = DatetimeColumn(name, float(lo), float(hi), True, "data", unit=unit, **null_kw)
-        return out("datetime", True, f"dates from {col.iso(lo)} to {col.iso(hi)}", col)
+        reason = f"dates from {col.iso(lo)} to {col.iso(hi)}"
+        step = (
+            "month" if st.month_starts else "minute" if st.whole_minutes and unit == "s" else None
+        )
+        if step is not None:
+            reason += (
+                f'; every value on a whole {step}: declare "resolution": "{step}" if that is '
+                "public knowledge (the output is then floored to it)"
+            )
+        return out("datetime", True, reason, col)
     if codes:
         note = (
             f"; numbers written with leading zeros ({_percent(st.leading_zeros / present)} of "

@@ -27,6 +27,8 @@ DP_QUANTILE = "dp-quantile"  # the schema file's "bins" value asking for DP quan
 DP_TREE = "dp-tree"  # ... asking for DP bins from a noisy dyadic histogram (privacy.tree_bins)
 CategoryType = Literal["string", "integer", "boolean"]
 DatetimeUnit = Literal["D", "s"]
+Resolution = Literal["year", "month", "day", "hour", "minute"]
+RESOLUTIONS = {"year": "Y", "month": "M", "day": "D", "hour": "h", "minute": "m"}  # numpy units
 DEFAULT_QUANTILE_BINS = 20  # bins of a dp-quantile column without a bin_count
 MAX_DECIMALS = 15  # a double holds about 15 significant decimal digits
 EPOCH = pd.Timestamp("1970-01-01")
@@ -347,16 +349,24 @@ class DatetimeColumn(NumericColumn):
 
     ``lower`` and ``upper`` are public bounds in that unit (the schema file writes them as
     ISO dates); the values are integers in the unit, and decode back to ``datetime64``.
+    ``resolution`` (PUBLIC, declared: months written 2023-06, readings on whole minutes)
+    floors the decoded values to the start of their year, month, day, hour or minute, kept
+    within the bounds (post-processing); None keeps the unit's.
     """
 
     kind: str = "datetime"
     unit: DatetimeUnit = "D"
+    resolution: Resolution | None = None  # PUBLIC: decoded values floored to this
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "integer", True)
         object.__setattr__(self, "integer_source", "public")  # whole units by kind
         if self.unit not in UNIT_NS:
             raise DataError(f"column {self.name!r}: unit must be 'D' (days) or 's' (seconds)")
+        if self.resolution is not None and self.resolution not in RESOLUTIONS:
+            raise DataError(
+                f"column {self.name!r}: resolution must be one of {', '.join(RESOLUTIONS)}"
+            )
         super().__post_init__()
         first, last = (t.value / UNIT_NS[self.unit] for t in (pd.Timestamp.min, pd.Timestamp.max))
         if not first <= self.lower < self.upper <= last:
@@ -375,13 +385,20 @@ class DatetimeColumn(NumericColumn):
         return ns / UNIT_NS[self.unit]
 
     def to_datetime(self, numbers: np.ndarray) -> np.ndarray:
-        """Numbers in the unit back to ``datetime64[ns]`` (rounded to the unit)."""
+        """Numbers in the unit back to ``datetime64[ns]`` (rounded to the unit, then floored
+        to the declared ``resolution`` within the bounds)."""
         x = np.rint(np.asarray(numbers, dtype=np.float64))
         ns = x * UNIT_NS[self.unit]
         out = np.full(x.shape, np.datetime64("NaT"), dtype="datetime64[ns]")
         ok = np.isfinite(ns)
         out[ok] = ns[ok].astype(np.int64).astype("datetime64[ns]")
-        return out
+        if self.resolution is None:
+            return out
+        floored = out.astype(f"datetime64[{RESOLUTIONS[self.resolution]}]").astype(out.dtype)
+        lo, hi = (
+            np.datetime64(int(b * UNIT_NS[self.unit]), "ns") for b in (self.lower, self.upper)
+        )
+        return np.where(np.isnat(out), out, np.clip(floored, lo, hi))
 
     def iso(self, number: float) -> str:
         """A bound as ISO text (a date for unit 'D')."""
@@ -669,6 +686,7 @@ OPTIONAL_DEFAULTS: dict[str, Any] = {
     "fill": None,
     "atoms": None,
     "decimals": None,
+    "resolution": None,
 }
 FLAG_SOURCES = ("nullable_source", "integer_source", "kind_source")
 
@@ -949,7 +967,12 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             common.pop("integer_source", None)
             if common.pop("decimals") is not None:
                 raise DataError(f"column {name!r}: decimals is for numeric columns, not dates")
-            return DatetimeColumn(str(name), lo, hi, True, unit=unit, **common)
+            resolution = spec.get("resolution")
+            return DatetimeColumn(
+                str(name), lo, hi, True, unit=unit, resolution=resolution, **common
+            )
+        if spec.get("resolution") is not None:
+            raise DataError(f"column {name!r}: resolution is for datetime columns")
         return NumericColumn(str(name), lo, hi, _bool(spec, "integer", name), **common)
     if kind == "categorical":
         if "categories" not in spec:
