@@ -369,12 +369,7 @@ def test_declared_decimals_round_the_output_and_the_draft_hints_them(tmp_path):
             "tiny": [f"{x:.1e}" for x in rng.uniform(1e-6, 1e-5, n)],  # an exponent: no hint
         }
     )
-    path = tmp_path / "school.csv"
-    table.to_csv(path, index=False)
-    res = runner.invoke(app, ["schema", "infer", str(path), "--json"])
-    assert res.exit_code == 0, res.output
-    doc = json.loads(res.stdout)
-    reasons = {d["name"]: d["reason"] for d in doc["decisions"]}
+    path, doc, reasons = infer_csv(table, tmp_path / "school.csv")
     assert 'at most 2 decimals: declare "decimals": 2' in reasons["gpa"]
     assert 'declare "decimals": 3' in reasons["rate"] and "decimals" not in reasons["tiny"]
     assert all("decimals" not in c for c in doc["schema"]["columns"])  # a hint only
@@ -416,12 +411,7 @@ def test_a_declared_resolution_floors_dates_and_the_draft_hints_it(tmp_path):
             ).strftime("%Y-%m-%d"),
         }
     )
-    path = tmp_path / "claims.csv"
-    table.to_csv(path, index=False)
-    res = runner.invoke(app, ["schema", "infer", str(path), "--json"])
-    assert res.exit_code == 0, res.output
-    doc = json.loads(res.stdout)
-    reasons = {d["name"]: d["reason"] for d in doc["decisions"]}
+    path, doc, reasons = infer_csv(table, tmp_path / "claims.csv")
     assert 'declare "resolution": "month"' in reasons["month"]
     assert 'declare "resolution": "minute"' in reasons["at"]
     assert "resolution" not in reasons["day"]
@@ -449,3 +439,13 @@ def test_a_declared_resolution_floors_dates_and_the_draft_hints_it(tmp_path):
                             "resolution": "month"}]}  # fmt: skip
     with pytest.raises(DataError, match="resolution is for datetime columns"):
         Schema.from_dict(numeric)
+
+
+def infer_csv(table: pd.DataFrame, path):
+    """Write ``table`` as CSV and draft it with `schema infer --json`: the path, the JSON
+    document and each column's reason."""
+    table.to_csv(path, index=False)
+    res = runner.invoke(app, ["schema", "infer", str(path), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    return path, doc, {d["name"]: d["reason"] for d in doc["decisions"]}
