@@ -243,7 +243,7 @@ def synthesize_command(
     engine_name, address = parse_engine(str(run.get("engine", "local")))
     share = run.get("private_domain")
     bins_share = run.get("dp_bins")
-    refuse_unsized(synthesizer, budget, params)  # before the ledger reserves the run
+    refuse_unsized(synthesizer, budget)  # before the ledger reserves the run
     # privacy ledger (synthcert ledger show): checked before any data is read
     policy = ledger_opts.policy()
 

@@ -21,11 +21,11 @@ per-column statistics (:class:`ColumnStats`), and decides each column in order:
    or more (zip codes 01247: codes; the command line reads a CSV as written, a frame must hold
    them as text): ``categorical`` up to ``max_categories`` distinct values, else
    ``formatted numbers`` (thousands separators, a decimal comma, a currency sign) or
-   ``formatted dates`` (not ISO
-   8601) when 95% of the values look so, else ``categorical`` as a code list when at most
-   :data:`CODE_LIST_MAX` values each repeat in :data:`CODE_LIST_REPEATS` rows on average (60
-   countries in 6,000 rows), else ``identifier`` when (nearly) every value is distinct, else
-   ``free text`` (all dropped; the first two say how to rewrite the column).
+   ``formatted dates`` (not ISO 8601) when 95% of the values look so, else ``categorical``
+   as a code list when at most :data:`CODE_LIST_MAX` values each repeat in
+   :data:`CODE_LIST_REPEATS` rows on average (60 countries in 6,000 rows), else
+   ``identifier`` when (nearly) every value is distinct, else ``free text`` (all dropped; the
+   first two say how to rewrite the column).
 
 A column with missing values (or unparsable text, which counts as missing) is ``nullable``
 with its observed missing share. Every bound, category list, missing share and flag is read
@@ -67,7 +67,8 @@ CODE_LIST_REPEATS = 10  # ... this many values, each held by at least this many 
 ID_NAME = re.compile(r"(^|[_\W])(id|key|uuid|guid|rownames?|index)$", re.IGNORECASE)
 DEFAULT_MAX_ROWS = 200_000
 YEARS = (FIRST_YEAR, LAST_YEAR)  # whole numbers within: perhaps years (a hint in the reason)
-DIGIT_DATES = (19000101, 20991231)  # whole numbers read as dates YYYYMMDD: the public calendar
+# whole numbers read as dates YYYYMMDD: the public calendar's, 19000101 to 20991231
+DIGIT_DATES = (FIRST_YEAR * 10_000 + 101, LAST_YEAR * 10_000 + 1231)
 TAIL_SPAN = 0.05  # hint scale: log when the median lies in this lowest share of [lower, upper]
 
 
@@ -193,12 +194,11 @@ class ColumnStats:
         if not whole:
             self.digit_dates = False
             return
-        text = pd.Series(numbers.astype(np.int64).astype(str))
-        days = pd.to_datetime(text, format="%Y%m%d", errors="coerce")
-        if days.isna().any():
+        days = parse_dates(pd.Series(numbers))  # the fit's reader: the draft agrees with it
+        if np.isnat(days).any():
             self.digit_dates = False
             return
-        day_numbers = days.to_numpy().astype("datetime64[D]").astype(np.int64)
+        day_numbers = days.astype("datetime64[D]").astype(np.int64)
         self.digit_lower = min(self.digit_lower, float(day_numbers.min()))
         self.digit_upper = max(self.digit_upper, float(day_numbers.max()))
 

@@ -367,6 +367,8 @@ class DatetimeColumn(NumericColumn):
             raise DataError(
                 f"column {self.name!r}: resolution must be one of {', '.join(RESOLUTIONS)}"
             )
+        if self.decimals is not None:
+            raise DataError(f"column {self.name!r}: decimals is for numeric columns, not dates")
         super().__post_init__()
         first, last = (t.value / UNIT_NS[self.unit] for t in (pd.Timestamp.min, pd.Timestamp.max))
         if not first <= self.lower < self.upper <= last:
@@ -600,13 +602,19 @@ class Schema(Result):
         ``"column: flag"``: ``nullable``, ``integer``, ``kind`` (numeric, datetime or
         categorical, with a date's unit and a category's dtype), and ``"(dropped columns)"``
         when the choice of dropped columns was read from the data."""
+        out = [f"{name}: {flag}" for name, flag in self.data_flag_pairs]
+        return out + (["(dropped columns)"] if self.drop_source == "data" else [])
+
+    @property
+    def data_flag_pairs(self) -> list[tuple[str, str]]:
+        """(column, flag) for every flag read from the data, in :attr:`data_flags`' order."""
         out = []
         for c in self.columns:
-            out += [f"{c.name}: nullable"] if c.nullable_source == "data" else []
+            out += [(c.name, "nullable")] if c.nullable_source == "data" else []
             if isinstance(c, NumericColumn) and c.integer_source == "data":
-                out.append(f"{c.name}: integer")
-            out += [f"{c.name}: kind"] if c.kind_source == "data" else []
-        return out + (["(dropped columns)"] if self.drop_source == "data" else [])
+                out.append((c.name, "integer"))
+            out += [(c.name, "kind")] if c.kind_source == "data" else []
+        return out
 
     def with_public_kinds(self) -> Schema:
         """The schema with every column's kind and the dropped columns declared public: the
@@ -965,8 +973,6 @@ def column_from_dict(spec: dict[str, Any], i: int = 0) -> Column:
             common["fill"] = _bound({"fill": fill}, "fill", name, kind, unit)
         if kind == "datetime":
             common.pop("integer_source", None)
-            if common.pop("decimals") is not None:
-                raise DataError(f"column {name!r}: decimals is for numeric columns, not dates")
             resolution = spec.get("resolution")
             return DatetimeColumn(
                 str(name), lo, hi, True, unit=unit, resolution=resolution, **common

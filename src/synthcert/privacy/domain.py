@@ -365,9 +365,9 @@ def by_buckets(column: NumericColumn, ranges: Mapping[str, tuple[float, float]])
 
 
 def integer_estimated(column: NumericColumn) -> bool:
-    """Whether a bucketed column's integer flag gets a DP estimate (:mod:`synthcert.privacy.
-    integer_flag`): a public rule on the schema's marks, whatever the flag's value. A date
-    column is whole by kind."""
+    """Whether a data-derived numeric column's integer flag gets a DP estimate
+    (:mod:`synthcert.privacy.integer_flag`): a public rule on the schema's marks, whatever the
+    flag's value. A date column is whole by kind."""
     return column.integer_source == "data" and not isinstance(column, DatetimeColumn)
 
 
@@ -505,6 +505,11 @@ class DomainBudget(Result):
         the zCDP route (a public rule: whether the schema has data-derived category lists)."""
         return "gaussian" if self.categorical_columns else "laplace"
 
+    @property
+    def bucket_unit(self) -> str:
+        """What a bucket or integer-test budget is: epsilon (pure route) or rho (zCDP)."""
+        return "epsilon" if self.bucket_noise == "laplace" else "rho"
+
     def bucket_budget(self, name: str) -> float:
         """epsilon (pure route) or rho (zCDP route) of column ``name``'s buckets:
         its two quantiles' worth (:func:`~synthcert.privacy.magnitude_bounds.
@@ -578,7 +583,7 @@ class DomainBudget(Result):
             for n in self.numeric_columns
             if n not in self.bucket_columns
         ]
-        unit = "epsilon" if self.bucket_noise == "laplace" else "rho"
+        unit = self.bucket_unit
         buckets = [
             (
                 n,
@@ -1076,7 +1081,7 @@ def compose_claim(
         if b.categorical_columns
         else "epsilons added up (pure DP)"
     )
-    unit = "epsilon" if b.bucket_noise == "laplace" else "rho"
+    unit = b.bucket_unit
     split = Assumption(
         "domain_split",
         "; ".join(

@@ -195,6 +195,12 @@ def accepted_params(name: str) -> set[str]:
     return set(constructor_params(get_info(name).load()))
 
 
+def neighboring_of(name: str) -> str:
+    """The neighbouring relation the claims of synthesizer ``name`` are under (its class's
+    ``neighboring``; public)."""
+    return str(getattr(get_info(name).load(), "neighboring", "unbounded"))
+
+
 PUBLIC_RUN = ("schema", "epsilon", "delta")  # given by synthesize itself, not by --param
 
 

@@ -30,6 +30,7 @@ from synthcert.privacy.ledger import (
     planned_budget_claim,
     reserve_claim,
 )
+from synthcert.synthesizers.registry import neighboring_of
 from synthcert.workflows.job_inputs import Budget
 
 G = TypeVar("G")  # the result of an audit gate
@@ -168,13 +169,6 @@ def planned_synthesis_claim(
         epsilon=float(eps), delta=delta, rho=synth.claim_rho(),
         neighboring=str(getattr(synth, "neighboring", "unbounded")),
     )  # fmt: skip
-
-
-def neighboring_of(synthesizer: str) -> str:
-    """The neighbouring relation a registered synthesizer's claims are under."""
-    from synthcert.synthesizers.registry import get_info
-
-    return str(getattr(get_info(synthesizer).load(), "neighboring", "unbounded"))
 
 
 def planned_release_claim(budget: Budget) -> PrivacyClaim:

@@ -10,7 +10,6 @@ input's path and hash.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,9 +45,14 @@ from synthcert.privacy.tree_bins import requested_columns as tree_columns
 from synthcert.results import SynthesisSummary
 from synthcert.run_record import RunRecord, today_utc
 from synthcert.statistics.protocols import FitsFromCounts, FitsFromMoments
-from synthcert.synthesizers.base import DEFAULT_DELTA, constructor_params
+from synthcert.synthesizers.base import DEFAULT_DELTA
 from synthcert.synthesizers.gaussian import incomplete_rows_under_bounded
-from synthcert.synthesizers.registry import accepted_params, get_info, make_synthesizer
+from synthcert.synthesizers.registry import (
+    accepted_params,
+    get_info,
+    make_synthesizer,
+    neighboring_of,
+)
 from synthcert.workflows.artefacts import Publication
 from synthcert.workflows.job_inputs import Budget, Execution, TableSource
 from synthcert.workflows.pipeline import Route, RunOutputs, run_pipeline
@@ -81,15 +85,10 @@ def data_derived_parts(schema: Schema) -> str:
     for c in schema.columns:
         if c.source == "data":
             parts[c.name] = ["categories" if isinstance(c, CategoricalColumn) else "bounds"]
-    dropped = False
-    for item in schema.data_flags:
-        if item == "(dropped columns)":
-            dropped = True
-            continue
-        column, flag = item.rsplit(": ", 1)
+    for column, flag in schema.data_flag_pairs:
         parts.setdefault(column, []).append(flag)
     text = "; ".join(f"{n} ({', '.join(v)})" for n, v in parts.items())
-    if dropped:
+    if schema.drop_source == "data":
         text += ("; and " if text else "") + "which columns are dropped"
     return text
 
@@ -276,19 +275,15 @@ def output_rows(name: str, claim_neighboring: str, n_out: int | None, min_rows: 
     return int(rows_in)
 
 
-def refuse_unsized(synthesizer: str, budget: Budget, params: Mapping[str, Any]) -> None:
+def refuse_unsized(synthesizer: str, budget: Budget) -> None:
     """Refuse a DP run under add/remove neighbours without a public size (``n_out`` or
     ``min_rows``) at once, as :func:`output_rows` would after the fit: before the domain
-    step, the bins or a ledger reservation. Public: the synthesizer, its parameters and the
-    budget."""
+    step, the bins or a ledger reservation. Public: the synthesizer and the budget."""
     if budget.epsilon is None or not budget.epsilon < float("inf"):
         return
-    cls = get_info(synthesizer).load()
-    accepted = constructor_params(cls)
-    if "epsilon" not in accepted:
+    if "epsilon" not in accepted_params(synthesizer):
         return  # make_synthesizer refuses the epsilon, with its own message
-    given = params.get("neighboring") if "neighboring" in accepted else None
-    neighbour = str(given or getattr(cls, "neighboring", "unbounded"))
+    neighbour = neighboring_of(synthesizer)  # a DP synthesizer's, never a parameter's
     output_rows(synthesizer, neighbour, budget.n_out, budget.min_rows, 0, dp=True)
 
 
@@ -429,7 +424,7 @@ def synthesize(
             + " (Budget in Python), not --param"
         )
     dp = epsilon is not None
-    refuse_unsized(synthesizer, budget, params)  # before any step reads the table
+    refuse_unsized(synthesizer, budget)  # before any step reads the table
     split = plan = None
     if private_domain is not None:
         if allow_data_domain:
@@ -440,10 +435,9 @@ def synthesize(
                 admissible="one of --param private_domain=SHARE, --param allow_data_domain=true",
             )
         split = split_budget(schema, synthesizer, private_domain, epsilon, delta)
-        neighboring = getattr(get_info(synthesizer).load(), "neighboring", "unbounded")
         plan = plan_budget(
             schema, private_domain, split.epsilon, split.domain_delta,
-            neighboring=str(neighboring), shares=domain_shares, ranges=domain_ranges,
+            neighboring=neighboring_of(synthesizer), shares=domain_shares, ranges=domain_ranges,
         )  # fmt: skip  # refuses early
         refuse_data_structure(schema)  # before the plan's lines: the run would stop anyway
         if execution.notify is not None:  # public: the budget, the schema and delta only
