@@ -407,9 +407,13 @@ def domain_epsilon(record: dict) -> float:
     return float(zcdp_to_dp(rho, delta - tails)) - math.log1p(-tails)
 
 
-@pytest.mark.parametrize("name", ["gaussian-copula", "privbayes"])
+@pytest.mark.parametrize(
+    ("name", "ranged"),
+    [("gaussian-copula", ()), ("privbayes", ()), ("privbayes", ("age=0:120",))],
+    ids=["gaussian-copula", "privbayes", "privbayes-age-range"],
+)
 def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
-    tmp_path, table, name, monkeypatch, record_property
+    tmp_path, table, name, ranged, monkeypatch, record_property
 ):
     """``--private-domain`` on a schema drafted from each table itself (every bound and
     category list read from the data): the data-derived parts are replaced by DP estimates,
@@ -417,7 +421,8 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
     appear in no published file, the claim states the total budget) and the row counts agree.
     The neighbour with income 1e9 drafts a schema whose upper bound is 1e9; that value must
     reach no public output. Under replace-one neighbours, a missing value or a category below
-    the DP threshold is the documented refusal."""
+    the DP threshold is the documented refusal. With a public range, age's bounds are two DP
+    quantiles and its integer test is paid from them."""
     import sys
 
     from synthcert.data.infer import draft_schema
@@ -425,6 +430,7 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
     module = sys.modules[__name__]
     args = ["synthesize", "--synthesizer", name, "--epsilon", "2", "--delta", "1e-6"]
     args += ["--param", "private_domain=0.4", *REPORT]
+    args += [x for r in ranged for x in ("--param", f"domain_range={r}")]
 
     def run_inferred(kind: str, t: pd.DataFrame) -> dict:
         monkeypatch.setattr(module, "SCHEMA", draft_schema(t).schema.with_public_kinds())
@@ -437,8 +443,9 @@ def test_private_domain_on_an_inferred_schema_publishes_the_same_files(
     assert claim["guarantee"] == "differential privacy"
     assert (claim["epsilon"], claim["delta"], claim["neighboring"]) == (2.0, 1e-6, "bounded")
     domain = [e for e in base["record"]["ledger"] if e.get("step") == "domain"]
-    # a magnitude histogram and an integer test per numeric column, one category list
-    assert len(domain) == 3 + 3 + 1
+    # a magnitude histogram (two DP quantiles with a range) and an integer test per numeric
+    # column, one category list
+    assert len(domain) == 3 + 3 + 1 + len(ranged)
     assert domain_epsilon(base["record"]) == pytest.approx(0.8)
     assert domain_epsilon(base["record"]) <= 0.8
     # Column kinds are still read from the data by a drafted schema (documented), declared
