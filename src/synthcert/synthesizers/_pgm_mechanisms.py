@@ -363,6 +363,13 @@ def l1_errors(
     return errors
 
 
+def unmeasured(candidates: Sequence[Clique], state: PGMState) -> list[Clique]:
+    """Without DP: the candidates not measured yet (a measured marginal is known exactly, so
+    measuring it again adds nothing; the estimate only has to fit it)."""
+    measured = set(state.selected)
+    return [r for r in candidates if r not in measured]
+
+
 def measure_one_way_exactly(
     est: Estimator,
     state: PGMState,
@@ -470,9 +477,9 @@ def run_aim(
     epsilon_0 = sqrt(8 (1 - measure_share) rho / T); one-way marginals first (Algorithm 5), then
     selection by the exponential mechanism on w_r (||x_r - y_r||_1 - sqrt(2/pi) sigma d_r),
     measurement, estimation, annealing (Algorithm 6), until rho is spent exactly.
-    Without DP: one-way marginals, then the worst-approximated admissible candidate by
-    w_r ||x_r - y_r||_1 for ``rounds`` rounds (default k), measured exactly, stopping early
-    when every candidate is matched.
+    Without DP: one-way marginals, then the worst-approximated admissible candidate not yet
+    measured, by w_r ||x_r - y_r||_1, for ``rounds`` rounds (default k), measured exactly,
+    stopping early when every candidate is matched or measured.
 
     ``compress`` (DP only): after the one-way measurements, the model's domain merges the codes
     whose noisy one-way count is below 3 sigma (:func:`compression_rule`; the first
@@ -491,7 +498,9 @@ def run_aim(
     if rho is None:
         measure_one_way_exactly(est, state, answers, columns, round_iters)  # Algorithm 5
         for t in range(run.rounds or k):
-            cand = admissible(candidates, est, state, run.max_model_size)
+            cand = unmeasured(admissible(candidates, est, state, run.max_model_size), state)
+            if not cand:
+                break
             w = np.array([weights[r] for r in cand])
             err = w * l1_errors(cand, answers, state.calib)  # type: ignore[arg-type]
             if err.max() <= 1e-6 * n:
@@ -585,7 +594,9 @@ def run_mwem(run: MechanismInputs) -> PGMState:
     junction tree stays within max_model_size * t / T megabytes, and sigma =
     sqrt(1 / (2 measure_share rho/T)) on the measurement. The first selection compares against the
     uniform distribution of total 1 (nothing is known yet). Without DP: the one-way marginals
-    are measured exactly first (they cost nothing), then the argmax of ||x_r - y_r||_1.
+    are measured exactly first (they cost nothing), then the argmax of ||x_r - y_r||_1 over
+    the marginals not measured yet (:func:`unmeasured`) within the whole size limit from the
+    first round (the growing limit shares a budget; without DP there is none).
     """
     t0 = time.perf_counter()
     answers, n, sizes, rho = run.answers, run.n, run.sizes, run.rho
@@ -604,11 +615,15 @@ def run_mwem(run: MechanismInputs) -> PGMState:
     else:  # without DP the one-way marginals cost nothing: measure them exactly first
         measure_one_way_exactly(est, state, answers, list(sizes), round_iters)
     for t in range(1, T + 1):
-        cand = admissible(candidates, est, state, run.max_model_size * t / T)
+        limit = run.max_model_size * (t / T if rho is not None else 1.0)
+        cand = admissible(candidates, est, state, limit)
+        if rho is None and not (cand := unmeasured(cand, state)):
+            if round_iters != run.pgm_iters:  # every admissible marginal is known exactly
+                est.fit(state, run.pgm_iters)
+            break
         if not cand:
             raise AssumptionError(
-                f"no workload marginal fits a junction tree of {run.max_model_size * t / T:.3g} MB "
-                f"in round {t} of {T}",
+                f"no workload marginal fits a junction tree of {limit:.3g} MB in round {t} of {T}",
                 assumption="some candidate marginal fits max_model_size * t / T",
                 admissible="a larger max_model_size, or fewer rounds",
             )
