@@ -328,6 +328,23 @@ def test_dp_synthesis_publishes_the_same_files_for_every_neighbour(
     report_outcomes(record_property, outcomes)
 
 
+def test_one_record_that_crashes_pandas_neither_aborts_the_fit_nor_shows(tmp_path, table):
+    """One record holding a huge exponent, which kills pandas 2.x's number parsers
+    (pandas-dev/pandas#63089; the old code exited 139, with no message, when the record was
+    there): the run completes and publishes what its bounded neighbour (the same row holding
+    a number) publishes, stdout, stderr and the exit code included. In a subprocess: a
+    regression kills that process, not the test run."""
+    args = ["synthesize", "--synthesizer", "privbayes", "--epsilon", "1", "--delta", "1e-6"]
+    args += ["--min-rows", MIN_ROWS, *REPORT]
+    base = run_process(tmp_path / "D", table, args, "s.parquet")
+    odd = table.copy()
+    odd["score"] = odd["score"].astype(object)
+    odd.loc[odd.index[-1], "score"] = "2e2812376119"
+    other = run_process(tmp_path / "odd", odd, args, "s.parquet")
+    assert base["exit_code"] == 0, base["stderr"][-2000:]
+    assert other == base
+
+
 def test_gaussian_through_synthesize_publishes_the_same_files(tmp_path, table):
     args = ["synthesize", "--synthesizer", "gaussian", "--param", f"sigma={SIGMA}"]
     args += ["--min-rows", MIN_ROWS]

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
+from synthcert.data.numbers import to_numeric_safe
 from synthcert.data.schema import CategoricalColumn, Column, DatetimeColumn, NumericColumn, Schema
 from synthcert.data.text import whole_as_integer_text
 from synthcert.errors import DataError, ParameterError
@@ -249,7 +250,7 @@ def numeric_values(series: pd.Series, column: NumericColumn, row_offset: int = 0
         # an attacker: one record moved nine counts); it is not a number here: missing. Text
         # (a CSV's) is never complex: only other objects are looked at, value by value
         series = series.where(~series.map(lambda v: isinstance(v, complex)).astype(bool))
-    out = np.array(pd.to_numeric(series, errors="coerce"), dtype=np.float64)
+    out = np.array(to_numeric_safe(series), dtype=np.float64)
     unread = np.isnan(out) & series.notna().to_numpy()
     if unread.any() and (series.dtype == object or pd.api.types.is_string_dtype(series)):
         # only the values to_numeric could not read: text booleans, as a boolean column reads

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert._result import Result
+from synthcert.data.numbers import to_numeric_safe
 from synthcert.data.schema import (
     CategoricalColumn,
     Column,
@@ -136,7 +137,7 @@ class ColumnStats:
             self.boolean &= bool(
                 present.astype(str).str.strip().str.lower().isin(["true", "false"]).all()
             )
-            nums = pd.to_numeric(present, errors="coerce") if not self.boolean else None
+            nums = to_numeric_safe(present) if not self.boolean else None
         if nums is not None and not pd.api.types.is_datetime64_any_dtype(present):
             ok = nums.dropna().to_numpy(dtype=np.float64)
             ok = ok[np.isfinite(ok)]

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from synthcert.data.numbers import may_crash_parser, numbers_read_back
 from synthcert.errors import DataError
 
 DEFAULT_NA_VALUES: tuple[str, ...] = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
@@ -209,14 +210,20 @@ def _csv_chunks(
     if file.stat().st_size == 0:
         raise DataError(f"input file {str(file)!r} is empty")
     kwargs = csv.pandas_kwargs()
-    if as_text:
+    # a token that would crash pandas 2.x's number parser (synthcert.data.numbers): read the
+    # file as text and convert its columns of numbers safely (the same values otherwise)
+    guarded = not as_text and may_crash_parser(file)
+    if as_text or guarded:
         kwargs["dtype"] = str
+    texts = set(csv.text_columns)
     try:
         if chunk_rows is None:
-            yield pd.read_csv(file, **kwargs)
+            frame = pd.read_csv(file, **kwargs)
+            yield numbers_read_back(frame, texts) if guarded else frame
             return
         with pd.read_csv(file, chunksize=chunk_rows, **kwargs) as reader:
-            yield from reader
+            for chunk in reader:
+                yield numbers_read_back(chunk, texts) if guarded else chunk
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"input file {str(file)!r} has no rows") from exc
     except pd.errors.ParserError as exc:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from synthcert.data.numbers import to_numeric_safe
+
 EXACT_INTEGERS = 2.0**53  # whole floats below this are integers exactly
 
 
@@ -18,7 +20,7 @@ def whole_as_integer_text(series: pd.Series) -> pd.Series:
     size) written as an integer ("1", never "1.0"): the name a value gets depends on the value
     alone, not on the dtype pandas gave its column (an int64 column holding one null is
     float64)."""
-    parsed = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    parsed = to_numeric_safe(series).to_numpy(dtype=np.float64, na_value=np.nan)
     num = pd.Series(parsed, index=series.index)
     whole = num.notna() & (np.mod(num.fillna(0.5), 1) == 0) & (num.abs() < EXACT_INTEGERS)
     text = series.astype(str).str.strip()
