@@ -212,7 +212,7 @@ def _csv_chunks(
     kwargs = csv.pandas_kwargs()
     # a token that would crash pandas 2.x's number parser (synthcert.data.numbers): read the
     # file as text and convert its columns of numbers safely (the same values otherwise)
-    guarded = not as_text and may_crash_parser(file)
+    guarded = not as_text and may_crash_parser(file, header=csv.header)
     if as_text or guarded:
         kwargs["dtype"] = str
     texts = set(csv.text_columns)

