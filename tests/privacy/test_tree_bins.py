@@ -534,3 +534,40 @@ def test_the_step_keeps_an_atom_with_records_and_drops_one_without():
     # the decisions are DP outputs of the schema, written to the file like its bins
     again = Schema.from_dict(json.loads(step.schema.to_json()))
     assert again.column("rooms").atoms == () and again.column("gain").atoms == (0.0,)
+
+
+def test_restoring_an_atom_adds_its_count_to_its_cell_at_every_level():
+    leaves = np.arange(16, dtype=np.float64)
+    levels = split_levels(level_counts(leaves))
+    tree_bins.restore_atom(levels, 5, 7.0)
+    expected = leaves.copy()
+    expected[5] += 7.0
+    for got, want in zip(levels, split_levels(level_counts(expected)), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_dropped_atom_is_an_ordinary_value_of_its_cell_with_its_records():
+    """A length of stay in whole days, 5 % of them 0, under a budget too small for the 3 sd
+    atom test: when the atom is dropped its records go back to the cell holding 0, which then
+    decodes to 0 about as often as the table holds it (the old step kept the cell empty, and
+    no row ever came out at 0)."""
+    column = NumericColumn("los_days", 0.0, 365.0, integer=True)
+    rng = np.random.default_rng(0)
+    days = (9 + rng.geometric(0.2, 3_800)).clip(1, 365).astype(np.float64)  # none in 1..9
+    edges = fine_edges(column, 2**DEPTH)
+    leaves = np.bincount(np.searchsorted(edges, days, side="right") - 1, minlength=2**DEPTH)
+    shares = []
+    for seed in range(40):
+        out = tree_bin_column(
+            column, leaves, 2e-4, noise="gaussian", neighboring="unbounded", bins=16,
+            rng=np.random.default_rng(seed), atom_counts=np.array([200.0]),
+        )  # fmt: skip
+        if out.atoms:  # kept (its own code): the test is about the dropped ones
+            continue
+        zero_cell = np.searchsorted(edges, 0.0, side="right") - 1
+        assert cell_capacity(out, edges)[zero_cell] >= 1  # 0 is a value of its cell again
+        shares.append(out.cell_mass[zero_cell])
+    assert len(shares) >= 20
+    # the cell holding 0 (0 to 5 days, no record but the zeros) keeps the zeros' 200 of 4,000
+    assert leaves[0] == 0
+    assert abs(float(np.mean(shares)) - 0.05) < 0.02
