@@ -359,3 +359,32 @@ def test_synthesizers_params_lists_what_param_accepts_and_a_typo_names_them(tmp_
     text = " ".join(res.output.split())
     assert res.exit_code == 2 and "no parameter(s) ['thetaa']" in text
     assert "its parameters are degree, structure_share" in text and "theta" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "why"),
+    [
+        ("privbayes", ["--epsilon", "1"], "privbayes is DP under replace-one neighbours"),
+        ("gaussian-copula", [], "without DP no table size is hidden"),
+        ("aim", ["--epsilon", "1", "--param", "rounds=15", "--param", "pgm_iters=20"], None),
+    ],
+)
+def test_a_min_rows_the_run_does_not_use_is_said(adult_files, tmp_path, name, extra, why):
+    """A new user passed --min-rows 6000 to privbayes to hide n and got n rows with no word:
+    under replace-one neighbours (and without DP) n is public and released. The note says so;
+    AIM (add/remove neighbours) releases --min-rows rows and prints no note."""
+    res = runner.invoke(
+        app,
+        [
+            "synthesize", str(adult_files / "num.csv"), "--schema",
+            str(adult_files / "num.schema.json"), "--synthesizer", name, *extra,
+            "--min-rows", "3000", "--out", str(tmp_path / "s.csv"),
+        ],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    rows = len(pd.read_csv(tmp_path / "s.csv"))
+    if why is None:
+        assert "--min-rows is not used" not in res.stderr and rows == 3000
+    else:
+        assert f"--min-rows is not used: {why}" in " ".join(res.stderr.split())
+        assert rows == 4000

@@ -266,9 +266,10 @@ MinRowsOpt = Annotated[
     typer.Option(
         "--min-rows",
         help="PUBLIC lower bound on the number of rows of the input (unbounded neighbours hide "
-        "the exact size): the default number of rows released; the Gaussian release evaluates "
-        "its guarantee at it and refuses a smaller table (a DP synthesizer's guarantee holds "
-        "at any size).",
+        "the exact size): the default number of rows released by a DP synthesizer under "
+        "add/remove neighbours (under replace-one neighbours, and without DP, n is released: a "
+        "note says so); the Gaussian release evaluates its guarantee at it and refuses a "
+        "smaller table (a DP synthesizer's guarantee holds at any size).",
     ),
 ]
 PrivateRecordOpt = Annotated[

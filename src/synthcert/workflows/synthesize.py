@@ -287,6 +287,28 @@ def refuse_unsized(synthesizer: str, budget: Budget) -> None:
     output_rows(synthesizer, neighbour, budget.n_out, budget.min_rows, 0, dp=True)
 
 
+def unused_min_rows_note(synthesizer: str, budget: Budget, dp: bool) -> str | None:
+    """The note for a ``min_rows`` the run would otherwise ignore in silence: a DP synthesizer
+    under replace-one neighbours (n is public, so the release has n rows) or a run without DP,
+    where no synthesizer but one that takes ``min_rows`` reads it. Public: the synthesizer and
+    the budget only."""
+    if budget.min_rows is None or budget.n_out is not None:
+        return None
+    if "min_rows" in accepted_params(synthesizer):
+        return None
+    if dp and neighboring_of(synthesizer) == "unbounded":
+        return None  # the default number of rows released (output_rows)
+    why = (
+        f"{synthesizer} is DP under replace-one neighbours, where the table size is public"
+        if dp
+        else "without DP no table size is hidden"
+    )
+    return (
+        f"--min-rows is not used: {why}, so the release has as many rows as the input "
+        "(--param n_out=N to choose)"
+    )
+
+
 def synthesize(
     source: TableSource | str | os.PathLike,
     schema: Schema,
@@ -425,6 +447,8 @@ def synthesize(
         )
     dp = epsilon is not None
     refuse_unsized(synthesizer, budget)  # before any step reads the table
+    if execution.notify is not None and (note := unused_min_rows_note(synthesizer, budget, dp)):
+        execution.notify(note)
     split = plan = None
     if private_domain is not None:
         if allow_data_domain:
