@@ -384,3 +384,13 @@ def test_a_runs_record_alone_makes_an_internal_report_with_its_claim(tmp_path):
     assert "privbayes" in page
     res = runner.invoke(app, ["report", "--private-record", str(record), "--out", str(out)])
     assert res.exit_code == 2 and "--internal" in res.output  # never into a public report
+
+
+def test_an_audit_labelled_with_its_settings_is_the_same_mechanism(certificate, audit):
+    """The audit's result names its synthesizer with its settings ("privbayes (epsilon=1)"); a
+    new user's internal report called that and the certificate's "privbayes" two different
+    mechanisms. A different synthesizer still is one."""
+    labelled = dict(json.loads(json.dumps(audit)), synthesizer="gaussian (epsilon=1)")
+    assert audit_section(labelled, certificate)["mismatch"] is None
+    other = dict(labelled, synthesizer="privbayes (epsilon=1)")
+    assert "two different mechanisms" in audit_section(other, certificate)["mismatch"]

@@ -150,10 +150,12 @@ def audit_section(
     out["at_risk"] = at_risk_rows(au)
     a_syn = au.synthesizer
     c_syn = released.synthesizer if released is not None else None
+    # the audit's label adds its settings to the registry name: "privbayes (epsilon=1)"
+    a_name = a_syn.split(" (", 1)[0] if a_syn else a_syn
     out["mismatch"] = (
         f"The audit attacked the {a_syn} synthesizer but the certificate is for {c_syn}; the "
         "sandwich compares two different mechanisms."
-        if a_syn and c_syn and a_syn != c_syn
+        if a_name and c_syn and a_name != c_syn
         else None
     )
     return out
