@@ -20,9 +20,11 @@ more released count per such atom: the records equal to it, which the levels do 
 :data:`ATOM_SD` = 3 noise standard deviations (an empty atom passes with probability 0.13 %
 under Gaussian noise, 0.72 % under Laplace noise; at theta's two, 2.3 % of the columns with a
 bound at 0 and no record there got exact zeros from Gaussian noise), else the column gets
-``atoms = ()`` and the atom's noisy count goes back into the tree at the cell holding its value
-(:func:`restore_atom`), which is then an ordinary value of that cell. Declared atoms are kept as
-declared, and not counted.
+``atoms = ()`` and the atom's noisy count, when it reaches :data:`END_SD` sd, goes back into the
+tree at the cell holding its value (:func:`restore_atom`), which is then an ordinary value of
+that cell (below one sd it is read as noise, as the tail rule reads an end leaf: restoring
+every count made California's 2-way TV 1.6 % worse, its seven bounds at 0 holding nobody).
+Declared atoms are kept as declared, and not counted.
 
 **Sensitivity.** Adding or removing one record changes one count per level by 1, or one
 atom's count by 1: L1 sensitivity max(L, 1) = L, L2 sqrt(L). Replacing one record moves one
@@ -476,7 +478,7 @@ def tree_bin_column(
     cap = cell_capacity(decided, edges)  # a dropped atom is an ordinary value of its cell again
     tree = split_levels(noisy)
     for atom, count, keep in zip(candidates, noisy_atoms, kept, strict=True):
-        if not keep:
+        if not keep and count >= END_SD * sd:  # below one sd: noise, as the tail rule reads it
             restore_atom(tree, int(fine_codes(np.array([atom]), edges)[0]), float(count))
     estimates = consistent_tree(tree)
     mass, leaf_edges = allocate(estimates, cap, theta)
