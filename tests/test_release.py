@@ -269,6 +269,8 @@ def test_ridged_release_is_unconditional_even_on_a_singular_table(tmp_path):
     with pytest.raises(AssumptionError, match="too close to that limit") as info:
         release(src, schema, tmp_path / "x.csv", Budget(sigma=1e-3, min_rows=4_000))
     assert "smallest eigenvalue 0" in info.value.private_detail
+    # it names the public width and the way out when no sigma can pass (a new user's survey)
+    assert "(d = 3 here)" in str(info.value) and "--param ridge=RHO" in str(info.value)
     res = release(src, schema, tmp_path / "r.csv", Budget(ridge=0.05, min_rows=4_000, n_out=100))
     cert = res.certificate
     ref = certify_ridge(4_000, 3, 0.05, n_out=100, delta=1 / 4_000**2)

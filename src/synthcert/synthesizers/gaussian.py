@@ -400,7 +400,9 @@ class GaussianSynthesizer(Synthesizer):
         if self.sigma_declared is not None:
             need = neighbour_margin(n, self.encoder.dim, self.sigma_declared, self.neighboring)
             if not (lam_min >= need and lam_min > 1e-12):  # a NaN eigenvalue is refused too
-                raise margin_refusal(self.sigma_declared, self.neighboring, detail, need)
+                raise margin_refusal(
+                    self.sigma_declared, self.neighboring, detail, need, self.encoder.dim
+                )
             return
         if not lam_min > 1e-12:
             raise AssumptionError(
@@ -902,16 +904,22 @@ def encoded_column_names(schema: Schema) -> list[str]:
     return names
 
 
-def margin_refusal(sigma: float, neighboring: str, detail: str, need: float) -> AssumptionError:
+def margin_refusal(
+    sigma: float, neighboring: str, detail: str, need: float, dim: int
+) -> AssumptionError:
     """The one refusal of a table outside the neighbour margin of the declared ``sigma``
-    (singular covariances included); its text names public quantities only."""
+    (singular covariances included); its text names public quantities only (sigma, the
+    relation and the encoded width ``dim``, which the schema fixes)."""
     return AssumptionError(
         "the table does not meet the public assumption of the certificate: every "
         f"table that differs from it in one record ({neighboring} neighbours) "
         "must have an encoded covariance whose smallest eigenvalue is at least the "
         f"declared sigma = {sigma:.6g}, and this table is too close to that limit "
         "(docs/publication.md, 'The neighbour margin'). Declare a smaller public sigma, drop "
-        "constant or nearly collinear columns, or merge rare or unused categories.",
+        "constant or nearly collinear columns, or merge rare or unused categories. The margin "
+        f"grows with the encoded width (d = {dim} here) and shrinks with the rows (about "
+        "4d/n), so a small or wide table may pass no sigma at all: the ridged release "
+        "(--param ridge=RHO) assumes nothing about the covariance.",
         assumption="lambda_min of every neighbouring table >= sigma",
         admissible="a smaller declared sigma",
         private_detail=f"{detail}; the margin for this table is {need:.6g}",
