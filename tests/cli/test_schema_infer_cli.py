@@ -446,6 +446,10 @@ def test_a_declared_resolution_floors_dates_and_the_draft_hints_it(tmp_path):
     at = pd.to_datetime(written["at"].dropna())
     assert (month.dt.day == 1).all() and month.min() >= pd.Timestamp("2021-01-01")
     assert (at.dt.second == 0).all() and len(at) > 0
+    # and the CSV writes them at their resolution, as the input did: 2023-06, 2024-03-01 13:05
+    assert written["month"].dropna().str.fullmatch(r"\d{4}-\d\d").all()
+    assert written["at"].dropna().str.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d").all()
+    assert written["day"].dropna().str.fullmatch(r"\d{4}-\d\d-\d\d").all()  # none declared
     bad = {"columns": [{"name": "m", "kind": "datetime", "lower": "2021-01-01",
                         "upper": "2022-01-01", "resolution": "week"}]}  # fmt: skip
     with pytest.raises(DataError, match="resolution must be one of"):

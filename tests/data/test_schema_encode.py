@@ -167,3 +167,21 @@ def test_integer_decoding_never_leaves_its_bin():
     back = disc.inverse_transform(codes, np.random.default_rng(0))
     assert back["age"].dtype == np.int64
     np.testing.assert_array_equal(disc.transform(back), codes)
+
+
+def test_dates_are_written_at_their_declared_resolution_missing_kept():
+    from synthcert.data.encode import dates_as_written
+    from synthcert.data.schema import DatetimeColumn
+
+    lo_d, hi_d = (DatetimeColumn.parse_bound(t, "D") for t in ("2021-01-01", "2024-01-01"))
+    lo_s, hi_s = (DatetimeColumn.parse_bound(t, "s") for t in ("2021-01-01", "2024-01-01"))
+    month = DatetimeColumn("m", lo_d, hi_d, resolution="month")
+    minute = DatetimeColumn("t", lo_s, hi_s, unit="s", resolution="minute")
+    plain = DatetimeColumn("d", lo_s, hi_s, unit="s")
+    stamps = pd.to_datetime(["2023-06-01 13:05", None])
+    frame = pd.DataFrame({"m": stamps, "t": stamps, "d": stamps})
+    out = dates_as_written(frame, Schema((month, minute, plain)))
+    assert out["m"].tolist()[0] == "2023-06" and out["t"].tolist()[0] == "2023-06-01 13:05"
+    assert out["m"].isna().tolist() == [False, True] and out["t"].isna().tolist() == [False, True]
+    assert out["d"].dtype == frame["d"].dtype  # no resolution: left to the writer
+    assert frame["m"].dtype.kind == "M"  # the input frame is not modified

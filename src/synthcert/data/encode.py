@@ -340,6 +340,19 @@ def typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
     )
 
 
+def dates_as_written(frame: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """The decoded frame as a CSV file holds it: each date column of a declared resolution
+    as text at that resolution (:meth:`~synthcert.data.schema.DatetimeColumn.as_text`); the
+    frame itself when there is none. Parquet keeps the dates typed."""
+    dated = [
+        c for c in schema.columns
+        if isinstance(c, DatetimeColumn) and c.resolution is not None and c.name in frame
+    ]  # fmt: skip
+    if not dated:
+        return frame
+    return frame.assign(**{c.name: c.as_text(frame[c.name]) for c in dated})
+
+
 def clipped_typed_frame(schema: Schema, data: dict[str, np.ndarray]) -> pd.DataFrame:
     """:func:`typed_frame` of a model's sampled values: numbers clipped to the public bounds
     first (NaN = missing), then integers rounded and category codes (-1 = missing) typed."""

@@ -29,6 +29,14 @@ CategoryType = Literal["string", "integer", "boolean"]
 DatetimeUnit = Literal["D", "s"]
 Resolution = Literal["year", "month", "day", "hour", "minute"]
 RESOLUTIONS = {"year": "Y", "month": "M", "day": "D", "hour": "h", "minute": "m"}  # numpy units
+# how a date of a declared resolution is written to text (CSV): nothing finer than it
+RESOLUTION_TEXT = {
+    "year": "%Y",
+    "month": "%Y-%m",
+    "day": "%Y-%m-%d",
+    "hour": "%Y-%m-%d %H:00",
+    "minute": "%Y-%m-%d %H:%M",
+}
 DEFAULT_QUANTILE_BINS = 20  # bins of a dp-quantile column without a bin_count
 MAX_DECIMALS = 15  # a double holds about 15 significant decimal digits
 EPOCH = pd.Timestamp("1970-01-01")
@@ -351,7 +359,8 @@ class DatetimeColumn(NumericColumn):
     ISO dates); the values are integers in the unit, and decode back to ``datetime64``.
     ``resolution`` (PUBLIC, declared: months written 2023-06, readings on whole minutes)
     floors the decoded values to the start of their year, month, day, hour or minute, kept
-    within the bounds (post-processing); None keeps the unit's.
+    within the bounds (post-processing), and a CSV writes them at it (:meth:`as_text`); None
+    keeps the unit's.
     """
 
     kind: str = "datetime"
@@ -401,6 +410,14 @@ class DatetimeColumn(NumericColumn):
             np.datetime64(int(b * UNIT_NS[self.unit]), "ns") for b in (self.lower, self.upper)
         )
         return np.where(np.isnat(out), out, np.clip(floored, lo, hi))
+
+    def as_text(self, values: pd.Series) -> pd.Series:
+        """Decoded dates as a CSV writes them: at the declared ``resolution`` and nothing
+        finer (2023-06 for a month, 2024-03-01 13:05 for a minute; :data:`RESOLUTION_TEXT`),
+        missing kept missing; unchanged without a resolution (pandas writes seconds)."""
+        if self.resolution is None:
+            return values
+        return pd.to_datetime(values).dt.strftime(RESOLUTION_TEXT[self.resolution])
 
     def iso(self, number: float) -> str:
         """A bound as ISO text (a date for unit 'D')."""

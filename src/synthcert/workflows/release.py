@@ -26,7 +26,7 @@ import pandas as pd
 
 from synthcert._result import Result
 from synthcert._version import __version__
-from synthcert.data.encode import MissingPolicy
+from synthcert.data.encode import MissingPolicy, dates_as_written
 from synthcert.data.io import PARQUET_SUFFIXES, ChunkedTableWriter
 from synthcert.data.schema import Schema
 from synthcert.errors import AssumptionError, BudgetError, ParameterError
@@ -389,7 +389,7 @@ class _ReleaseRoute(Route[None, _Plan, Certificate]):
                 if parquet:
                     writer.write_arrow(chunk)
                 else:
-                    writer.write(chunk)
+                    writer.write(dates_as_written(chunk, synth.schema))
                 if progress:
                     progress("sample", writer.rows, n)
 

@@ -19,7 +19,9 @@ import pyarrow.parquet as pq
 
 from synthcert._result import Result
 from synthcert._version import __version__
+from synthcert.data.encode import dates_as_written
 from synthcert.data.io import (
+    PARQUET_SUFFIXES,
     CsvOptions,
     is_parquet,
     iter_table_chunks,
@@ -626,8 +628,12 @@ class _SynthesisRoute(Route[tuple[int, Any], tuple[int, PrivacyClaim], Synthesis
     def write_file(
         self, n: int, out: Path, *, seed: np.random.SeedSequence, engine: Any, protect: list[Path]
     ) -> None:
-        """The n rows drawn in memory (``model.sample``), written atomically."""
-        write_table(self.model.sample(n, seed=seed), out, protect=protect)
+        """The n rows drawn in memory (``model.sample``), written atomically (a CSV file holds
+        its dates at their declared resolution: :func:`~synthcert.data.encode.dates_as_written`)."""
+        rows = self.model.sample(n, seed=seed)
+        if out.suffix.lower() not in PARQUET_SUFFIXES:
+            rows = dates_as_written(rows, self.model.schema)
+        write_table(rows, out, protect=protect)
 
     def publish(self, pub: Publication, plan: tuple[int, PrivacyClaim]) -> SynthesisSummary:
         """The ledgers of the DP steps and the accountant (private), and the public summary."""
