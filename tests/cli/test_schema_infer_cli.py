@@ -90,10 +90,15 @@ def test_long_right_tails_are_hinted_never_applied_and_log_declares_the_scale(tm
     table = skewed_table()
     draft = draft_schema(table)
     hints = {d.name: d.scale_hint for d in draft.decisions}
-    assert hints == {"charges": "log", "bmi": None, "days": None, "share": None, "pnl": None}
+    # pnl has the same tail through 0: asinh, since log(1 + x - lower) would spend most of its
+    # range below 0 (before, a negative value kept any hint away)
+    assert hints == {
+        "charges": "log", "bmi": None, "days": None, "share": None, "pnl": "signed-log",
+    }  # fmt: skip
     assert {c.scale for c in draft.schema.columns} == {"linear"}  # a scale is declared, not read
-    reason = {d.name: d.reason for d in draft.decisions}["charges"]
-    assert "long right tail" in reason and '"scale": "log"' in reason
+    reason = {d.name: d.reason for d in draft.decisions}
+    assert "long right tail" in reason["charges"] and '"scale": "log"' in reason["charges"]
+    assert '"scale": "signed-log"' in reason["pnl"]
     chunks = [table.iloc[i : i + 900] for i in range(0, len(table), 900)]
     assert draft_schema(chunks) == draft  # the magnitude counts merge over chunks
 
@@ -107,9 +112,9 @@ def test_long_right_tails_are_hinted_never_applied_and_log_declares_the_scale(tm
     path = tmp_path / "t.csv"
     table.to_csv(path, index=False)
     res = runner.invoke(app, ["schema", "infer", str(path)])
-    assert res.exit_code == 0 and "add --log charges if that is public" in " ".join(
-        res.stderr.split()
-    )
+    shown = " ".join(res.stderr.split())
+    assert res.exit_code == 0 and "add --log charges if that is public" in shown
+    assert 'long tails through 0 in pnl: declare "scale": "signed-log"' in shown
     assert '"scale": "log"' not in res.stdout
     res = runner.invoke(app, ["schema", "infer", str(path), "--log", "charges", "--json"])
     doc = json.loads(res.stdout)

@@ -85,8 +85,9 @@ def schema_infer(
     read from the data and marked so: replace them with public ones (a codebook, legal
     ranges) and set "source": "public" before a DP synthesis or a release. The decisions go
     to stderr as a table (stdout keeps the schema JSON), or with --json to stdout with the
-    schema. A non-negative column whose median lies in the lowest 5% of its range gets a
-    hint (scale_hint "log"), never a scale: declare it with --log if it is public knowledge.
+    schema. A column whose median lies in the lowest 5% of its range gets a hint (scale_hint
+    "log", or "signed-log" when it holds negative numbers), never a scale: declare it (--log
+    for "log") if it is public knowledge.
     The CSV options given here (--sep, --no-header, --na-value, --encoding) are written to the
     draft's "csv" section, which every command then reads the table with.
     """
@@ -123,10 +124,15 @@ def schema_infer(
         print_decisions(draft)
     schema = draft.require_schema()
     warn("all bounds, categories and missing shares were taken from the data; replace them")
-    hinted = [d.name for d in draft.decisions if d.scale_hint and d.name not in (log or ())]
-    if hinted:
-        flags = " ".join(f"--log {shlex.quote(name)}" for name in hinted)
-        warn(f"long right tails in {', '.join(hinted)}: add {flags} if that is public knowledge")
+    hinted = [d for d in draft.decisions if d.scale_hint and d.name not in (log or ())]
+    if logs := [d.name for d in hinted if d.scale_hint == "log"]:
+        flags = " ".join(f"--log {shlex.quote(name)}" for name in logs)
+        warn(f"long right tails in {', '.join(logs)}: add {flags} if that is public knowledge")
+    if signed := [d.name for d in hinted if d.scale_hint == "signed-log"]:
+        warn(
+            f'long tails through 0 in {", ".join(signed)}: declare "scale": "signed-log" '
+            "for them in the schema if that is public knowledge"
+        )
     if json_out:
         return
     if out is None:

@@ -51,12 +51,13 @@ def n_bins(column: NumericColumn, bins: int = DEFAULT_BINS) -> int:
 def bin_edges(column: NumericColumn, bins: int = DEFAULT_BINS) -> np.ndarray:
     """The edges of the column's public bins, in its units (``n_bins + 1`` of them).
 
-    Equal width over [lower, upper]; for ``scale: log`` equal width in t = log(1 + x - lower),
-    mapped back (so the bins widen geometrically); or the explicit ``bins``.
+    Equal width over [lower, upper]; for ``scale: log`` equal width in t = log(1 + x - lower)
+    (``signed-log``: in asinh(x)), mapped back (so the bins widen geometrically); or the
+    explicit ``bins``.
     """
     if column.bins is not None:
         return np.asarray(column.bins, dtype=np.float64)
-    if column.scale == "log":
+    if column.scale != "linear":
         lo, hi = column.model_bounds
         edges = column.from_model(np.linspace(lo, hi, bins + 1))
         edges[0], edges[-1] = column.lower, column.upper

@@ -21,7 +21,8 @@ from synthcert.errors import DataError
 Source = Literal["public", "data"]
 
 
-Scale = Literal["linear", "log"]
+Scale = Literal["linear", "log", "signed-log"]
+SCALES: tuple[str, ...] = ("linear", "log", "signed-log")
 BinsSource = Literal["public", "dp"]
 DP_QUANTILE = "dp-quantile"  # the schema file's "bins" value asking for DP quantile bins
 DP_TREE = "dp-tree"  # ... asking for DP bins from a noisy dyadic histogram (privacy.tree_bins)
@@ -74,8 +75,10 @@ class NumericColumn(Result):
     ``nullable``: the column may hold missing values, which every synthesizer models (one more
     category when discretised, an indicator dimension when encoded). ``scale="log"`` is a
     public transform t(x) = log(1 + x - lower) applied before binning and encoding, for long
-    right tails; ``bins`` are explicit public bin edges (strictly increasing, from lower to
-    upper) that replace the equal-width bins of the discretiser. ``quantile_bins`` = k asks
+    right tails; ``scale="signed-log"`` is t(x) = asinh(x), for long tails on both sides of 0
+    (amounts with refunds, balances): log-like beyond 1 in size, linear near 0; ``bins`` are
+    explicit public bin edges (strictly increasing, from lower to upper) that replace the
+    equal-width bins of the discretiser. ``quantile_bins`` = k asks
     for k bins whose edges are DP quantiles of the column, paid from a declared share of the
     budget (schema file: ``"bins": "dp-quantile", "bin_count": k``;
     :mod:`synthcert.privacy.quantile_bins`); until they are estimated the column has the
@@ -148,8 +151,8 @@ class NumericColumn(Result):
                 f"column {self.name!r}: lower bound {self.lower} must be below upper bound "
                 f"{self.upper} (a column of one value carries no information; drop it)"
             )
-        if self.scale not in ("linear", "log"):
-            raise DataError(f"column {self.name!r}: scale must be 'linear' or 'log'")
+        if self.scale not in SCALES:
+            raise DataError(f"column {self.name!r}: scale must be one of {', '.join(SCALES)}")
         if self.decimals is not None and (
             isinstance(self.decimals, bool)
             or not isinstance(self.decimals, int)
@@ -259,10 +262,13 @@ class NumericColumn(Result):
         return 1 + int(self.nullable)
 
     def to_model(self, x: np.ndarray) -> np.ndarray:
-        """The public transform before binning and encoding: x, or log(1 + x - lower)."""
+        """The public transform before binning and encoding: x, log(1 + x - lower), or
+        asinh(x) (``signed-log``: about sign(x) log(2 |x|) beyond 1, linear near 0)."""
         x = np.asarray(x, dtype=np.float64)
         if self.scale == "log":
             return np.log1p(np.maximum(x - self.lower, 0.0))
+        if self.scale == "signed-log":
+            return np.arcsinh(x)
         return x
 
     def from_model(self, t: np.ndarray) -> np.ndarray:
@@ -270,6 +276,8 @@ class NumericColumn(Result):
         t = np.asarray(t, dtype=np.float64)
         if self.scale == "log":
             return self.lower + np.expm1(t)
+        if self.scale == "signed-log":
+            return np.sinh(t)
         return t
 
     @property

@@ -7,9 +7,10 @@ every record falls in the first bin and the synthetic values spread over it: a c
 4,080 and one record at 14 million came out with a median near 600,000. With DP the defaults
 are DP tree bins (AIM, MWEM-PGM) or a declared ``"scale": "log"``, because a DP fit may not
 read its bins from the data. A fit without DP promises nothing about the data, so it may:
-:func:`log_scale_long_tails` gives ``scale: log`` to each such column by the rule
-``schema infer`` hints with (non-negative bounds, median within the lowest
-:data:`~synthcert.data.infer.TAIL_SPAN` of them). A declared scale or bins is never changed.
+:func:`log_scale_long_tails` gives ``scale: log`` (``signed-log`` when the lower bound is
+below 0) to each such column by the rule ``schema infer`` hints with (a median within the
+lowest :data:`~synthcert.data.infer.TAIL_SPAN` of the bounds). A declared scale or bins is
+never changed.
 """
 
 from __future__ import annotations
@@ -21,14 +22,13 @@ import numpy as np
 import pandas as pd
 
 from synthcert.data.encode import numeric_values
-from synthcert.data.infer import has_long_tail
+from synthcert.data.infer import has_long_tail, tail_scale
 from synthcert.data.schema import DatetimeColumn, NumericColumn, Schema
 
 
 def tail_candidates(schema: Schema) -> list[NumericColumn]:
     """The numeric columns whose scale may be read from the data: linear, without bins of
-    their own (declared, DP quantiles or DP tree), not dates, with bounds that start at 0 or
-    above (a log scale needs a lower end)."""
+    their own (declared, DP quantiles or DP tree), not dates."""
     return [
         c
         for c in schema.numeric
@@ -37,7 +37,7 @@ def tail_candidates(schema: Schema) -> list[NumericColumn]:
         and c.bins is None
         and c.quantile_bins is None
         and c.tree_bins is None
-        and 0 <= c.lower < c.upper
+        and c.lower < c.upper
     ]
 
 
@@ -54,8 +54,9 @@ def long_tailed(values: np.ndarray, column: NumericColumn) -> bool:
 def log_scale_long_tails(
     schema: Schema, chunks: Callable[[], Iterable[pd.DataFrame]]
 ) -> tuple[Schema, tuple[str, ...]]:
-    """The schema with ``scale: log`` on every candidate column with a long right tail, and
-    their names (for a fit WITHOUT DP only: the decision reads the data).
+    """The schema with a log scale on every candidate column with a long right tail
+    (``log``, or ``signed-log`` below 0: :func:`~synthcert.data.infer.tail_scale`), and their
+    names (for a fit WITHOUT DP only: the decision reads the data).
 
     Parameters
     ----------
@@ -92,7 +93,9 @@ def log_scale_long_tails(
     )
     if not tailed:
         return schema, ()
-    columns = tuple(replace(c, scale="log") if c.name in tailed else c for c in schema.columns)
+    columns = tuple(
+        replace(c, scale=tail_scale(c.lower)) if c.name in tailed else c for c in schema.columns
+    )
     return replace(schema, columns=columns), tailed
 
 

@@ -106,13 +106,13 @@ def edge_grid(column: NumericColumn) -> np.ndarray:
     The union of :func:`~synthcert.privacy.domain.default_grid` (relative resolution 0.1% to
     1%), 1,001 equally spaced points of [lower, upper] (every integer of an integer column when
     there are at most 100,001; :func:`~synthcert.privacy.domain.range_grid`), and for a log
-    column 1,001 points equally spaced in log(1 + x - lower). Integer columns keep integers in
-    [ceil(lower) + 1, upper), so every bin [e_b, e_{b+1}) holds an integer. Depends on the
-    column's public declaration only.
+    column 1,001 points equally spaced on its scale (log(1 + x - lower), or asinh(x)). Integer
+    columns keep integers in [ceil(lower) + 1, upper), so every bin [e_b, e_{b+1}) holds an
+    integer. Depends on the column's public declaration only.
     """
     lo, hi = float(column.lower), float(column.upper)
     parts = [default_grid(integer=column.integer), range_grid(lo, hi, integer=column.integer)]
-    if column.scale == "log":
+    if column.scale != "linear":
         t0, t1 = column.model_bounds
         parts.append(column.from_model(np.linspace(t0, t1, SCALE_POINTS)))
     grid = np.unique(np.concatenate(parts))
@@ -329,13 +329,14 @@ class EdgeCounts:
 
 def requested_columns(schema: Schema, *, log_columns: bool = False) -> list[NumericColumn]:
     """Columns that ask for DP quantile bins: ``"bins": "dp-quantile"``, and with
-    ``log_columns`` every ``"scale": "log"`` column without explicit edges (given
+    ``log_columns`` every column on a log scale (``log`` or ``signed-log``) without explicit
+    edges (given
     :data:`~synthcert.data.schema.DEFAULT_QUANTILE_BINS` bins)."""
     out = []
     for c in schema.numeric:
         if c.quantile_bins is not None:
             out.append(c)
-        elif log_columns and c.scale == "log" and c.bins is None:
+        elif log_columns and c.scale != "linear" and c.bins is None:
             out.append(replace(c, quantile_bins=DEFAULT_QUANTILE_BINS))
     return out
 
