@@ -11,6 +11,7 @@ import textwrap
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,9 +72,54 @@ def test_crashing_values_are_read_in_a_process_that_survives(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
     assert lines[0] == "[nan, inf, 7.0]"
-    assert lines[1] == (
-        "[1.5, inf, 3.5] ['2e2812376119eef8', 'ab12', 'ff00'] [2.0, 3.0, 4.0] [2, 4]"
+    assert lines[1] == ("[1.5, inf, 3.5] ['2e2812376119eef8', 'ab12', 'ff00'] [2, 3, 4] [2, 4]")
+
+
+FORMS = {  # ways an attacker got the token past a scan of the file's bytes (all crashed)
+    "quoted": (b'x,y\n1.5,2\n"2e"2812376119,3\n', "t.csv", {}),
+    "old-mac-lines": (b'x,y\r1.5,"a\nb"\r2e2812376119,"c\nd"\r', "t.csv", {}),
+    "upper-case-gzip": (None, "t.CSV.GZ", {}),
+    "utf-16": ("x,y\n1.5,2\n2e2812376119,3\n".encode("utf-16"), "t.csv", {"encoding": "utf-16"}),
+}
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_no_form_of_a_csv_file_lets_pandas_parse_a_crashing_number(tmp_path, form):
+    """Every CSV file is read as text and its numbers parsed by synthcert: a scan of the bytes
+    (the first guard) missed a quoted token, CR line ends, an upper-case .CSV.GZ and UTF-16,
+    and each crashed with exit 139 (the attacker of this change)."""
+    import gzip
+
+    data, name, options = FORMS[form]
+    if data is None:
+        data = gzip.compress(b"x,y\n1.5,2\n2e2812376119,3\n")
+    (tmp_path / name).write_bytes(data)
+    proc = run_python(
+        f"""
+        from synthcert.data.io import CsvOptions, read_table
+        print(read_table({name!r}, CsvOptions(**{options!r}))["x"].tolist())
+        """,
+        tmp_path,
     )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[1.5, inf]"
+
+
+def test_a_parquet_dictionary_column_is_read_without_the_crash(tmp_path):
+    frame = pd.DataFrame({"x": pd.Series(["1.5", "2e2812376119"], dtype="category")})
+    frame.to_parquet(tmp_path / "t.parquet")
+    proc = run_python(
+        """
+        from synthcert.data.encode import numeric_values
+        from synthcert.data.io import read_table
+        from synthcert.data.schema import NumericColumn
+        x = read_table("t.parquet")["x"]
+        print(x.dtype, numeric_values(x, NumericColumn("x", 0, 10)).tolist())
+        """,
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "category [1.5, inf]"
 
 
 def test_schema_infer_reads_a_hexadecimal_identifier(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from synthcert.data.schema import CategoricalColumn, NumericColumn, Schema
 from synthcert.data.tails import log_scale_long_tails
+from synthcert.errors import DataError
 from synthcert.workflows.job_inputs import Budget, Execution
 from synthcert.workflows.synthesize import synthesize
 
@@ -106,6 +107,8 @@ def test_signed_log_round_trips_and_is_linear_near_zero():
     np.testing.assert_allclose(signed.from_model(signed.to_model(x)), x, rtol=1e-12, atol=1e-12)
     assert abs(signed.to_model(np.array([0.01]))[0] - 0.01) < 1e-6  # linear near 0
     assert Schema.from_dict(Schema((signed,)).to_dict()).column("cost").scale == "signed-log"
+    with pytest.raises(DataError, match="too narrow for a signed-log scale"):  # the attacker's
+        NumericColumn("x", 1e16, 1e16 + 8, scale="signed-log")  # asinh rounds them to one value
 
 
 @pytest.mark.parametrize("name", ["privbayes", "aim"])

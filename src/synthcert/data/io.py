@@ -16,9 +16,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from synthcert.data.numbers import may_crash_parser, numbers_read_back
+from synthcert.data.numbers import numbers_read_back
 from synthcert.errors import DataError
 
+TEXT_CHUNK_ROWS = 200_000  # CSV rows read as text at a time (data.io._csv_chunks)
 DEFAULT_NA_VALUES: tuple[str, ...] = ("", "?", "NA", "N/A", "NaN", "nan", "null", "NULL")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
@@ -207,23 +208,31 @@ def arrow_frame(batch: pa.RecordBatch) -> pd.DataFrame:
 def _csv_chunks(
     file: Path, csv: CsvOptions, chunk_rows: int | None, as_text: bool = False
 ) -> Iterator[pd.DataFrame]:
+    """The file's rows in chunks of ``chunk_rows`` (None: one frame), every column read as text
+    and, unless ``as_text``, the columns of numbers converted by synthcert
+    (:func:`~synthcert.data.numbers.numbers_read_back`): pandas 2.x's own number parsing can
+    kill the process on one value (pandas-dev/pandas#63089), and no look at the file's bytes
+    can tell what its tokenizer will make of quotes, line ends, encodings or compression. Text
+    is read :data:`TEXT_CHUNK_ROWS` rows at a time (a string takes several times a float)."""
     if file.stat().st_size == 0:
         raise DataError(f"input file {str(file)!r} is empty")
-    kwargs = csv.pandas_kwargs()
-    # a token that would crash pandas 2.x's number parser (synthcert.data.numbers): read the
-    # file as text and convert its columns of numbers safely (the same values otherwise)
-    guarded = not as_text and may_crash_parser(file, header=csv.header)
-    if as_text or guarded:
-        kwargs["dtype"] = str
+    kwargs = {**csv.pandas_kwargs(), "dtype": str}
     texts = set(csv.text_columns)
+    step = TEXT_CHUNK_ROWS if chunk_rows is None else min(int(chunk_rows), TEXT_CHUNK_ROWS)
     try:
-        if chunk_rows is None:
-            frame = pd.read_csv(file, **kwargs)
-            yield numbers_read_back(frame, texts) if guarded else frame
-            return
-        with pd.read_csv(file, chunksize=chunk_rows, **kwargs) as reader:
-            for chunk in reader:
-                yield numbers_read_back(chunk, texts) if guarded else chunk
+        with pd.read_csv(file, chunksize=step, **kwargs) as reader:
+            parts: list[pd.DataFrame] = []
+            rows, shown = 0, False
+            for part in reader:
+                parts.append(part if as_text else numbers_read_back(part, texts))
+                rows += len(part)
+                while chunk_rows is not None and rows >= chunk_rows:  # chunks of exactly that
+                    whole = _joined(parts)
+                    yield whole.iloc[:chunk_rows].reset_index(drop=True)
+                    rest = whole.iloc[chunk_rows:].reset_index(drop=True)
+                    parts, rows, shown = ([rest] if len(rest) else []), len(rest), True
+            if parts or not shown:
+                yield _joined(parts) if parts else pd.read_csv(file, nrows=0, **kwargs)
     except pd.errors.EmptyDataError as exc:
         raise DataError(f"input file {str(file)!r} has no rows") from exc
     except pd.errors.ParserError as exc:
@@ -238,6 +247,12 @@ def _csv_chunks(
             f"input file {str(file)!r} is not valid {csv.encoding}; pass the right encoding "
             '(`schema infer --encoding latin-1`, or "encoding" in the schema\'s "csv" section)'
         ) from exc
+
+
+def _joined(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """One frame of consecutive parts (a column numeric in one part and text in another is
+    text: each value keeps its own number, :func:`~synthcert.data.numbers.to_numeric_safe`)."""
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
 
 
 @contextlib.contextmanager

@@ -5,27 +5,23 @@ integer on an exponent of ten digits or more and kill the process (pandas-dev/pa
 fixed in pandas 3): a random hexadecimal identifier such as ``2e2812376119eef8`` is enough.
 A segmentation fault has no message and no refusal, and in a DP run whether the job ends
 would then depend on one record. So every number synthcert reads from text goes through
-:func:`to_numeric_safe`, and a CSV file that holds such a token is read as text and its
-columns of numbers converted here (:func:`numbers_read_back`, called by
-:mod:`synthcert.data.io`). The values are those pandas gives where it does not crash; a
-value with a huge exponent is read by Python's ``float``: ``inf``, ``0.0``, or missing when
-it is not a number.
+:func:`to_numeric_safe`, and every CSV file is read as text and its columns of numbers
+converted here (:func:`numbers_read_back`, called by :mod:`synthcert.data.io`): a look at
+the file's bytes cannot tell what pandas' tokenizer will make of quotes, line ends,
+encodings or compression (an attacker got ``"2e"2812376119`` past one). The values are those
+pandas gives where it does not crash; a value with a huge exponent is read by Python's
+``float``: ``inf``, ``0.0``, or missing when it is not a number.
 """
 
 from __future__ import annotations
 
 import math
-import mmap
-import re
 from collections.abc import Collection
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 LONG_EXPONENT = r"[eE][+-]?[0-9]{5,}"  # an exponent far beyond any double's (|e| < 400)
-CRASHING_EXPONENT = re.compile(rb"[eE][+-]?[0-9]{10}")  # what overflows pandas 2.x's parsers
-COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")  # pandas infers these
 
 
 def to_numeric_safe(series: pd.Series) -> pd.Series:
@@ -51,6 +47,8 @@ def to_numeric_safe(series: pd.Series) -> pd.Series:
     >>> to_numeric_safe(pd.Series(["1.5", "2e2812376119", "2e2812376119eef8", None])).tolist()
     [1.5, inf, nan, nan]
     """
+    if isinstance(series.dtype, pd.CategoricalDtype):  # Parquet dictionaries: the values
+        series = series.astype(object)
     if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
         return pd.to_numeric(series, errors="coerce")
     try:
@@ -78,27 +76,11 @@ def python_float(text: str) -> float:
         return math.nan
 
 
-def may_crash_parser(file: Path, *, header: bool = True) -> bool:
-    """Whether ``read_csv`` could meet an exponent that overflows its parser in this file: a
-    compressed file (not scanned) or one whose bytes match :data:`CRASHING_EXPONENT` (after
-    the header line, whose names are not parsed as numbers).
-
-    A file with no ``e`` or ``E`` after the header (most files of numbers) is cleared by two
-    byte searches (0.07 s for 113 MB); otherwise the pattern is searched (0.7 s for 113 MB,
-    where ``read_csv`` takes 1.2 s)."""
-    if any(s in COMPRESSED for s in file.suffixes):
-        return True
-    with open(file, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        start = m.find(b"\n") + 1 if header else 0
-        if m.find(b"e", start) < 0 and m.find(b"E", start) < 0:
-            return False
-        return CRASHING_EXPONENT.search(m, start) is not None
-
-
 def numbers_read_back(frame: pd.DataFrame, text_columns: Collection[str]) -> pd.DataFrame:
     """A chunk read all as text, with the columns ``read_csv`` would have read as numbers
-    converted by :func:`to_numeric_safe` (float64): every column but ``text_columns`` whose
-    present values are all numbers. The others stay text, as ``read_csv`` leaves them."""
+    converted by :func:`to_numeric_safe` (int64 or float64 as pandas infers them): every column
+    but ``text_columns`` whose present values are all numbers. The others stay text, as
+    ``read_csv`` leaves them."""
     out = frame.copy()
     for name in frame.columns:
         if name in text_columns:
@@ -106,14 +88,12 @@ def numbers_read_back(frame: pd.DataFrame, text_columns: Collection[str]) -> pd.
         text = frame[name]
         numbers = to_numeric_safe(text)
         if bool((numbers.notna() | text.isna()).all()):
-            out[name] = numbers.astype(np.float64)
+            out[name] = numbers  # int64 where pandas' inference gives it, as read_csv would
     return out
 
 
 __all__ = [
-    "CRASHING_EXPONENT",
     "LONG_EXPONENT",
-    "may_crash_parser",
     "numbers_read_back",
     "python_float",
     "to_numeric_safe",

@@ -39,6 +39,7 @@ RESOLUTION_TEXT = {
     "minute": "%Y-%m-%d %H:%M",
 }
 DEFAULT_QUANTILE_BINS = 20  # bins of a dp-quantile column without a bin_count
+FINE_CELLS = 1024  # the finest public grid on a column's scale (privacy.tree_bins.DEPTH = 10)
 MAX_DECIMALS = 15  # a double holds about 15 significant decimal digits
 EPOCH = pd.Timestamp("1970-01-01")
 UNIT_NS = {"D": 86_400 * 10**9, "s": 10**9}
@@ -153,6 +154,13 @@ class NumericColumn(Result):
             )
         if self.scale not in SCALES:
             raise DataError(f"column {self.name!r}: scale must be one of {', '.join(SCALES)}")
+        if self.scale == "signed-log":  # asinh of narrow bounds far from 0 rounds to one value
+            t0, t1 = self.model_bounds
+            if not np.all(np.diff(self.from_model(np.linspace(t0, t1, FINE_CELLS + 1))) > 0):
+                raise DataError(
+                    f"column {self.name!r}: the bounds are too narrow for a signed-log scale "
+                    "(its bins would not increase); keep it linear"
+                )
         if self.decimals is not None and (
             isinstance(self.decimals, bool)
             or not isinstance(self.decimals, int)

@@ -78,7 +78,7 @@ import numpy as np
 import pandas as pd
 
 from synthcert.data.discretize import atom_index, cell_capacity, fine_codes, fine_edges
-from synthcert.data.schema import DEFAULT_QUANTILE_BINS, NumericColumn, Schema
+from synthcert.data.schema import DEFAULT_QUANTILE_BINS, FINE_CELLS, NumericColumn, Schema
 from synthcert.errors import AssumptionError, ParameterError
 from synthcert.privacy.accountant import (
     PrivacyAccountant,
@@ -99,7 +99,7 @@ from synthcert.privacy.quantile_bins import (
     with_columns,
 )
 
-DEPTH = 10  # 2^10 = 1024 public fine cells per column
+DEPTH = FINE_CELLS.bit_length() - 1  # 2^10 = 1024 public fine cells per column
 FLOOR_SD = 2.0  # theta: a node below FLOOR_SD noise standard deviations is a leaf
 END_SD = 1.0  # the tail rule also clears an end leaf below END_SD noise standard deviations
 ATOM_SD = 3.0  # a default atom is kept when its noisy count reaches ATOM_SD noise sd
