@@ -100,6 +100,7 @@ def test_fit_time_randomness_counts_one_run_per_fit_and_too_few_fits_give_no_bou
         assert b.tables_per_run == 4 and b.family == 2 and "cannot show" in b.reason
         assert s.n_pos == 12  # AUC and TPR over every table
     assert "one score per fit" in res.notes[0] and res.notes[1].startswith("No ε lower bound")
+    assert "describe these 3 fits a side, not the synthesizer" in res.notes[0]  # AUC, TPR too
     assert f"--trials {runs_needed(family=2)};" in res.notes[1]
     doc = res.to_dict()
     assert doc["attacks"]["distance"]["epsilon_lower_bound"] is None
