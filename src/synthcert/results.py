@@ -108,7 +108,9 @@ class SynthesisSummary(Result):
     synthesizer : str
         The registry name of the synthesizer.
     params : dict
-        Its public parameters (the secret seed is not one).
+        Its public parameters (the secret seed is not one), as the synthesizer was built: its
+        ``epsilon`` and ``delta`` are its own part of the budget, after the DP steps before it
+        (the domain, the bins) took theirs; the run's budget is the claim's.
     rows_out : int
         Synthetic rows written.
     output : str
