@@ -89,8 +89,8 @@ def tail_scale(lower: float) -> str:
 
 PER_OCTAVE = 8  # magnitude buckets per doubling of 1 + x (the median is bounded within 9%)
 MAGNITUDES = 1024 * PER_OCTAVE + 1  # the last bucket holds every x >= 2^1024 - 1
-# a value that is marks only: a missing-value placeholder written by hand ("-", "--", "?", ".")
-PLACEHOLDER = re.compile(r"^[-\u2013\u2014.?*/]+$")
+# a value that is marks only: a missing value written by hand ("-", "--", "?", ".")
+MARKS_ONLY = re.compile(r"^[-\u2013\u2014.?*/]+$")
 # numbers with thousands separators, a decimal comma or a currency sign ("1,342", "12,5",
 # "€1,234.50", "-$5"), and dates not in ISO 8601 ("31/12/1999"): text a reader cannot model,
 # which the user can rewrite
@@ -129,7 +129,7 @@ class ColumnStats:
     boolean: bool = True
     negative: int = 0  # numbers below 0
     formatted: int = 0  # present values, not numbers, matching FORMATTED_NUMBER
-    placeholders: int = 0  # present values that are marks only ("-", "--", "?", "."): no value
+    marks_only: int = 0  # present values that are marks only ("-", "--", "?", "."): no value
     other_dates: int = 0  # present values, not numbers or ISO dates, matching OTHER_DATE
     magnitudes: np.ndarray | None = None  # counts of the non-negative numbers' buckets
     distinct: set[str] = field(default_factory=set)
@@ -166,7 +166,7 @@ class ColumnStats:
             text = present[nums.isna()].astype(str).str.strip() if nums is not None else None
             if text is not None and len(text):
                 self.formatted += int(text.str.fullmatch(FORMATTED_NUMBER).sum())
-                self.placeholders += int(text.str.fullmatch(PLACEHOLDER).sum())
+                self.marks_only += int(text.str.fullmatch(MARKS_ONLY).sum())
                 self.other_dates += int(text.str.fullmatch(OTHER_DATE).sum())
         if not self.overflow:
             self.distinct.update(present.astype(str).str.strip().unique().tolist())
@@ -431,14 +431,14 @@ def decide(
         cats = tuple(sorted(st.distinct))
         col = CategoricalColumn(name, cats, "data", **null_kw)
         return out("categorical", True, f"{distinct} distinct values", col)
-    if st.formatted and st.numeric + st.formatted >= PARSE_SHARE * (present - st.placeholders):
+    if st.formatted and st.numeric + st.formatted >= PARSE_SHARE * (present - st.marks_only):
         reason = (
             "numbers written with thousands separators, a decimal comma or a currency sign:"
             " rewrite them as plain numbers (1234.5) to model this column"
         )
-        if st.placeholders:  # "-" for a missing income pushed the share under 95 %
+        if st.marks_only:  # "-" for a missing income pushed the share under 95 %
             reason += (
-                f"; {_percent(st.placeholders / present)} of them are marks only (such as"
+                f"; {_percent(st.marks_only / present)} of them are marks only (such as"
                 ' "-"): list those in the schema\'s "csv" "na_values" to read them as missing'
             )
         return out("formatted numbers", False, reason, None)

@@ -49,12 +49,7 @@ def to_numeric_safe(series: pd.Series) -> pd.Series:
     """
     if isinstance(series.dtype, pd.CategoricalDtype):  # Parquet dictionaries: the values
         series = series.astype(object)
-    if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
-        return pd.to_numeric(series, errors="coerce")
-    try:
-        risky = series.str.contains(LONG_EXPONENT, regex=True, na=False).to_numpy(dtype=bool)
-    except AttributeError:  # no text value: nothing for the C parser to read
-        return pd.to_numeric(series, errors="coerce")
+    risky = long_exponents(series)
     if not risky.any():
         return pd.to_numeric(series, errors="coerce")
     values = pd.to_numeric(series.mask(risky), errors="coerce").to_numpy(
@@ -62,6 +57,17 @@ def to_numeric_safe(series: pd.Series) -> pd.Series:
     )
     values[risky] = [python_float(v) for v in series[risky]]
     return pd.Series(values, index=series.index, name=series.name)
+
+
+def long_exponents(series: pd.Series) -> np.ndarray:
+    """Where a text value carries an exponent of five digits or more (:data:`LONG_EXPONENT`);
+    all False for a column of numbers, dates or non-text objects."""
+    if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+        try:
+            return series.str.contains(LONG_EXPONENT, regex=True, na=False).to_numpy(dtype=bool)
+        except AttributeError:  # no text value: nothing for the C parser to read
+            pass
+    return np.zeros(len(series), dtype=bool)
 
 
 def python_float(text: str) -> float:
@@ -94,6 +100,7 @@ def numbers_read_back(frame: pd.DataFrame, text_columns: Collection[str]) -> pd.
 
 __all__ = [
     "LONG_EXPONENT",
+    "long_exponents",
     "numbers_read_back",
     "python_float",
     "to_numeric_safe",

@@ -8,7 +8,7 @@ import os
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ Source = Literal["public", "data"]
 
 
 Scale = Literal["linear", "log", "signed-log"]
-SCALES: tuple[str, ...] = ("linear", "log", "signed-log")
+SCALES: tuple[str, ...] = get_args(Scale)
 BinsSource = Literal["public", "dp"]
 DP_QUANTILE = "dp-quantile"  # the schema file's "bins" value asking for DP quantile bins
 DP_TREE = "dp-tree"  # ... asking for DP bins from a noisy dyadic histogram (privacy.tree_bins)

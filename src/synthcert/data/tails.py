@@ -37,7 +37,6 @@ def tail_candidates(schema: Schema) -> list[NumericColumn]:
         and c.bins is None
         and c.quantile_bins is None
         and c.tree_bins is None
-        and c.lower < c.upper
     ]
 
 
